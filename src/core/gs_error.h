@@ -1,0 +1,35 @@
+/* gs_error.h - status codes and located error messages shared by every stage.
+ *
+ * Library code never prints or exits: it fills a gs_error and returns its code.
+ * Only the command layer (src/cli) prints "gscan: error: <what> (<where>)" and
+ * chooses the exit status, so the MPI layer can end every rank exactly once.
+ */
+#ifndef GS_ERROR_H
+#define GS_ERROR_H
+
+#include <stddef.h>
+
+/* Exit statuses of spec §5; a function's return value is one of these. */
+typedef enum gs_status {
+    GS_OK = 0,      /* success */
+    GS_EUSAGE = 1,  /* bad command line */
+    GS_EINPUT = 2,  /* bad input: corpus, patterns, index, config */
+    GS_ESYS = 3     /* the system failed: I/O, GPU, MPI, out of memory */
+} gs_status;
+
+typedef struct gs_error {
+    gs_status code; /* GS_OK until the first gs_fail */
+    char msg[1024]; /* "<what> (<where>)", no prefix, no newline */
+} gs_error;
+
+/* Record the first failure (later ones are ignored) and return its code.
+ * fmt should read "<what> (<where>)", e.g. "invalid symbol 'Z' (patterns.txt:12)". */
+gs_status gs_fail(gs_error *err, gs_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Allocation that records GS_ESYS "out of memory (<what>)" on failure. */
+void *gs_malloc(size_t n, gs_error *err, const char *what);
+void *gs_calloc(size_t n, size_t size, gs_error *err, const char *what);
+void *gs_realloc(void *p, size_t n, gs_error *err, const char *what);
+
+#endif

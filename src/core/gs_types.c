@@ -1,0 +1,66 @@
+/* gs_types.c - the DNA code table, hit order and the hit vector. */
+#include "gs_types.h"
+
+#include <stdlib.h>
+
+#define N4 GS_NONBASE
+#define ROW16 N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4
+const uint8_t gs_dna_code[256] = {
+    ROW16, ROW16, ROW16, ROW16,
+    /* 0x40 @ A B C D E F G H I J K L M N O */
+    N4, 0, N4, 1, N4, N4, N4, 2, N4, N4, N4, N4, N4, N4, N4, N4,
+    /* 0x50 P Q R S T U ... */
+    N4, N4, N4, N4, 3, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4,
+    /* 0x60 ` a b c d e f g ... */
+    N4, 0, N4, 1, N4, N4, N4, 2, N4, N4, N4, N4, N4, N4, N4, N4,
+    N4, N4, N4, N4, 3, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4,
+    ROW16, ROW16, ROW16, ROW16, ROW16, ROW16, ROW16, ROW16,
+};
+
+int gs_hit_cmp(const void *a, const void *b)
+{
+    const gs_hit *x = a, *y = b;
+    if (x->record != y->record)
+        return x->record < y->record ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->strand != y->strand) /* forward (+1) before reverse (-1) */
+        return x->strand > y->strand ? -1 : 1;
+    if (x->pattern != y->pattern)
+        return x->pattern < y->pattern ? -1 : 1;
+    return 0;
+}
+
+int gs_hits_push(gs_hits *h, const gs_hit *hit)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 1024;
+        gs_hit *v = realloc(h->v, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        h->v = v;
+        h->cap = cap;
+    }
+    h->v[h->n++] = *hit;
+    return 0;
+}
+
+void gs_hits_free(gs_hits *h)
+{
+    free(h->v);
+    h->v = NULL;
+    h->n = h->cap = 0;
+}
+
+void gs_layout_free(gs_layout *l)
+{
+    for (size_t i = 0; i < l->n_rec; i++)
+        free(l->rec[i].name);
+    free(l->rec);
+    for (size_t i = 0; i < l->n_files; i++)
+        free(l->files[i]);
+    free(l->files);
+    l->rec = NULL;
+    l->files = NULL;
+    l->n_rec = l->cap_rec = l->n_files = 0;
+}

@@ -1,0 +1,75 @@
+/* gs_types.h - the data every stage shares: alphabet, records, hits.
+ *
+ * These are plain structs passed between stages (read -> compile -> scan ->
+ * reduce -> write); each stage's own state stays behind an opaque handle in
+ * its own header.
+ */
+#ifndef GS_TYPES_H
+#define GS_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum gs_alphabet {
+    GS_ALPHA_DNA = 0,  /* ACGT either case are bases, everything else a non-base */
+    GS_ALPHA_BYTES = 1 /* all 256 byte values, exact, forward strand only */
+} gs_alphabet;
+
+/* DNA codes used for keys and by engines: A=0 C=1 G=2 T=3; GS_NONBASE for the
+ * rest. gs_dna_code[] maps a text byte to its code (either case). */
+enum { GS_NONBASE = 4 };
+extern const uint8_t gs_dna_code[256];
+
+/* Strand index: column of /counts and the order of hits at one position. */
+enum { GS_FWD = 0, GS_REV = 1 };
+
+/* One record of the corpus, in corpus order (files in command-line order). */
+typedef struct gs_record {
+    char *name;      /* header's first whitespace-delimited word, or file base name (raw) */
+    uint64_t length; /* residues */
+    uint32_t file;   /* index into gs_layout.files */
+} gs_record;
+
+/* The corpus layout: every record and the files they came from. */
+typedef struct gs_layout {
+    gs_record *rec;
+    size_t n_rec, cap_rec;
+    char **files;    /* paths as given on the command line */
+    size_t n_files;
+} gs_layout;
+
+void gs_layout_free(gs_layout *l);
+
+/* A block of one record's residues handed to an engine. Hits that start at
+ * text[0 .. own) belong to this segment; text[own .. len) is the overlap
+ * (at most max_pattern_length - 1 residues) that lets them finish. */
+typedef struct gs_segment {
+    uint32_t record;     /* index into the layout */
+    uint64_t base;       /* record position of text[0] */
+    const uint8_t *text; /* residues, as read (case kept) */
+    size_t len;          /* residues in text, overlap included */
+    size_t own;          /* owned start positions, own <= len */
+} gs_segment;
+
+/* One hit as it leaves a rank (spec §1, §3). */
+typedef struct gs_hit {
+    uint64_t start;   /* 0-based, leftmost position on the forward strand */
+    uint32_t record;  /* index into the layout */
+    uint32_t pattern; /* pattern id (line order in the pattern file) */
+    int8_t strand;    /* +1 forward, -1 reverse */
+} gs_hit;
+
+/* A growable vector of hits. */
+typedef struct gs_hits {
+    gs_hit *v;
+    size_t n, cap;
+} gs_hits;
+
+/* Append; returns 0, or -1 when out of memory (h is unchanged then). */
+int gs_hits_push(gs_hits *h, const gs_hit *hit);
+void gs_hits_free(gs_hits *h);
+
+/* Spec §3 order: record, start, strand (forward before reverse), pattern. */
+int gs_hit_cmp(const void *a, const void *b);
+
+#endif

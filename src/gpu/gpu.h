@@ -1,0 +1,39 @@
+/* gpu.h - the CUDA engines as seen from C: a plain interface, no CUDA types.
+ *
+ * One gs_gpu per rank drives one device through a pipeline of pinned host
+ * buffers and streams: gs_gpu_submit copies a segment into a pinned buffer and
+ * queues its transfer and scan; gs_gpu_finish waits for all of them and hands
+ * back the per-key counts and the hits. Segments must be submitted in corpus
+ * order; each segment's hits are compacted and sorted on the device, so the
+ * hits come back in spec §3 order. Without a CUDA build (gpu_none.c) every
+ * call reports that no GPU is available.
+ */
+#ifndef GS_GPU_H
+#define GS_GPU_H
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+#include "../match/keyset.h"
+
+/* Number of visible CUDA devices; 0 without a CUDA build or without a device. */
+int gs_gpu_device_count(void);
+
+typedef struct gs_gpu gs_gpu;
+
+typedef struct gs_gpu_times {
+    double transfer; /* seconds of host<->device copies (event-timed, summed) */
+    double kernel;   /* seconds of scan kernels (event-timed, summed) */
+} gs_gpu_times;
+
+/* engine: "ac", "wm" or "rk". block: the largest seg->own that will be
+ * submitted (text is at most block + ks->max_len - 1). */
+gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
+                      size_t block, gs_gpu **g, gs_error *err);
+gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
+/* Adds to key_counts[n_keys]; appends hits (pattern, strand from the keyset's
+ * outputs, record and absolute start from the segments) to *hits, sorted. */
+gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
+                        gs_error *err);
+void gs_gpu_close(gs_gpu *g);
+
+#endif

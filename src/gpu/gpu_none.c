@@ -1,0 +1,27 @@
+/* gpu_none.c - the GPU interface of a build without CUDA: no device, ever. */
+#include "gpu.h"
+
+int gs_gpu_device_count(void) { return 0; }
+
+gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
+                      size_t block, gs_gpu **g, gs_error *err)
+{
+    (void)device; (void)engine; (void)ks; (void)want_hits; (void)block;
+    *g = NULL;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
+gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
+{
+    (void)g; (void)seg;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
+gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
+                        gs_error *err)
+{
+    (void)g; (void)key_counts; (void)hits; (void)t;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
+void gs_gpu_close(gs_gpu *g) { (void)g; }

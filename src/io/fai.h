@@ -1,0 +1,46 @@
+/* fai.h - the samtools .fai index: NAME LENGTH OFFSET LINEBASES LINEWIDTH.
+ *
+ * Residue i of a record lies at byte OFFSET + i / LINEBASES * LINEWIDTH +
+ * i % LINEBASES of the plain FASTA file. That lets each rank seek straight to
+ * its range. Only plain (uncompressed) FASTA is indexed here. Like htslib, a
+ * record whose lines (but the last) differ in length, or that has a blank line
+ * inside its sequence, cannot be indexed.
+ */
+#ifndef GS_FAI_H
+#define GS_FAI_H
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+
+typedef struct gs_fai_entry {
+    char *name;
+    uint64_t length;    /* residues */
+    uint64_t offset;    /* byte of the first residue */
+    uint32_t linebases; /* residues per full line */
+    uint32_t linewidth; /* bytes per full line, newline included */
+} gs_fai_entry;
+
+typedef struct gs_fai {
+    gs_fai_entry *v;
+    size_t n;
+} gs_fai;
+
+/* Build from a plain FASTA file in one pass (GS_EINPUT with file:line when it
+ * cannot be indexed, or when it is compressed or not FASTA). */
+gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err);
+/* Write "<fasta>.fai" text exactly as samtools faidx does. */
+gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err);
+/* Read "<fasta>.fai" if it exists: returns GS_OK with fai->n > 0, or GS_OK with
+ * fai->n == 0 when there is none. A malformed or stale index (one that does not
+ * fit the FASTA: size, offsets, header positions) is GS_EINPUT naming it. */
+gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err);
+
+/* Read residues [begin, end) of entry e from fd into out (end - begin bytes).
+ * Checks that no newline or '>' sits where a residue should be (a stale index
+ * is GS_EINPUT naming the record and position). *bytes_read counts file bytes. */
+gs_status gs_fai_read_range(int fd, const char *path, const gs_fai_entry *e, uint64_t begin,
+                            uint64_t end, uint8_t *out, uint64_t *bytes_read, gs_error *err);
+
+void gs_fai_free(gs_fai *fai);
+
+#endif

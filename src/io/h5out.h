@@ -1,0 +1,58 @@
+/* h5out.h - write and read the result file of spec §3 (HDF5).
+ *
+ * Writing is collective over an MPI communicator (one process is a
+ * communicator of one): every rank passes its own hits, already sorted and
+ * forming one contiguous run of the global order, and its own timings; rank 0
+ * passes the pattern set, the layout and the reduced counts (other ranks may
+ * pass NULL). The file is written as "<out>.tmp.<pid>" and renamed to <out>
+ * by rank 0 only when everything was written and closed, so a failed run never
+ * leaves a file that looks finished.
+ */
+#ifndef GS_H5OUT_H
+#define GS_H5OUT_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+#include "patterns.h"
+
+enum gs_phase { GS_T_READ, GS_T_TRANSFER, GS_T_SCAN, GS_T_REDUCE, GS_T_WRITE, GS_T_TOTAL,
+                GS_N_PHASES };
+extern const char *const gs_phase_names[GS_N_PHASES];
+
+typedef struct gs_run_info {
+    const char *command_line;
+    const char *engine;      /* engine actually used */
+    const char *device;      /* "cpu" or "gpu" */
+    const char *alphabet;    /* "dna" | "bytes" */
+    const char *strand_mode; /* "both" | "forward" */
+    const char *report;      /* "counts" | "hits" */
+    int n_ranks, n_gpus;
+} gs_run_info;
+
+typedef struct gs_result {
+    gs_run_info info;
+    const gs_patset *patterns; /* rank 0 */
+    const gs_layout *layout;   /* rank 0 */
+    const uint64_t *counts;    /* rank 0: [n_patterns][n_strands] */
+    int n_strands;
+    int with_hits;             /* --report hits: write /hits */
+    const gs_hit *hits;        /* this rank's hits, sorted */
+    uint64_t n_hits;
+    double timing[GS_N_PHASES]; /* this rank's seconds; write is filled in here */
+} gs_result;
+
+gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error *err);
+
+/* Reading back, for gscan info / export and tests (serial, one process). */
+typedef struct gs_h5_file gs_h5_file;
+gs_status gs_h5_open(const char *path, gs_h5_file **f, gs_error *err);
+void gs_h5_close(gs_h5_file *f);
+/* Print the human summary of gscan info. */
+gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err);
+/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6. */
+gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err);
+
+#endif

@@ -1,0 +1,36 @@
+/* patterns.h - read a pattern file (FASTA or one pattern a line).
+ *
+ * Formats (spec §2): FASTA (">name" then sequence lines, joined), or text with
+ * one pattern a line, optionally "name<TAB>sequence"; '#' starts a comment in
+ * the text form; blank lines are skipped. Unnamed patterns are named p<N>
+ * (1-based line order). The file is validated against the alphabet here so
+ * every later stage can trust it.
+ */
+#ifndef GS_PATTERNS_H
+#define GS_PATTERNS_H
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+
+typedef struct gs_pattern {
+    char *name;     /* as given, or p<N> */
+    char *text;     /* the sequence as written in the file (before expansion/escapes) */
+    uint8_t *bytes; /* dna: uppercase IUPAC with U as T; bytes: escapes decoded */
+    uint32_t len;   /* residues in bytes[] (the length of every hit) */
+    uint32_t line;  /* 1-based line in the file where the pattern starts */
+} gs_pattern;
+
+typedef struct gs_patset {
+    gs_pattern *v;
+    uint32_t n;
+    uint32_t min_len, max_len;
+    char *path;
+} gs_patset;
+
+/* Read and validate. Errors (GS_EINPUT unless noted): missing/unreadable file
+ * (GS_EINPUT, names the path), no pattern at all, an empty pattern (file:line),
+ * a symbol outside the alphabet (symbol, file:line), a bad escape (bytes). */
+gs_status gs_patset_read(const char *path, gs_alphabet alpha, gs_patset *ps, gs_error *err);
+void gs_patset_free(gs_patset *ps);
+
+#endif

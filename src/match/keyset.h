@@ -1,0 +1,50 @@
+/* keyset.h - a pattern set compiled into the distinct concrete strings
+ * ("keys") that engines search for.
+ *
+ * Each degenerate pattern is expanded into the ACGT strings it stands for and,
+ * with both strands, their reverse complements. Equal strings are merged into
+ * one key that lists every (pattern, strand) it reports as an "output". Engines
+ * only find key occurrences; the expansion back to patterns is done once,
+ * outside the hot loop. Because expansions are deduplicated per (pattern,
+ * strand), one text position can never report the same (pattern, strand) twice
+ * (spec §1: expansions at the same start make one hit).
+ */
+#ifndef GS_KEYSET_H
+#define GS_KEYSET_H
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+#include "../io/patterns.h"
+
+typedef struct gs_keyset {
+    gs_alphabet alphabet;
+    uint32_t n_keys;
+    uint64_t *key_off;  /* [n_keys + 1] offsets into key_bytes */
+    uint8_t *key_bytes; /* dna: codes 0..3 (gs_dna_code); bytes: raw bytes */
+    uint32_t *out_off;  /* [n_keys + 1] offsets into outputs */
+    uint32_t *outputs;  /* pattern * 2 + strand (GS_FWD / GS_REV) */
+    uint32_t min_len, max_len; /* over keys; max_len - 1 is the block overlap */
+    uint32_t n_patterns;
+    int n_strands;      /* 1 (forward) or 2 (forward, reverse) */
+} gs_keyset;
+
+static inline uint32_t gs_key_len(const gs_keyset *ks, uint32_t k)
+{
+    return (uint32_t)(ks->key_off[k + 1] - ks->key_off[k]);
+}
+static inline const uint8_t *gs_key(const gs_keyset *ks, uint32_t k)
+{
+    return ks->key_bytes + ks->key_off[k];
+}
+
+/* Expand and merge. both_strands is ignored (forward only) for bytes.
+ * A pattern with more than max_expansions concrete strings is GS_EINPUT
+ * naming the pattern and its line. */
+gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_strands,
+                          uint32_t max_expansions, gs_keyset *ks, gs_error *err);
+void gs_keyset_free(gs_keyset *ks);
+
+/* counts[p * n_strands + s] += key_counts[k] for every output of every key. */
+void gs_keyset_fold_counts(const gs_keyset *ks, const uint64_t *key_counts, uint64_t *counts);
+
+#endif

@@ -1,0 +1,60 @@
+/* testlib.c - shared helpers of the unit tests (see testlib.h). */
+#define _DEFAULT_SOURCE
+#include "testlib.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+int gs_test_failures;
+
+int gs_test_done(const char *name)
+{
+    if (gs_test_failures) {
+        fprintf(stderr, "%s: %d check(s) failed\n", name, gs_test_failures);
+        return 1;
+    }
+    printf("%s: all checks passed\n", name);
+    return 0;
+}
+
+uint64_t gs_test_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t gs_test_below(uint64_t *s, uint64_t n) { return n ? gs_test_rand(s) % n : 0; }
+
+static size_t page_round(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + pg - 1) / pg * pg;
+}
+
+uint8_t *gs_guarded_alloc(size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), body = page_round(n);
+    uint8_t *m = mmap(NULL, body + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        perror("mmap");
+        exit(3);
+    }
+    mprotect(m + body, pg, PROT_NONE);
+    return m + body - n;
+}
+
+void gs_guarded_free(uint8_t *p, size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), body = page_round(n);
+    munmap(p + n - body, body + pg);
+}
+
+const char *gs_test_data(const char *name)
+{
+    static char path[4096];
+    const char *d = getenv("GS_TEST_DATA");
+    snprintf(path, sizeof path, "%s/%s", d ? d : "tests/data", name);
+    return path;
+}
