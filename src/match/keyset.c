@@ -1,0 +1,2 @@
+/* keyset.c - placeholder until the stage lands. */
+#include <stddef.h>

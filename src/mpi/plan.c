@@ -1,0 +1,2 @@
+/* plan.c - placeholder until the stage lands. */
+#include <stddef.h>
