@@ -1,0 +1,328 @@
+/* cmd_gen.c - "gscan gen": reproducible random workloads.
+ *
+ * Writes a corpus (FASTA for dna, a raw file for bytes) and a pattern file
+ * from one seed, so any run can be replayed and checked. Patterns can be cut
+ * from the text (planted, so they hit), random (mostly absent), duplicated,
+ * palindromic or degenerate (IUPAC), the cases the engines must get right.
+ * The generator is splitmix64: the same seed gives the same files everywhere.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "commands.h"
+#include "mpi/comm.h"
+#include "options.h"
+
+static const char gen_usage[] =
+    "usage: gscan gen -o PREFIX [options]\n"
+    "\n"
+    "Write a random workload: PREFIX.fa (dna, or PREFIX.fa.gz with --gzip) or\n"
+    "PREFIX.bin (bytes, raw), and PREFIX.patterns (one \"name<TAB>sequence\" a line).\n"
+    "\n"
+    "  -o, --out PREFIX         output prefix (required)\n"
+    "  -n, --length N           residues of text, K/M/G suffixes (default 1M)\n"
+    "  -r, --records R          records the text is split into (dna, default 1)\n"
+    "  -k, --patterns K         number of patterns (default 1000)\n"
+    "      --min-length A       shortest pattern (default 8)\n"
+    "      --max-length B       longest pattern (default: the shortest)\n"
+    "      --alphabet NAME      dna | bytes (default dna)\n"
+    "      --bytes-range N      bytes alphabet: symbols 0..N-1 (default 256)\n"
+    "  -s, --seed S             random seed (default 1)\n"
+    "      --planted F          fraction of patterns cut from the text (default 0.5)\n"
+    "      --degenerate F       fraction of dna patterns with IUPAC codes (default 0)\n"
+    "      --duplicates F       fraction of patterns repeating an earlier one (default 0)\n"
+    "      --palindromes F      fraction of dna patterns that are their own reverse\n"
+    "                           complement (default 0)\n"
+    "      --lowercase F        fraction of dna text in lowercase (default 0)\n"
+    "      --n-runs R           runs of N (1..50 long) put into the dna text (default 0)\n"
+    "      --line-width W       FASTA line width (default 60)\n"
+    "      --gzip               gzip the corpus\n"
+    "  -h, --help               this help\n";
+
+typedef struct gen_opts {
+    const char *prefix;
+    uint64_t length, records, patterns, min_len, max_len, seed, n_runs, line_width, range;
+    double planted, degenerate, duplicates, palindromes, lowercase;
+    int bytes, gzip;
+} gen_opts;
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static uint64_t below(uint64_t *s, uint64_t n) { return n ? rnd(s) % n : 0; }
+static double unit(uint64_t *s) { return (double)(rnd(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+static int parse_fraction(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || *end || end == v || d < 0 || d > 1)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+enum { G_MIN = 300, G_MAX, G_ALPHA, G_PLANT, G_DEGEN, G_DUP, G_PALIN, G_LOWER, G_NRUNS, G_WIDTH,
+       G_GZIP, G_RANGE };
+
+static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *err)
+{
+    static const struct option lo[] = {
+        {"out", required_argument, NULL, 'o'}, {"length", required_argument, NULL, 'n'},
+        {"records", required_argument, NULL, 'r'}, {"patterns", required_argument, NULL, 'k'},
+        {"min-length", required_argument, NULL, G_MIN}, {"max-length", required_argument, NULL, G_MAX},
+        {"alphabet", required_argument, NULL, G_ALPHA}, {"seed", required_argument, NULL, 's'},
+        {"planted", required_argument, NULL, G_PLANT}, {"degenerate", required_argument, NULL, G_DEGEN},
+        {"duplicates", required_argument, NULL, G_DUP}, {"palindromes", required_argument, NULL, G_PALIN},
+        {"lowercase", required_argument, NULL, G_LOWER}, {"n-runs", required_argument, NULL, G_NRUNS},
+        {"line-width", required_argument, NULL, G_WIDTH}, {"gzip", no_argument, NULL, G_GZIP},
+        {"bytes-range", required_argument, NULL, G_RANGE},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    *g = (gen_opts){.length = 1u << 20, .records = 1, .patterns = 1000, .min_len = 8, .seed = 1,
+                    .planted = 0.5, .line_width = 60, .range = 256};
+    *help = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:n:r:k:s:h", lo, NULL)) != -1) {
+        uint64_t *num = NULL;
+        double *frac = NULL;
+        switch (c) {
+        case 'h': *help = 1; return GS_OK;
+        case 'o': g->prefix = optarg; break;
+        case 'n': num = &g->length; break;
+        case 'r': num = &g->records; break;
+        case 'k': num = &g->patterns; break;
+        case 's': num = &g->seed; break;
+        case G_MIN: num = &g->min_len; break;
+        case G_MAX: num = &g->max_len; break;
+        case G_NRUNS: num = &g->n_runs; break;
+        case G_WIDTH: num = &g->line_width; break;
+        case G_RANGE: num = &g->range; break;
+        case G_PLANT: frac = &g->planted; break;
+        case G_DEGEN: frac = &g->degenerate; break;
+        case G_DUP: frac = &g->duplicates; break;
+        case G_PALIN: frac = &g->palindromes; break;
+        case G_LOWER: frac = &g->lowercase; break;
+        case G_GZIP: g->gzip = 1; break;
+        case G_ALPHA:
+            if (!strcmp(optarg, "dna")) g->bytes = 0;
+            else if (!strcmp(optarg, "bytes")) g->bytes = 1;
+            else return gs_fail(err, GS_EUSAGE, "unknown alphabet '%s': expected dna or bytes (--alphabet)", optarg);
+            break;
+        case ':': return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan gen)", argv[optind - 1]);
+        default: return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan gen)", argv[optind - 1]);
+        }
+        if (num && gs_parse_size(optarg, num))
+            return gs_fail(err, GS_EUSAGE, "'%s' is not a number (--%s)", optarg, argv[optind - 1] + 2);
+        if (frac && parse_fraction(optarg, frac))
+            return gs_fail(err, GS_EUSAGE, "'%s' is not a fraction from 0 to 1 (%s)", optarg, argv[optind - 1]);
+    }
+    if (optind < argc)
+        return gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan gen)", argv[optind]);
+    if (g->prefix == NULL)
+        return gs_fail(err, GS_EUSAGE, "missing -o/--out PREFIX (gscan gen)");
+    if (g->max_len == 0)
+        g->max_len = g->min_len;
+    if (g->min_len < 1 || g->max_len < g->min_len || g->max_len > 4096)
+        return gs_fail(err, GS_EUSAGE, "pattern lengths must satisfy 1 <= min <= max <= 4096 (--min-length, --max-length)");
+    if (g->records < 1 || g->records > g->length + 1 || g->line_width < 1 || g->range < 1 || g->range > 256)
+        return gs_fail(err, GS_EUSAGE, "need 1 <= records <= length + 1, line width >= 1, 1 <= bytes-range <= 256 (gscan gen)");
+    if (g->bytes)
+        g->records = 1;
+    return GS_OK;
+}
+
+static const char iupac_degenerate[] = "RYSWKMBDHVN";
+
+static char complement(char c)
+{
+    switch (c) {
+    case 'A': return 'T';
+    case 'C': return 'G';
+    case 'G': return 'C';
+    default: return 'A';
+    }
+}
+
+/* Write one pattern's text: dna as is; bytes with \xHH for anything that the
+ * pattern reader would not take literally. */
+static void put_pattern(FILE *f, uint64_t i, const uint8_t *p, uint64_t len, int bytes)
+{
+    fprintf(f, "p%llu\t", (unsigned long long)(i + 1));
+    for (uint64_t k = 0; k < len; k++) {
+        int c = p[k];
+        if (!bytes || (c > 0x20 && c < 0x7f && c != '\\' && c != '#'))
+            fputc(c, f);
+        else
+            fprintf(f, "\\x%02x", c);
+    }
+    fputc('\n', f);
+}
+
+static gs_status generate(const gen_opts *g, gs_error *err)
+{
+    gs_status st = GS_OK;
+    uint64_t s = g->seed * 0x2545F4914F6CDD1DULL + 1;
+    uint8_t *text = gs_malloc(g->length, err, "text");
+    uint64_t *rec_end = gs_malloc(g->records * sizeof *rec_end, err, "records");
+    uint8_t *pat = gs_malloc(g->max_len + 1, err, "pattern");
+    uint8_t *prev = NULL;
+    uint64_t *prev_len = NULL;
+    char path[4096], pat_path[4096];
+    gzFile gz = NULL;
+    FILE *pf = NULL;
+    if (!text || !rec_end || !pat) {
+        st = GS_ESYS;
+        goto fail;
+    }
+    static const char acgt[] = "ACGT";
+    for (uint64_t i = 0; i < g->length; i++)
+        text[i] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
+    if (!g->bytes) {
+        for (uint64_t r = 0; r < g->n_runs && g->length; r++) {
+            uint64_t at = below(&s, g->length), n = 1 + below(&s, 50);
+            for (uint64_t k = at; k < at + n && k < g->length; k++)
+                text[k] = 'N';
+        }
+    }
+    if (g->bytes && g->length && text[0] == '>')
+        text[0] = '<'; /* a leading '>' would make the raw file read as FASTA */
+    /* record boundaries: R - 1 random cuts, sorted */
+    for (uint64_t r = 0; r + 1 < g->records; r++)
+        rec_end[r] = below(&s, g->length + 1);
+    rec_end[g->records - 1] = g->length;
+    for (uint64_t a = 1; a < g->records; a++) /* insertion sort: R is small */
+        for (uint64_t b = a; b > 0 && rec_end[b - 1] > rec_end[b]; b--) {
+            uint64_t t = rec_end[b];
+            rec_end[b] = rec_end[b - 1];
+            rec_end[b - 1] = t;
+        }
+
+    /* patterns, drawn before lowercasing so planted ones are uppercase */
+    snprintf(pat_path, sizeof pat_path, "%s.patterns", g->prefix);
+    if ((pf = fopen(pat_path, "w")) == NULL) {
+        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), pat_path);
+        goto fail;
+    }
+    fprintf(pf, "# gscan gen --seed %llu: %llu patterns of length %llu..%llu\n",
+            (unsigned long long)g->seed, (unsigned long long)g->patterns,
+            (unsigned long long)g->min_len, (unsigned long long)g->max_len);
+    /* duplicates repeat one of the first KEEP patterns, kept whole */
+    enum { KEEP = 4096 };
+    prev = gs_malloc(KEEP * g->max_len, err, "patterns");
+    prev_len = gs_malloc(KEEP * sizeof *prev_len, err, "patterns");
+    if (!prev || !prev_len) {
+        st = GS_ESYS;
+        goto fail;
+    }
+    for (uint64_t i = 0; i < g->patterns; i++) {
+        uint64_t len = g->min_len + below(&s, g->max_len - g->min_len + 1);
+        if (i > 0 && unit(&s) < g->duplicates) {
+            uint64_t j = below(&s, i < KEEP ? i : KEEP);
+            len = prev_len[j];
+            memcpy(pat, prev + j * g->max_len, len);
+            put_pattern(pf, i, pat, len, g->bytes);
+            continue;
+        } else if (unit(&s) < g->planted && g->length >= len) {
+            uint64_t at = below(&s, g->length - len + 1);
+            memcpy(pat, text + at, len);
+        } else {
+            for (uint64_t k = 0; k < len; k++)
+                pat[k] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
+        }
+        /* an odd-length DNA palindrome cannot exist: use an even length in range */
+        uint64_t even = len % 2 == 0 ? len : len > g->min_len ? len - 1 : len < g->max_len ? len + 1 : 0;
+        if (!g->bytes && unit(&s) < g->palindromes && even >= 2) {
+            if (even > len)
+                pat[len] = (uint8_t)acgt[below(&s, 4)];
+            len = even;
+            for (uint64_t k = 0; k < len / 2; k++)
+                pat[len - 1 - k] = (uint8_t)complement((char)pat[k]);
+        }
+        if (!g->bytes && unit(&s) < g->degenerate)
+            for (int d = 0, n = 1 + (int)below(&s, 2); d < n; d++)
+                pat[below(&s, len)] = (uint8_t)iupac_degenerate[below(&s, sizeof iupac_degenerate - 1)];
+        if (i < KEEP) {
+            memcpy(prev + i * g->max_len, pat, len);
+            prev_len[i] = len;
+        }
+        put_pattern(pf, i, pat, len, g->bytes);
+    }
+    if (fclose(pf) != 0) {
+        pf = NULL;
+        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), pat_path);
+        goto fail;
+    }
+    pf = NULL;
+
+    if (!g->bytes && g->lowercase > 0)
+        for (uint64_t i = 0; i < g->length; i++)
+            if (unit(&s) < g->lowercase)
+                text[i] = (uint8_t)tolower(text[i]);
+
+    snprintf(path, sizeof path, "%s.%s%s", g->prefix, g->bytes ? "bin" : "fa", g->gzip ? ".gz" : "");
+    gz = gzopen(path, g->gzip ? "wb6" : "wbT");
+    if (gz == NULL) {
+        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), path);
+        goto fail;
+    }
+    int ok = 1;
+    if (g->bytes) {
+        for (uint64_t off = 0; ok && off < g->length; off += 1u << 30) {
+            unsigned n = (unsigned)(g->length - off < (1u << 30) ? g->length - off : (1u << 30));
+            ok = gzwrite(gz, text + off, n) == (int)n;
+        }
+    } else {
+        uint64_t start = 0;
+        for (uint64_t r = 0; ok && r < g->records; r++) {
+            ok = gzprintf(gz, ">seq%llu generated by gscan gen\n", (unsigned long long)(r + 1)) > 0;
+            for (uint64_t p = start; ok && p < rec_end[r]; p += g->line_width) {
+                unsigned n = (unsigned)(rec_end[r] - p < g->line_width ? rec_end[r] - p : g->line_width);
+                ok = gzwrite(gz, text + p, n) == (int)n && gzputc(gz, '\n') == '\n';
+            }
+            start = rec_end[r];
+        }
+    }
+    if (gzclose(gz) != Z_OK || !ok) {
+        gz = NULL;
+        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), path);
+        goto fail;
+    }
+    gz = NULL;
+fail:
+    if (pf)
+        fclose(pf);
+    if (gz)
+        gzclose(gz);
+    free(text);
+    free(rec_end);
+    free(pat);
+    free(prev);
+    free(prev_len);
+    return st;
+}
+
+gs_status gs_cmd_gen(int argc, char **argv, MPI_Comm comm, gs_error *err)
+{
+    int rank, help;
+    MPI_Comm_rank(comm, &rank);
+    gen_opts g;
+    gs_status st = parse(argc, argv, &g, &help, err);
+    if (st == GS_OK && help && rank == 0)
+        fputs(gen_usage, stdout);
+    if (st == GS_OK && !help && rank == 0)
+        generate(&g, err);
+    return gs_mpi_agree(comm, err);
+}

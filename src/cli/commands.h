@@ -1,0 +1,17 @@
+/* commands.h - the gscan subcommands. Each takes its own argv (argv[0] is the
+ * command name), runs on every rank, and returns a status with err set; main
+ * prints the message once and exits with the status (spec §5). */
+#ifndef GS_COMMANDS_H
+#define GS_COMMANDS_H
+
+#include <mpi.h>
+
+#include "../core/gs_error.h"
+
+gs_status gs_cmd_scan(int argc, char **argv, MPI_Comm comm, gs_error *err);
+gs_status gs_cmd_gen(int argc, char **argv, MPI_Comm comm, gs_error *err);
+gs_status gs_cmd_index(int argc, char **argv, MPI_Comm comm, gs_error *err);
+gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err);
+gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err);
+
+#endif

@@ -1,0 +1,26 @@
+/* options.h - the command line and --config files of gscan (spec §2).
+ *
+ * Every command parses into a plain struct here, so the commands themselves
+ * never see argv. A --config file holds "key = value" lines whose keys are the
+ * long option names; the command line overrides it.
+ */
+#ifndef GS_OPTIONS_H
+#define GS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+#include "../mpi/job.h"
+
+/* Parse "gscan scan ..." (argv[0] is "scan"). GS_EUSAGE for the command line,
+ * GS_EINPUT for a bad config file (path:line). *help is set for -h/--help. */
+gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, gs_error *err);
+void gs_scan_opts_free(gs_scan_opts *o);
+extern const char gs_scan_usage[];
+
+/* Parse a size with an optional K/M/G suffix (powers of 1024). */
+int gs_parse_size(const char *s, uint64_t *v);
+
+#endif

@@ -1,0 +1,575 @@
+/* job.c - the phases of one scan over MPI (see job.h).
+ *
+ * Data movement: rank 0 decides how the corpus is read. Plain FASTA files
+ * with a usable .fai (or one rank 0 builds in one pass) are "ranges": rank 0
+ * broadcasts the layout and the plan, and each rank preads only its own
+ * pieces. Anything else (gzip, raw, FASTA that cannot be indexed) is
+ * "streamed": rank 0 decompresses once and deals blocks to the ranks. One
+ * process always streams locally. Hits of the ranges mode form contiguous
+ * runs of the global order per rank and are written in place; streamed hits
+ * are gathered to rank 0 first.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "job.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../gpu/gpu.h"
+#include "../io/fai.h"
+#include "../io/h5out.h"
+#include "../io/patterns.h"
+#include "../match/engine.h"
+#include "../match/keyset.h"
+#include "../scan/pipeline.h"
+#include "comm.h"
+#include "plan.h"
+#include "sources.h"
+
+enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED };
+
+typedef struct job {
+    const gs_scan_opts *o;
+    MPI_Comm comm;
+    int rank, size;
+    gs_patset ps;
+    gs_keyset ks;
+    const gs_engine *engine;
+    int use_gpu, gpu_device, n_gpus, threads;
+    size_t overlap;
+    int mode;
+    gs_layout layout;      /* rank 0; every rank in ranges mode */
+    gs_fai_entry *rec_fai; /* ranges mode: [n_rec] */
+    int *fds;              /* ranges mode: [n_files] */
+    gs_plan plan;
+    uint64_t bytes_read;
+    double progress_t0, progress_last;
+    double t[GS_N_PHASES];
+} job;
+
+/* ---- phase 1: patterns, engine, device --------------------------------- */
+
+static gs_status setup(job *j, gs_error *err)
+{
+    const gs_scan_opts *o = j->o;
+    gs_status st = gs_patset_read(o->patterns, o->alphabet, &j->ps, err);
+    if (st == GS_OK)
+        st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
+    if (st != GS_OK)
+        return st;
+    j->overlap = j->ks.max_len ? j->ks.max_len - 1 : 0;
+
+    int local_rank, local_size;
+    gs_mpi_node_rank(j->comm, &local_rank, &local_size);
+    int ndev = o->device == GS_DEV_CPU ? 0 : gs_gpu_device_count();
+    if (o->device == GS_DEV_GPU && ndev == 0)
+        return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
+    j->use_gpu = ndev > 0;
+    j->gpu_device = ndev ? local_rank % ndev : 0;
+    int mine = j->use_gpu && local_rank < ndev;
+    MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm);
+
+    if (!strcmp(o->engine, "auto"))
+        j->engine = j->use_gpu ? &gs_engine_ac : gs_engine_auto(&j->ks);
+    else
+        j->engine = gs_engine_find(o->engine);
+    if (j->engine == NULL)
+        return gs_fail(err, GS_EUSAGE, "unknown engine '%s' (--engine)", o->engine);
+    if (j->use_gpu && j->engine == &gs_engine_bf)
+        return gs_fail(err, GS_EUSAGE, "engine bf runs on the CPU only (--engine bf with --device gpu)");
+
+    j->threads = o->threads;
+    if (j->threads <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        j->threads = cores > local_size ? (int)(cores / local_size) : 1;
+    }
+    return GS_OK;
+}
+
+/* ---- phase 2: layout and plan ------------------------------------------ */
+
+/* 1 when the file is plain FASTA (starts with '>', not gzip). */
+static int plain_fasta(const char *path, gs_input_format fmt)
+{
+    if (fmt == GS_INPUT_RAW)
+        return 0;
+    unsigned char b[2] = {0, 0};
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(b, 1, 2, f);
+    fclose(f);
+    return n >= 1 && b[0] == '>';
+}
+
+/* Rank 0: indexes for every file, or *ok = 0 when some file must be streamed. */
+static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
+{
+    *ok = 1;
+    for (size_t f = 0; f < j->o->n_corpus; f++) {
+        const char *path = j->o->corpus[f];
+        if (!plain_fasta(path, j->o->format)) {
+            *ok = 0;
+            return GS_OK;
+        }
+        gs_status st = gs_fai_load(path, &fai[f], err);
+        if (st != GS_OK)
+            return st; /* a stale or malformed index is the user's to fix */
+        if (fai[f].n == 0) {
+            gs_error build = {0};
+            if (gs_fai_build(path, &fai[f], &build) != GS_OK) {
+                if (build.code != GS_EINPUT)
+                    return gs_fail(err, build.code, "%s", build.msg);
+                *ok = 0; /* cannot be indexed (htslib's rules): stream it */
+                return GS_OK;
+            }
+        }
+    }
+    return GS_OK;
+}
+
+/* Pack the layout and index entries into one buffer for MPI_Bcast:
+ * per record: name\0, then length, file, offset, linebases, linewidth. */
+static gs_status bcast_layout(job *j, gs_error *err)
+{
+    uint64_t n_rec = j->layout.n_rec, bytes = 0;
+    char *buf = NULL;
+    if (j->rank == 0) {
+        for (size_t i = 0; i < n_rec; i++)
+            bytes += strlen(j->layout.rec[i].name) + 1 + 5 * sizeof(uint64_t);
+    }
+    uint64_t hdr[2] = {n_rec, bytes};
+    MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm);
+    n_rec = hdr[0];
+    bytes = hdr[1];
+    if ((buf = gs_malloc(bytes, err, "layout broadcast")) == NULL)
+        return GS_ESYS; /* NB: other ranks are then stuck only if this rank cannot allocate */
+    if (j->rank == 0) {
+        char *p = buf;
+        for (size_t i = 0; i < n_rec; i++) {
+            size_t l = strlen(j->layout.rec[i].name) + 1;
+            memcpy(p, j->layout.rec[i].name, l);
+            p += l;
+            uint64_t v[5] = {j->layout.rec[i].length, j->layout.rec[i].file, j->rec_fai[i].offset,
+                             j->rec_fai[i].linebases, j->rec_fai[i].linewidth};
+            memcpy(p, v, sizeof v);
+            p += sizeof v;
+        }
+    }
+    for (uint64_t off = 0; off < bytes; off += 1u << 30) {
+        uint64_t n = bytes - off < (1u << 30) ? bytes - off : (1u << 30);
+        MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm);
+    }
+    if (j->rank != 0) {
+        j->layout.rec = gs_calloc(n_rec, sizeof *j->layout.rec, err, "layout");
+        j->rec_fai = gs_calloc(n_rec, sizeof *j->rec_fai, err, "layout");
+        if (j->layout.rec == NULL || j->rec_fai == NULL) {
+            free(buf);
+            return GS_ESYS;
+        }
+        j->layout.n_rec = j->layout.cap_rec = n_rec;
+        const char *p = buf;
+        for (size_t i = 0; i < n_rec; i++) {
+            size_t l = strlen(p) + 1;
+            j->layout.rec[i].name = strdup(p);
+            p += l;
+            uint64_t v[5];
+            memcpy(v, p, sizeof v);
+            p += sizeof v;
+            j->layout.rec[i].length = v[0];
+            j->layout.rec[i].file = (uint32_t)v[1];
+            j->rec_fai[i] = (gs_fai_entry){.name = j->layout.rec[i].name, .length = v[0],
+                                           .offset = v[2], .linebases = (uint32_t)v[3],
+                                           .linewidth = (uint32_t)v[4]};
+            if (j->layout.rec[i].name == NULL) {
+                free(buf);
+                return gs_fail(err, GS_ESYS, "out of memory (layout)");
+            }
+        }
+    }
+    free(buf);
+    return GS_OK;
+}
+
+static gs_status make_plan(job *j, gs_error *err)
+{
+    const gs_scan_opts *o = j->o;
+    gs_status st = GS_OK;
+    int mode = MODE_LOCAL;
+    gs_fai *fai = NULL;
+    if (j->size > 1 && j->rank == 0) {
+        int ok = 0;
+        fai = gs_calloc(o->n_corpus, sizeof *fai, err, "indexes");
+        st = fai ? load_indexes(j, fai, &ok, err) : GS_ESYS;
+        mode = ok ? MODE_RANGES : MODE_STREAMED;
+        if (st == GS_OK && ok) {
+            size_t n = 0;
+            for (size_t f = 0; f < o->n_corpus; f++)
+                n += fai[f].n;
+            j->layout.rec = gs_calloc(n, sizeof *j->layout.rec, err, "layout");
+            j->rec_fai = gs_calloc(n, sizeof *j->rec_fai, err, "layout");
+            if (j->layout.rec == NULL || j->rec_fai == NULL)
+                st = GS_ESYS;
+            for (size_t f = 0; st == GS_OK && f < o->n_corpus; f++)
+                for (size_t i = 0; i < fai[f].n; i++) {
+                    gs_record *r = &j->layout.rec[j->layout.n_rec];
+                    j->rec_fai[j->layout.n_rec++] = fai[f].v[i];
+                    r->name = fai[f].v[i].name;
+                    fai[f].v[i].name = NULL; /* moved into the layout */
+                    r->length = fai[f].v[i].length;
+                    r->file = (uint32_t)f;
+                }
+            j->layout.cap_rec = j->layout.n_rec;
+        }
+    }
+    if (fai) {
+        for (size_t f = 0; f < o->n_corpus; f++)
+            gs_fai_free(&fai[f]);
+        free(fai);
+    }
+    if (gs_mpi_agree(j->comm, err) != GS_OK)
+        return err->code;
+    MPI_Bcast(&mode, 1, MPI_INT, 0, j->comm);
+    j->mode = j->size == 1 ? MODE_LOCAL : mode;
+    if (j->mode != MODE_RANGES)
+        return GS_OK;
+
+    if ((st = bcast_layout(j, err)) == GS_OK) {
+        uint64_t *len = gs_malloc(j->layout.n_rec * sizeof *len + 1, err, "plan");
+        if (len == NULL)
+            st = GS_ESYS;
+        for (size_t i = 0; st == GS_OK && i < j->layout.n_rec; i++)
+            len[i] = j->layout.rec[i].length;
+        /* Rank 0 computes the plan and sends it; the plan is a pure function,
+         * so the others could compute it, but one source of truth is simpler
+         * to reason about when layouts grow large. */
+        if (st == GS_OK && j->rank == 0)
+            st = gs_partition_plan(len, j->layout.n_rec, j->size, j->overlap, &j->plan, err);
+        free(len);
+    }
+    if (gs_mpi_agree(j->comm, err) != GS_OK)
+        return err->code;
+    uint64_t np = j->plan.n_pieces;
+    MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm);
+    if (j->rank != 0) {
+        j->plan.n_pieces = np;
+        j->plan.n_ranks = j->size;
+        j->plan.overlap = j->overlap;
+        j->plan.pieces = gs_malloc(np * sizeof *j->plan.pieces, err, "plan");
+        j->plan.first = gs_malloc(((size_t)j->size + 1) * sizeof *j->plan.first, err, "plan");
+        if (j->plan.pieces == NULL || j->plan.first == NULL)
+            MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
+    }
+    for (uint64_t off = 0; off < np; off += 1u << 24) {
+        uint64_t n = np - off < (1u << 24) ? np - off : (1u << 24);
+        MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm);
+    }
+    MPI_Bcast(j->plan.first, (j->size + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm);
+
+    j->layout.files = o->corpus; /* borrowed: job_free gives them back */
+    j->layout.n_files = o->n_corpus;
+    j->fds = gs_malloc(o->n_corpus * sizeof *j->fds, err, "files");
+    for (size_t f = 0; j->fds && f < o->n_corpus; f++)
+        j->fds[f] = -1;
+    for (size_t p = j->plan.first[j->rank]; j->fds && p < j->plan.first[j->rank + 1]; p++) {
+        uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
+        if (j->fds[f] < 0 && (j->fds[f] = open(o->corpus[f], O_RDONLY)) < 0) {
+            st = gs_fail(err, GS_EINPUT, "cannot open corpus file (%s, rank %d)", o->corpus[f], j->rank);
+            break;
+        }
+    }
+    return j->fds ? st : GS_ESYS;
+}
+
+/* ---- phase 3: scan ------------------------------------------------------ */
+
+static void show_progress(void *ctx, uint64_t residues)
+{
+    job *j = ctx;
+    double now = gs_now();
+    if (now - j->progress_last < 0.2)
+        return;
+    j->progress_last = now;
+    double mb = (double)residues / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
+    if (j->mode == MODE_RANGES) {
+        uint64_t mine = 0;
+        for (size_t p = j->plan.first[0]; p < j->plan.first[1]; p++)
+            mine += j->plan.pieces[p].end - j->plan.pieces[p].begin;
+        fprintf(stderr, "\rgscan: rank 0 %5.1f%% (%.1f M residues, %.0f M/s)   ",
+                mine ? 100.0 * (double)residues / (double)mine : 100.0, mb, rate);
+    } else {
+        fprintf(stderr, "\rgscan: %.1f M residues scanned (%.0f M/s)   ", mb, rate);
+    }
+}
+
+/* One pass over this rank's share with the given engine. layout receives the
+ * records met by a local or rank-0 stream (NULL: discard them). */
+static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layout *layout,
+                           gs_scan_res *res, double *t_send, gs_error *err)
+{
+    const gs_scan_opts *o = j->o;
+    gs_scan_cfg cfg = {.ks = &j->ks, .engine = engine, .use_gpu = use_gpu,
+                       .gpu_device = j->gpu_device, .threads = j->threads,
+                       .want_hits = o->report_hits, .block = (size_t)o->block,
+                       .overlap = j->overlap};
+    int show = o->progress > 0 || (o->progress < 0 && isatty(2));
+    if (show && j->rank == 0) {
+        cfg.progress = show_progress;
+        cfg.progress_ctx = j;
+        j->progress_t0 = gs_now();
+        j->progress_last = 0;
+    }
+    gs_layout scratch = {0};
+    gs_reader *reader = NULL;
+    gs_status st = GS_OK;
+    if (j->mode == MODE_RANGES) {
+        gs_range_src rs;
+        gs_range_src_init(&rs, &j->plan, j->rank, &j->layout, j->rec_fai, j->fds, (size_t)o->block);
+        gs_source src = gs_source_ranges(&rs);
+        st = gs_scan_run(&cfg, &src, res, err);
+        j->bytes_read += rs.bytes_read;
+    } else {
+        if (j->rank == 0) {
+            gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap};
+            st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
+                                layout ? layout : &scratch, &reader, err);
+        }
+        gs_source inner = reader ? gs_source_reader(reader) : (gs_source){0};
+        if (j->mode == MODE_LOCAL) {
+            if (st == GS_OK)
+                st = gs_scan_run(&cfg, &inner, res, err);
+        } else {
+            gs_stream_src ss;
+            gs_stream_src_init(&ss, j->comm, inner);
+            gs_source src = gs_source_streamed(&ss);
+            if (st == GS_OK)
+                st = gs_scan_run(&cfg, &src, res, err);
+            gs_stream_src_stop(&ss, (size_t)o->block + j->overlap);
+            *t_send += ss.t_send;
+        }
+        if (reader) {
+            j->bytes_read += gs_reader_bytes_in(reader);
+            gs_reader_close(reader);
+        }
+    }
+    gs_layout_free(&scratch);
+    if (show && j->rank == 0)
+        fprintf(stderr, "\n");
+    return st;
+}
+
+/* ---- phase 4: counts and hits ------------------------------------------ */
+
+static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts, gs_error *err)
+{
+    size_t n = (size_t)j->ps.n * (size_t)j->ks.n_strands;
+    uint64_t *mine = gs_calloc(n, sizeof *mine, err, "counts");
+    *counts = j->rank == 0 ? gs_calloc(n, sizeof **counts, err, "counts") : NULL;
+    if (mine == NULL || (j->rank == 0 && *counts == NULL)) {
+        free(mine);
+        return GS_ESYS;
+    }
+    gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
+    for (size_t off = 0; off < n; off += 1u << 27) {
+        int c = (int)(n - off < (1u << 27) ? n - off : (1u << 27));
+        int rc = MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c, MPI_UINT64_T,
+                            MPI_SUM, 0, j->comm);
+        if (rc != MPI_SUCCESS) {
+            free(mine);
+            return gs_mpi_fail(rc, "MPI_Reduce(counts)", __FILE__, __LINE__, err);
+        }
+    }
+    free(mine);
+    return GS_OK;
+}
+
+/* Streamed mode: the hits of dealt blocks interleave across ranks, so they
+ * are gathered to rank 0 and sorted there (spec §4 allows either). Rank 0
+ * first makes room for all of them, and the ranks agree on that before any
+ * hit moves, so a failed allocation cannot leave a sender blocked. */
+static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
+{
+    enum { TAG_HITS = 82 };
+    const size_t per_msg = ((size_t)1 << 30) / sizeof(gs_hit);
+    uint64_t n = hits->n, *all = NULL, total = 0;
+    if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof *all, err, "hit counts")) == NULL)
+        MPI_Abort(j->comm, GS_ESYS);
+    MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm);
+    if (j->rank == 0) {
+        for (int r = 0; r < j->size; r++)
+            total += all[r];
+        gs_hit *v = realloc(hits->v, (total + 1) * sizeof *v);
+        if (v == NULL)
+            gs_fail(err, GS_ESYS, "out of memory (gathering %llu hits on rank 0)",
+                    (unsigned long long)total);
+        else {
+            hits->v = v;
+            hits->cap = total + 1;
+        }
+    }
+    if (gs_mpi_agree(j->comm, err) != GS_OK) {
+        free(all);
+        return err->code;
+    }
+    if (j->rank != 0) {
+        for (size_t off = 0; off < hits->n; off += per_msg) {
+            size_t c = hits->n - off < per_msg ? hits->n - off : per_msg;
+            MPI_Send(hits->v + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, 0, TAG_HITS, j->comm);
+        }
+        gs_hits_free(hits);
+        return GS_OK;
+    }
+    for (int r = 1; r < j->size; r++) {
+        for (size_t off = 0; off < all[r]; off += per_msg) {
+            size_t c = all[r] - off < per_msg ? all[r] - off : per_msg;
+            MPI_Recv(hits->v + hits->n + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, r, TAG_HITS,
+                     j->comm, MPI_STATUS_IGNORE);
+        }
+        hits->n += all[r];
+    }
+    free(all);
+    if (hits->n > 1)
+        qsort(hits->v, hits->n, sizeof *hits->v, gs_hit_cmp);
+    return GS_OK;
+}
+
+/* ---- phase 5: --verify -------------------------------------------------- */
+
+/* The reference of a GPU run is the CPU engine of the same name; a CPU run is
+ * checked against a second, independent CPU engine. */
+static const gs_engine *reference_engine(const job *j)
+{
+    if (j->use_gpu)
+        return j->engine;
+    return j->engine == &gs_engine_ac ? &gs_engine_rk : &gs_engine_ac;
+}
+
+static int same_hits(const gs_hits *a, const gs_hits *b)
+{
+    return a->n == b->n && (a->n == 0 || !memcmp(a->v, b->v, a->n * sizeof *a->v));
+}
+
+static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *counts,
+                        gs_job_summary *sum, gs_error *err)
+{
+    const gs_engine *ref = reference_engine(j);
+    gs_scan_res res;
+    double t_send = 0, t0 = gs_now();
+    gs_status st = scan_pass(j, ref, 0, NULL, &res, &t_send, err);
+    if (gs_mpi_agree(j->comm, err) != GS_OK) {
+        gs_scan_res_free(&res);
+        return err->code;
+    }
+    /* hits are compared before any gathering: both passes deal the same
+     * blocks to the same ranks, so each rank's hits must match */
+    int bad_hits = !same_hits(&main_res->hits, &res.hits), any_bad_hits = 0;
+    MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm);
+    uint64_t *ref_counts = NULL, bad_counts = 0;
+    st = reduce_counts(j, &res, &ref_counts, err);
+    double t_ref = gs_now() - t0;
+    if (st == GS_OK && j->rank == 0)
+        for (size_t i = 0; i < (size_t)j->ps.n * (size_t)j->ks.n_strands; i++)
+            bad_counts += counts[i] != ref_counts[i];
+    MPI_Bcast(&bad_counts, 1, MPI_UINT64_T, 0, j->comm);
+    free(ref_counts);
+    gs_scan_res_free(&res);
+    if (gs_mpi_agree(j->comm, err) != GS_OK)
+        return err->code;
+    sum->verified = 1;
+    sum->ref_engine = ref->name;
+    sum->t_ref = t_ref;
+    if (bad_counts || any_bad_hits)
+        return gs_fail(err, GS_ESYS,
+                       "verify: %s on the %s and %s on the cpu disagree: %llu counts and the hits of "
+                       "%d rank(s) differ (%s)",
+                       j->engine->name, j->use_gpu ? "gpu" : "cpu", ref->name,
+                       (unsigned long long)bad_counts, any_bad_hits, j->o->patterns);
+    return GS_OK;
+}
+
+/* ---- the job ------------------------------------------------------------ */
+
+static void job_free(job *j)
+{
+    gs_patset_free(&j->ps);
+    gs_keyset_free(&j->ks);
+    if (j->fds)
+        for (size_t f = 0; f < j->o->n_corpus; f++)
+            if (j->fds[f] >= 0)
+                close(j->fds[f]);
+    free(j->fds);
+    if (j->rank != 0) /* rank 0's rec_fai names alias the layout's */
+        for (size_t i = 0; i < j->layout.n_rec && j->rec_fai; i++)
+            j->rec_fai[i].name = NULL;
+    free(j->rec_fai);
+    if (j->layout.files == j->o->corpus) {
+        j->layout.files = NULL;
+        j->layout.n_files = 0;
+    }
+    gs_layout_free(&j->layout);
+    gs_plan_free(&j->plan);
+}
+
+gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum, gs_error *err)
+{
+    job j = {.o = o, .comm = comm};
+    gs_scan_res res = {0};
+    uint64_t *counts = NULL;
+    memset(sum, 0, sizeof *sum);
+    MPI_Comm_rank(comm, &j.rank);
+    MPI_Comm_size(comm, &j.size);
+    double t_start = gs_now(), t_send = 0;
+
+    setup(&j, err);
+    if (gs_mpi_agree(comm, err) != GS_OK)
+        goto fail;
+    if (make_plan(&j, err) != GS_OK || gs_mpi_agree(comm, err) != GS_OK)
+        goto fail;
+
+    scan_pass(&j, j.engine, j.use_gpu, &j.layout, &res, &t_send, err);
+    if (gs_mpi_agree(comm, err) != GS_OK)
+        goto fail;
+    j.t[GS_T_READ] = res.t_read;
+    j.t[GS_T_TRANSFER] = res.t_transfer + t_send;
+    j.t[GS_T_SCAN] = res.t_scan;
+    sum->engine = j.engine->name;
+    sum->device = j.use_gpu ? "gpu" : "cpu";
+    sum->t_main = res.t_scan;
+
+    double t0 = gs_now();
+    reduce_counts(&j, &res, &counts, err);
+    if (gs_mpi_agree(comm, err) != GS_OK)
+        goto fail;
+    if (o->verify && verify(&j, &res, counts, sum, err) != GS_OK)
+        goto fail;
+    if (o->report_hits && j.mode == MODE_STREAMED && gather_hits(&j, &res.hits, err) != GS_OK)
+        goto fail;
+    j.t[GS_T_REDUCE] = gs_now() - t0;
+    sum->bytes_read = j.bytes_read;
+
+    gs_result r = {
+        .info = {.command_line = o->command_line, .engine = j.engine->name,
+                 .device = j.use_gpu ? "gpu" : "cpu",
+                 .alphabet = o->alphabet == GS_ALPHA_DNA ? "dna" : "bytes",
+                 .strand_mode = o->both_strands ? "both" : "forward",
+                 .report = o->report_hits ? "hits" : "counts", .n_ranks = j.size, .n_gpus = j.n_gpus},
+        .patterns = &j.ps, .layout = &j.layout, .counts = counts, .n_strands = j.ks.n_strands,
+        .with_hits = o->report_hits, .hits = res.hits.v, .n_hits = res.hits.n};
+    if (j.layout.n_files == 0) { /* ranks other than 0 of a stream have no layout */
+        j.layout.files = o->corpus;
+        j.layout.n_files = o->n_corpus;
+    }
+    memcpy(r.timing, j.t, sizeof r.timing);
+    r.timing[GS_T_TOTAL] = gs_now() - t_start;
+    gs_h5_write(o->out, &r, comm, err);
+    gs_mpi_agree(comm, err);
+    sum->n_hits = res.hits.n;
+fail:
+    free(counts);
+    gs_scan_res_free(&res);
+    job_free(&j);
+    return err->code;
+}

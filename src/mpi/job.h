@@ -1,0 +1,59 @@
+/* job.h - one "gscan scan" over MPI_COMM_WORLD (spec §4): the phases every
+ * rank runs, from reading the patterns to the renamed result file.
+ *
+ * Rank 0 learns the corpus layout and sends the plan; each rank scans what
+ * the plan gives it; counts meet in MPI_Reduce; hits are written by all ranks
+ * into one HDF5 file. After each phase the ranks agree on success, so an error
+ * on any rank ends every rank with one message and spec §5's status.
+ */
+#ifndef GS_JOB_H
+#define GS_JOB_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+#include "../io/fasta.h"
+
+typedef enum gs_device_kind { GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU } gs_device_kind;
+
+typedef struct gs_scan_opts {
+    const char *patterns;    /* -p */
+    const char *out;         /* -o, default gscan.h5 */
+    const char *engine;      /* -e: auto | ac | wm | rk (bf for tests) */
+    gs_device_kind device;   /* -d */
+    int both_strands;        /* --strand both (1) | forward (0) */
+    gs_alphabet alphabet;    /* --alphabet */
+    gs_input_format format;  /* --input-format */
+    int report_hits;         /* --report hits (1) | counts (0) */
+    int threads;             /* -t, 0: one per core */
+    int verify;              /* --verify */
+    int progress;            /* 1 --progress, 0 --quiet, -1 default (a terminal) */
+    uint64_t block;          /* --block-size residues */
+    uint32_t max_expansions; /* --max-expansions */
+    const char *config;      /* --config */
+    char **corpus;           /* positional (or "corpus" in a config) */
+    size_t n_corpus;
+    char *command_line;      /* argv joined, for the result file */
+    char **owned;            /* strings read from a config, freed with the opts */
+    size_t n_owned;
+} gs_scan_opts;
+
+/* What the command reports on stderr after a scan (rank 0's view). */
+typedef struct gs_job_summary {
+    const char *engine, *device; /* what ran */
+    double t_main;               /* seconds of the scan pass */
+    int verified;                /* --verify ran and agreed */
+    const char *ref_engine;      /* the CPU reference engine of --verify */
+    double t_ref;                /* its seconds */
+    uint64_t n_hits;             /* hits this rank wrote */
+    uint64_t bytes_read;         /* corpus bytes this rank read */
+} gs_job_summary;
+
+/* Run the scan collectively over comm. Every rank returns the same status
+ * and err message; the caller prints it on rank 0 only. */
+gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum, gs_error *err);
+
+#endif

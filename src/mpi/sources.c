@@ -1,0 +1,155 @@
+/* sources.c - the segment sources of a rank (see sources.h). */
+#include "sources.h"
+
+#include <stdlib.h>
+
+static int reader_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+{
+    return gs_reader_next(ctx, buf, seg, err);
+}
+
+gs_source gs_source_reader(gs_reader *r)
+{
+    return (gs_source){.next = reader_next, .ctx = r};
+}
+
+void gs_range_src_init(gs_range_src *s, const gs_plan *plan, int rank, const gs_layout *layout,
+                       const gs_fai_entry *rec_fai, const int *fds, size_t block)
+{
+    *s = (gs_range_src){.plan = plan, .layout = layout, .rec_fai = rec_fai, .fds = fds,
+                        .block = block, .piece = plan->first[rank],
+                        .end_piece = plan->first[rank + 1]};
+    if (s->piece < s->end_piece)
+        s->cur = plan->pieces[s->piece].begin;
+}
+
+static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+{
+    gs_range_src *s = ctx;
+    if (s->piece == s->end_piece)
+        return 0;
+    const gs_piece *p = &s->plan->pieces[s->piece];
+    uint64_t own = p->end - s->cur < s->block ? p->end - s->cur : s->block;
+    uint64_t stop = s->cur + own + s->plan->overlap;
+    if (stop > p->read_end)
+        stop = p->read_end;
+    const gs_record *rec = &s->layout->rec[p->record];
+    if (gs_fai_read_range(s->fds[rec->file], s->layout->files[rec->file], &s->rec_fai[p->record],
+                          s->cur, stop, buf, &s->bytes_read, err) != GS_OK)
+        return -1;
+    *seg = (gs_segment){.record = p->record, .base = s->cur, .text = buf,
+                        .len = (size_t)(stop - s->cur), .own = (size_t)own};
+    s->cur += own;
+    if (s->cur == p->end && ++s->piece < s->end_piece)
+        s->cur = s->plan->pieces[s->piece].begin;
+    return 1;
+}
+
+gs_source gs_source_ranges(gs_range_src *s)
+{
+    return (gs_source){.next = ranges_next, .ctx = s};
+}
+
+/* Streamed segments travel as a header of four uint64 (record, base, len, own)
+ * then the residues in messages of at most 1 GiB (MPI counts are int). A
+ * header with len == END ends the stream; own then says whether rank 0 failed. */
+enum { TAG_HDR = 71, TAG_DATA = 72 };
+#define END UINT64_MAX
+#define MSG_MAX ((size_t)1 << 30)
+
+void gs_stream_src_init(gs_stream_src *s, MPI_Comm comm, gs_source inner)
+{
+    *s = (gs_stream_src){.comm = comm, .inner = inner};
+    MPI_Comm_rank(comm, &s->rank);
+    MPI_Comm_size(comm, &s->size);
+}
+
+static int send_segment(gs_stream_src *s, int to, const gs_segment *seg, gs_error *err)
+{
+    uint64_t hdr[4] = {seg->record, seg->base, seg->len, seg->own};
+    int rc = MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm);
+    for (size_t off = 0; rc == MPI_SUCCESS && off < seg->len; off += MSG_MAX) {
+        size_t n = seg->len - off < MSG_MAX ? seg->len - off : MSG_MAX;
+        rc = MPI_Send(seg->text + off, (int)n, MPI_BYTE, to, TAG_DATA, s->comm);
+    }
+    if (rc != MPI_SUCCESS) {
+        gs_fail(err, GS_ESYS, "cannot send a block to rank %d (MPI error %d)", to, rc);
+        return -1;
+    }
+    return 0;
+}
+
+static void send_end(gs_stream_src *s, int failed)
+{
+    uint64_t hdr[4] = {0, 0, END, (uint64_t)failed};
+    for (int to = 1; to < s->size; to++)
+        MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm);
+}
+
+static int streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+{
+    gs_stream_src *s = ctx;
+    if (s->finished)
+        return 0;
+    if (s->rank == 0) {
+        for (;;) {
+            int r = s->inner.next(s->inner.ctx, buf, seg, err);
+            if (r <= 0) {
+                send_end(s, r < 0);
+                s->finished = 1;
+                return r;
+            }
+            int to = (int)(s->seq++ % (uint64_t)s->size);
+            if (to == 0)
+                return 1;
+            double t0 = gs_now();
+            if (send_segment(s, to, seg, err)) {
+                send_end(s, 1);
+                s->finished = 1;
+                return -1;
+            }
+            s->t_send += gs_now() - t0;
+        }
+    }
+    uint64_t hdr[4];
+    MPI_Recv(hdr, 4, MPI_UINT64_T, 0, TAG_HDR, s->comm, MPI_STATUS_IGNORE);
+    if (hdr[2] == END) {
+        s->finished = 1;
+        if (hdr[3]) {
+            gs_fail(err, GS_ESYS, "rank 0 stopped streaming the corpus (rank %d)", s->rank);
+            return -1;
+        }
+        return 0;
+    }
+    for (size_t off = 0; off < hdr[2]; off += MSG_MAX) {
+        size_t n = hdr[2] - off < MSG_MAX ? hdr[2] - off : MSG_MAX;
+        MPI_Recv(buf + off, (int)n, MPI_BYTE, 0, TAG_DATA, s->comm, MPI_STATUS_IGNORE);
+    }
+    *seg = (gs_segment){.record = (uint32_t)hdr[0], .base = hdr[1], .text = buf,
+                        .len = (size_t)hdr[2], .own = (size_t)hdr[3]};
+    return 1;
+}
+
+gs_source gs_source_streamed(gs_stream_src *s)
+{
+    return (gs_source){.next = streamed_next, .ctx = s};
+}
+
+void gs_stream_src_stop(gs_stream_src *s, size_t cap)
+{
+    if (s->finished)
+        return;
+    if (s->rank == 0) {
+        send_end(s, 1);
+        s->finished = 1;
+        return;
+    }
+    uint8_t *buf = malloc(cap ? cap : 1);
+    gs_error ignored = {0};
+    gs_segment seg;
+    if (buf == NULL)
+        return; /* cannot drain: MPI_Abort by the caller is the way out */
+    while (streamed_next(s, buf, &seg, &ignored) > 0)
+        ;
+    free(buf);
+}

@@ -1,0 +1,289 @@
+/* pipeline.c - read -> match -> collect for one rank.
+ *
+ * CPU: the calling thread reads segments into a pool of threads + 2 buffers
+ * and hands them to worker threads through a queue; each worker owns its key
+ * counts and hits, so the hot path takes no lock. Memory stays bounded by the
+ * pool whatever the corpus size. GPU: the calling thread reads and submits;
+ * the GPU pipeline overlaps copies and kernels itself.
+ * Hits of all workers are merged and sorted once at the end.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../gpu/gpu.h"
+
+double gs_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct slot {
+    uint8_t *buf;
+    gs_segment seg;
+} slot;
+
+/* A bounded queue of slot indices guarded by one mutex. */
+typedef struct queue {
+    int *v;
+    int cap, head, n;
+    int closed;
+    pthread_cond_t cond;
+} queue;
+
+typedef struct pool {
+    const gs_scan_cfg *cfg;
+    const void *compiled; /* the CPU engine's compiled keyset */
+    slot *slots;
+    int n_slots;
+    queue filled, free_q;
+    pthread_mutex_t mu;
+    int failed; /* a worker ran out of memory */
+} pool;
+
+typedef struct worker {
+    pool *p;
+    pthread_t tid;
+    uint64_t *key_counts;
+    gs_keyhits kh;
+    gs_hits hits;
+    int oom;
+} worker;
+
+static void q_push(pool *p, queue *q, int v)
+{
+    pthread_mutex_lock(&p->mu);
+    q->v[(q->head + q->n) % q->cap] = v;
+    q->n++;
+    pthread_cond_signal(&q->cond);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* -1 when the queue is closed and empty. */
+static int q_pop(pool *p, queue *q)
+{
+    pthread_mutex_lock(&p->mu);
+    while (q->n == 0 && !q->closed)
+        pthread_cond_wait(&q->cond, &p->mu);
+    int v = -1;
+    if (q->n) {
+        v = q->v[q->head];
+        q->head = (q->head + 1) % q->cap;
+        q->n--;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return v;
+}
+
+static void q_close(pool *p, queue *q)
+{
+    pthread_mutex_lock(&p->mu);
+    q->closed = 1;
+    pthread_cond_broadcast(&q->cond);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Turn key occurrences of one segment into hits of every (pattern, strand). */
+static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh, gs_hits *out)
+{
+    for (size_t i = 0; i < kh->n; i++) {
+        uint32_t k = kh->v[i].key;
+        for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++) {
+            uint32_t o = ks->outputs[j];
+            gs_hit h = {.start = seg->base + kh->v[i].pos, .record = seg->record,
+                        .pattern = o >> 1, .strand = (o & 1) ? -1 : 1};
+            if (gs_hits_push(out, &h))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    pool *p = w->p;
+    const gs_scan_cfg *cfg = p->cfg;
+    for (;;) {
+        int s = q_pop(p, &p->filled);
+        if (s < 0)
+            break;
+        slot *sl = &p->slots[s];
+        if (!w->oom) {
+            gs_match_out out = {.key_counts = w->key_counts, .hits = cfg->want_hits ? &w->kh : NULL,
+                                .oom = 0};
+            w->kh.n = 0;
+            cfg->engine->scan(p->compiled, sl->seg.text, sl->seg.len, sl->seg.own, &out);
+            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, &sl->seg, &w->kh, &w->hits)))
+                w->oom = 1;
+        }
+        q_push(p, &p->free_q, s);
+    }
+    return NULL;
+}
+
+static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+{
+    gs_status st = GS_OK;
+    int nt = cfg->threads > 0 ? cfg->threads : 1;
+    pool p = {.cfg = cfg, .n_slots = nt + 2};
+    worker *w = gs_calloc((size_t)nt, sizeof *w, err, "scan workers");
+    p.slots = gs_calloc((size_t)p.n_slots, sizeof *p.slots, err, "scan buffers");
+    p.filled.v = gs_calloc((size_t)p.n_slots, sizeof(int), err, "scan queue");
+    p.free_q.v = gs_calloc((size_t)p.n_slots, sizeof(int), err, "scan queue");
+    int started = 0;
+    if (!w || !p.slots || !p.filled.v || !p.free_q.v) {
+        st = GS_ESYS;
+        goto fail;
+    }
+    p.filled.cap = p.free_q.cap = p.n_slots;
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.filled.cond, NULL);
+    pthread_cond_init(&p.free_q.cond, NULL);
+    void *compiled = NULL;
+    if ((st = cfg->engine->compile(cfg->ks, &compiled, err)) != GS_OK)
+        goto fail_sync;
+    p.compiled = compiled;
+    for (int i = 0; i < p.n_slots; i++) {
+        if ((p.slots[i].buf = gs_malloc(cfg->block + cfg->overlap, err, "scan block")) == NULL) {
+            st = GS_ESYS;
+            goto fail_engine;
+        }
+        p.free_q.v[p.free_q.n++] = i;
+    }
+    for (int i = 0; i < nt; i++) {
+        w[i].p = &p;
+        if ((w[i].key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), err, "key counts")) == NULL) {
+            st = GS_ESYS;
+            goto fail_workers;
+        }
+    }
+    for (; started < nt; started++)
+        if (pthread_create(&w[started].tid, NULL, worker_main, &w[started])) {
+            st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
+            goto fail_workers;
+        }
+
+    for (;;) {
+        int s = q_pop(&p, &p.free_q);
+        slot *sl = &p.slots[s];
+        double t0 = gs_now();
+        int r = src->next(src->ctx, sl->buf, &sl->seg, err);
+        res->t_read += gs_now() - t0;
+        if (r < 0) {
+            st = err->code ? err->code : GS_ESYS;
+            break;
+        }
+        if (r == 0)
+            break;
+        res->residues += sl->seg.own;
+        if (cfg->progress)
+            cfg->progress(cfg->progress_ctx, res->residues);
+        q_push(&p, &p.filled, s);
+    }
+
+fail_workers:
+    q_close(&p, &p.filled);
+    for (int i = 0; i < started; i++)
+        pthread_join(w[i].tid, NULL);
+    for (int i = 0; i < nt; i++) {
+        if (w[i].oom && st == GS_OK)
+            st = gs_fail(err, GS_ESYS, "out of memory (hits of scan thread %d)", i + 1);
+        if (st == GS_OK && w[i].key_counts)
+            for (uint32_t k = 0; k < cfg->ks->n_keys; k++)
+                res->key_counts[k] += w[i].key_counts[k];
+        if (st == GS_OK && w[i].hits.n) {
+            gs_hit *v = realloc(res->hits.v, (res->hits.n + w[i].hits.n) * sizeof *v);
+            if (v == NULL) {
+                st = gs_fail(err, GS_ESYS, "out of memory (merging %zu hits)", res->hits.n + w[i].hits.n);
+            } else {
+                memcpy(v + res->hits.n, w[i].hits.v, w[i].hits.n * sizeof *v);
+                res->hits.v = v;
+                res->hits.n += w[i].hits.n;
+                res->hits.cap = res->hits.n;
+            }
+        }
+        free(w[i].key_counts);
+        free(w[i].kh.v);
+        gs_hits_free(&w[i].hits);
+    }
+fail_engine:
+    for (int i = 0; i < p.n_slots; i++)
+        free(p.slots[i].buf);
+    cfg->engine->destroy(compiled);
+fail_sync:
+    pthread_cond_destroy(&p.filled.cond);
+    pthread_cond_destroy(&p.free_q.cond);
+    pthread_mutex_destroy(&p.mu);
+fail:
+    free(w);
+    free(p.slots);
+    free(p.filled.v);
+    free(p.free_q.v);
+    return st;
+}
+
+static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+{
+    gs_gpu *g = NULL;
+    gs_status st = gs_gpu_open(cfg->gpu_device, cfg->engine->name, cfg->ks, cfg->want_hits,
+                               cfg->block, &g, err);
+    uint8_t *buf = gs_malloc(cfg->block + cfg->overlap, err, "scan block");
+    if (st != GS_OK || buf == NULL) {
+        st = st != GS_OK ? st : GS_ESYS;
+        goto fail;
+    }
+    for (;;) {
+        gs_segment seg;
+        double t0 = gs_now();
+        int r = src->next(src->ctx, buf, &seg, err);
+        res->t_read += gs_now() - t0;
+        if (r < 0) {
+            st = err->code ? err->code : GS_ESYS;
+            goto fail;
+        }
+        if (r == 0)
+            break;
+        res->residues += seg.own;
+        if (cfg->progress)
+            cfg->progress(cfg->progress_ctx, res->residues);
+        if ((st = gs_gpu_submit(g, &seg, err)) != GS_OK)
+            goto fail;
+    }
+    gs_gpu_times t = {0, 0};
+    st = gs_gpu_finish(g, res->key_counts, &res->hits, &t, err);
+    res->t_transfer += t.transfer;
+fail:
+    free(buf);
+    gs_gpu_close(g);
+    return st;
+}
+
+gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+{
+    memset(res, 0, sizeof *res);
+    double t0 = gs_now();
+    res->key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), err, "key counts");
+    if (res->key_counts == NULL)
+        return GS_ESYS;
+    gs_status st = cfg->use_gpu ? run_gpu(cfg, src, res, err) : run_cpu(cfg, src, res, err);
+    /* The GPU sorts each segment's hits and segments arrive in order; CPU
+     * workers finish segments in any order. */
+    if (st == GS_OK && !cfg->use_gpu && res->hits.n > 1)
+        qsort(res->hits.v, res->hits.n, sizeof *res->hits.v, gs_hit_cmp);
+    res->t_scan = gs_now() - t0;
+    return st;
+}
+
+void gs_scan_res_free(gs_scan_res *res)
+{
+    free(res->key_counts);
+    gs_hits_free(&res->hits);
+    memset(res, 0, sizeof *res);
+}

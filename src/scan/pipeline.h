@@ -1,0 +1,53 @@
+/* pipeline.h - one rank's scan: read segments, match them on CPU threads or
+ * a GPU, collect per-key counts and hits.
+ *
+ * Where the segments come from (a streamed file, index-addressed ranges, or
+ * blocks sent by rank 0) is hidden behind gs_source, so the same pipeline
+ * serves one process and every MPI rank. The calling thread is the only one
+ * that calls src->next (MPI_THREAD_FUNNELED is enough); worker threads only
+ * match.
+ */
+#ifndef GS_PIPELINE_H
+#define GS_PIPELINE_H
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+#include "../match/engine.h"
+#include "../match/keyset.h"
+
+typedef struct gs_source {
+    /* Fill buf (capacity block + overlap) with the next segment: 1, 0 at the
+     * end, -1 on error (err set). */
+    int (*next)(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err);
+    void *ctx;
+} gs_source;
+
+typedef struct gs_scan_cfg {
+    const gs_keyset *ks;
+    const gs_engine *engine; /* CPU engine (use_gpu == 0) */
+    int use_gpu;             /* 1: the GPU engine of the same name */
+    int gpu_device;
+    int threads;             /* CPU workers, >= 1 */
+    int want_hits;
+    size_t block, overlap;   /* buffer capacity is block + overlap */
+    /* Called from the reading thread after each segment (may be NULL). */
+    void (*progress)(void *ctx, uint64_t residues);
+    void *progress_ctx;
+} gs_scan_cfg;
+
+typedef struct gs_scan_res {
+    uint64_t *key_counts; /* [n_keys] */
+    gs_hits hits;         /* sorted in spec §3 order */
+    uint64_t residues;    /* owned residues scanned */
+    double t_read;        /* seconds the reading thread spent in src->next */
+    double t_transfer;    /* GPU copies */
+    double t_scan;        /* wall time of the whole pipeline */
+} gs_scan_res;
+
+gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err);
+void gs_scan_res_free(gs_scan_res *res);
+
+/* Wall-clock seconds (monotonic). */
+double gs_now(void);
+
+#endif

@@ -1,0 +1,86 @@
+/* test_plan.c - properties of the partition plan over many random layouts:
+ * every start position of every record is owned by exactly one rank, no piece
+ * crosses a record, each piece reads far enough for every hit that starts in
+ * it, and ranks are balanced to within one residue of ideal. */
+#include <string.h>
+
+#include "mpi/plan.h"
+#include "testlib.h"
+
+static void check_layout(const uint64_t *len, size_t n, int ranks, uint64_t overlap)
+{
+    gs_plan plan;
+    gs_error err = {0};
+    if (gs_partition_plan(len, n, ranks, overlap, &plan, &err) != GS_OK) {
+        fprintf(stderr, "plan failed: %s\n", err.msg);
+        gs_test_failures++;
+        return;
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += len[i];
+    CHECK_EQ_U64(plan.total, total);
+    CHECK_EQ_U64(plan.first[0], 0);
+    CHECK_EQ_U64(plan.first[ranks], plan.n_pieces);
+    /* Walk pieces in order: they must tile every record's starts exactly once. */
+    size_t rec = 0;
+    uint64_t pos = 0;
+    for (size_t i = 0; i < plan.n_pieces; i++) {
+        const gs_piece *p = &plan.pieces[i];
+        while (rec < n && pos == len[rec]) {
+            rec++;
+            pos = 0;
+        }
+        CHECK(p->record == rec);
+        CHECK(p->begin == pos);
+        CHECK(p->begin < p->end);
+        CHECK(p->end <= len[p->record]);
+        uint64_t want_read = p->end + overlap < len[p->record] ? p->end + overlap : len[p->record];
+        CHECK(p->read_end == want_read);
+        pos = p->end;
+    }
+    while (rec < n && pos == len[rec]) {
+        rec++;
+        pos = 0;
+    }
+    CHECK(rec == n);
+    for (int r = 0; r < ranks; r++) {
+        CHECK(plan.first[r] <= plan.first[r + 1]);
+        uint64_t owned = 0;
+        for (size_t i = plan.first[r]; i < plan.first[r + 1]; i++)
+            owned += plan.pieces[i].end - plan.pieces[i].begin;
+        uint64_t ideal_lo = total / (uint64_t)ranks, ideal_hi = ideal_lo + 1;
+        CHECK(owned >= ideal_lo && owned <= ideal_hi);
+    }
+    gs_plan_free(&plan);
+}
+
+int main(void)
+{
+    uint64_t rng = 42;
+    /* random layouts, including empty records */
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t n = 1 + gs_test_below(&rng, 40);
+        uint64_t len[40];
+        for (size_t i = 0; i < n; i++)
+            len[i] = gs_test_below(&rng, 4) == 0 ? 0 : gs_test_below(&rng, 1000);
+        int ranks = 1 + (int)gs_test_below(&rng, 16);
+        check_layout(len, n, ranks, gs_test_below(&rng, 70));
+    }
+    /* more ranks than residues */
+    uint64_t tiny[] = {1, 0, 2};
+    check_layout(tiny, 3, 64, 5);
+    /* all records empty */
+    uint64_t empty[] = {0, 0, 0};
+    check_layout(empty, 3, 4, 3);
+    /* one huge record */
+    uint64_t huge[] = {3ULL << 40};
+    check_layout(huge, 1, 7, 63);
+    /* 100k tiny records */
+    static uint64_t many[100000];
+    for (size_t i = 0; i < 100000; i++)
+        many[i] = 1 + i % 5;
+    check_layout(many, 100000, 7, 31);
+    check_layout(many, 100000, 1, 0);
+    return gs_test_done("test_plan");
+}
