@@ -229,29 +229,31 @@ static gs_status generate(const gen_opts *g, gs_error *err)
     }
     for (uint64_t i = 0; i < g->patterns; i++) {
         uint64_t len = g->min_len + below(&s, g->max_len - g->min_len + 1);
-        if (i > 0 && unit(&s) < g->duplicates) {
+        int dup = i > 0 && unit(&s) < g->duplicates;
+        if (dup) {
             uint64_t j = below(&s, i < KEEP ? i : KEEP);
             len = prev_len[j];
             memcpy(pat, prev + j * g->max_len, len);
-            put_pattern(pf, i, pat, len, g->bytes);
-            continue;
         } else if (unit(&s) < g->planted && g->length >= len) {
             uint64_t at = below(&s, g->length - len + 1);
             memcpy(pat, text + at, len);
+            for (uint64_t k = 0; !g->bytes && k < len; k++)
+                if (pat[k] == 'N') /* a text N matches nothing; keep the pattern plain */
+                    pat[k] = (uint8_t)acgt[below(&s, 4)];
         } else {
             for (uint64_t k = 0; k < len; k++)
                 pat[k] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
         }
         /* an odd-length DNA palindrome cannot exist: use an even length in range */
         uint64_t even = len % 2 == 0 ? len : len > g->min_len ? len - 1 : len < g->max_len ? len + 1 : 0;
-        if (!g->bytes && unit(&s) < g->palindromes && even >= 2) {
+        if (!dup && !g->bytes && unit(&s) < g->palindromes && even >= 2) {
             if (even > len)
                 pat[len] = (uint8_t)acgt[below(&s, 4)];
             len = even;
             for (uint64_t k = 0; k < len / 2; k++)
                 pat[len - 1 - k] = (uint8_t)complement((char)pat[k]);
         }
-        if (!g->bytes && unit(&s) < g->degenerate)
+        if (!dup && !g->bytes && unit(&s) < g->degenerate)
             for (int d = 0, n = 1 + (int)below(&s, 2); d < n; d++)
                 pat[below(&s, len)] = (uint8_t)iupac_degenerate[below(&s, sizeof iupac_degenerate - 1)];
         if (i < KEEP) {

@@ -39,12 +39,12 @@ const char gs_scan_usage[] =
     "                           the results differ)\n"
     "      --config FILE        key = value lines; keys are long option names\n"
     "                           (and 'corpus'); the command line overrides them\n"
-    "      --quiet              no progress bar\n"
+    "  -q, --quiet              no progress bar\n"
     "      --progress           progress bar on stderr (default: when a terminal)\n"
     "  -h, --help               this help\n";
 
-enum { OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY, OPT_CONFIG,
-       OPT_QUIET, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_CORPUS };
+enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
+       OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_CORPUS };
 
 static const struct option long_opts[] = {
     {"patterns", required_argument, NULL, 'p'},
@@ -318,7 +318,7 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     optind = 1;
     opterr = 0;
     int c, idx;
-    while ((c = getopt_long(argc, argv, ":p:o:e:d:t:h", long_opts, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:o:e:d:t:qh", long_opts, &idx)) != -1) {
         if (c == '?') {
             if (optopt)
                 return gs_fail(err, GS_EUSAGE, "unknown option '-%c' (gscan scan)", optopt);

@@ -5,7 +5,8 @@
  * broadcasts the layout and the plan, and each rank preads only its own
  * pieces. Anything else (gzip, raw, FASTA that cannot be indexed) is
  * "streamed": rank 0 decompresses once and deals blocks to the ranks. One
- * process always streams locally. Hits of the ranges mode form contiguous
+ * process reads ranges only where indexes exist (so a stale index is an
+ * error at any rank count) and otherwise streams the files itself. Hits of the ranges mode form contiguous
  * runs of the global order per rank and are written in place; streamed hits
  * are gathered to rank 0 first.
  */
@@ -118,6 +119,10 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
         gs_status st = gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
+        if (fai[f].n == 0 && j->size == 1) {
+            *ok = 0; /* one process streams rather than read the file twice */
+            return GS_OK;
+        }
         if (fai[f].n == 0) {
             gs_error build = {0};
             if (gs_fai_build(path, &fai[f], &build) != GS_OK) {
@@ -200,11 +205,11 @@ static gs_status make_plan(job *j, gs_error *err)
     gs_status st = GS_OK;
     int mode = MODE_LOCAL;
     gs_fai *fai = NULL;
-    if (j->size > 1 && j->rank == 0) {
+    if (j->rank == 0) {
         int ok = 0;
         fai = gs_calloc(o->n_corpus, sizeof *fai, err, "indexes");
         st = fai ? load_indexes(j, fai, &ok, err) : GS_ESYS;
-        mode = ok ? MODE_RANGES : MODE_STREAMED;
+        mode = ok ? MODE_RANGES : j->size > 1 ? MODE_STREAMED : MODE_LOCAL;
         if (st == GS_OK && ok) {
             size_t n = 0;
             for (size_t f = 0; f < o->n_corpus; f++)
@@ -233,7 +238,7 @@ static gs_status make_plan(job *j, gs_error *err)
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
     MPI_Bcast(&mode, 1, MPI_INT, 0, j->comm);
-    j->mode = j->size == 1 ? MODE_LOCAL : mode;
+    j->mode = mode;
     if (j->mode != MODE_RANGES)
         return GS_OK;
 

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# test.sh - build gscan twice (Release, and Debug with ASan+UBSan) and run the
+# whole test suite in both. GPU tests skip (exit 77) where no GPU is visible;
+# CUDA code is still compiled whenever nvcc is found.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/install-deps.sh all
+scripts/fetch-examples.sh
+jobs=$(nproc)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGS_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=0 GS_TEST_QUICK=1 ctest --output-on-failure -j"$jobs" -LE slow)

@@ -1,0 +1,10 @@
+# CLI table tests (tests/cli/*.tsv), run against the built gscan.
+file(GLOB GS_CLI_TABLES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cli/*.tsv)
+foreach(t ${GS_CLI_TABLES})
+  get_filename_component(name ${t} NAME_WE)
+  add_test(NAME cli_${name}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/run_table.sh ${t} $<TARGET_FILE:gscan>)
+endforeach()
+add_test(NAME cli_engines COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/engines.sh $<TARGET_FILE:gscan>)
+add_test(NAME cli_realdata COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/realdata.sh $<TARGET_FILE:gscan>)
+set_tests_properties(cli_realdata PROPERTIES SKIP_RETURN_CODE 77)
