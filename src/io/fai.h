@@ -37,7 +37,8 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err);
 
 /* Read residues [begin, end) of entry e from fd into out (end - begin bytes).
  * Checks that no newline or '>' sits where a residue should be (a stale index
- * is GS_EINPUT naming the record and position). *bytes_read counts file bytes. */
+ * is GS_EINPUT naming the record and position). The file bytes read are added
+ * to *bytes_read. */
 gs_status gs_fai_read_range(int fd, const char *path, const gs_fai_entry *e, uint64_t begin,
                             uint64_t end, uint8_t *out, uint64_t *bytes_read, gs_error *err);
 

@@ -1,2 +1,427 @@
-/* patterns.c - placeholder until the stage lands. */
-#include <stddef.h>
+/* patterns.c - read and validate a pattern file (FASTA or one pattern a line).
+ *
+ * The whole file is read into memory first (through zlib, so a gzipped pattern
+ * file works too): pattern files are small next to the corpus, and having every
+ * line at hand keeps the two forms simple and lets every error name path:line.
+ *
+ * The form is chosen by the first line that is neither blank nor a comment:
+ * '>' means FASTA, anything else the line form. Rules of the line form:
+ *   - a line starting with '#' is a comment, a blank line is skipped;
+ *   - "name<TAB>sequence" or just "sequence" (named p<N>, N = pattern number);
+ *   - dna: a '#' after the sequence starts a comment, and spaces, tabs and '\r'
+ *     around name and sequence are trimmed. A space inside the sequence is an
+ *     invalid symbol, not dropped: "gag ACGT" (space instead of TAB) must not
+ *     silently become the pattern GAGACGT;
+ *   - bytes: only a trailing '\r' is trimmed, since spaces and '#' are bytes like
+ *     any other; a pattern that starts with '#' writes it \x23.
+ * In the FASTA form sequence lines are joined with '\r', spaces and tabs
+ * dropped (as in the corpus), and lines starting with '#' are comments too.
+ * Escapes (bytes alphabet) are decoded line by line, so an escape cannot be
+ * split over two lines of a FASTA pattern; that keeps the line of a bad
+ * escape exact.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "patterns.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+/* IUPAC nucleotide codes (either case) -> uppercase with U as T; 0 = invalid. */
+#define IUPAC(u, to) [u] = to, [u - 'A' + 'a'] = to
+static const uint8_t iupac_upper[256] = {
+    IUPAC('A', 'A'), IUPAC('C', 'C'), IUPAC('G', 'G'), IUPAC('T', 'T'),
+    IUPAC('U', 'T'), IUPAC('R', 'R'), IUPAC('Y', 'Y'), IUPAC('S', 'S'),
+    IUPAC('W', 'W'), IUPAC('K', 'K'), IUPAC('M', 'M'), IUPAC('B', 'B'),
+    IUPAC('D', 'D'), IUPAC('H', 'H'), IUPAC('V', 'V'), IUPAC('N', 'N'),
+};
+#undef IUPAC
+
+/* A symbol as it is quoted in messages: printable as is, else \xHH. */
+static const char *quote_symbol(uint8_t c, char out[8])
+{
+    if (c >= 0x21 && c < 0x7f && c != '\'')
+        snprintf(out, 8, "%c", c);
+    else
+        snprintf(out, 8, "\\x%02X", c);
+    return out;
+}
+
+/* Internal steps return -1 once gs_fail has recorded why. */
+static int failed(gs_status s)
+{
+    (void)s;
+    return -1;
+}
+
+static int hexval(uint8_t c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* A growable byte string for the pattern being assembled. */
+typedef struct bstr {
+    uint8_t *p;
+    size_t n, cap;
+} bstr;
+
+static int bstr_reserve(bstr *b, size_t extra, gs_error *err)
+{
+    if (b->n + extra + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->n + extra + 1)
+        cap *= 2;
+    uint8_t *p = gs_realloc(b->p, cap, err, "pattern text");
+    if (p == NULL)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+/* The pattern being assembled: text as written and the decoded bytes. */
+typedef struct pending {
+    bstr text, bytes;
+    char *name; /* NULL: unnamed, becomes p<N> */
+    uint32_t line;
+    int open;
+} pending;
+
+typedef struct parser {
+    const char *path;
+    gs_alphabet alpha;
+    gs_patset *ps;
+    size_t cap;
+    gs_error *err;
+} parser;
+
+/* Validate and convert one piece of sequence (one line's worth) of the pending
+ * pattern, appending to its text and bytes. */
+static int add_sequence(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
+{
+    char q[8];
+    const char *name = pd->name;
+    char autoname[24];
+    if (name == NULL) {
+        snprintf(autoname, sizeof autoname, "p%u", P->ps->n + 1);
+        name = autoname;
+    }
+    if (bstr_reserve(&pd->text, n, P->err) || bstr_reserve(&pd->bytes, n, P->err))
+        return -1;
+    memcpy(pd->text.p + pd->text.n, s, n);
+    pd->text.n += n;
+    if (P->alpha == GS_ALPHA_DNA) {
+        for (size_t i = 0; i < n; i++) {
+            uint8_t up = iupac_upper[s[i]];
+            if (up == 0)
+                return failed(gs_fail(P->err, GS_EINPUT,
+                                      "invalid symbol '%s' in pattern %s (%s:%u)",
+                                      quote_symbol(s[i], q), name, P->path, line));
+            pd->bytes.p[pd->bytes.n++] = up;
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        if (c == '\\') {
+            uint8_t e = i + 1 < n ? s[i + 1] : 0;
+            int hi, lo;
+            if (e == '\\' || e == 't' || e == 'n' || e == 'r') {
+                c = e == '\\' ? '\\' : e == 't' ? '\t' : e == 'n' ? '\n' : '\r';
+                i++;
+            } else if (e == 'x' && i + 3 < n && (hi = hexval(s[i + 2])) >= 0 &&
+                       (lo = hexval(s[i + 3])) >= 0) {
+                c = (uint8_t)(hi << 4 | lo);
+                i += 3;
+            } else {
+                char shown[16];
+                size_t k = n - i < 4 ? n - i : 4;
+                memcpy(shown, s + i, k);
+                shown[k] = 0;
+                for (size_t j = 0; j < k; j++)
+                    if (shown[j] < 0x20 || shown[j] == 0x7f)
+                        shown[j] = '?';
+                return failed(
+                    gs_fail(P->err, GS_EINPUT,
+                            "bad escape '%s' in pattern %s: use \\xHH, \\\\, \\t, \\n or \\r "
+                            "(%s:%u)",
+                            shown, name, P->path, line));
+            }
+        }
+        pd->bytes.p[pd->bytes.n++] = c;
+    }
+    return 0;
+}
+
+/* Close the pending pattern: check it is not empty and append it to the set. */
+static int finish_pattern(parser *P, pending *pd)
+{
+    if (!pd->open)
+        return 0;
+    gs_patset *ps = P->ps;
+    char autoname[24];
+    snprintf(autoname, sizeof autoname, "p%u", ps->n + 1);
+    if (pd->bytes.n == 0)
+        return failed(gs_fail(P->err, GS_EINPUT, "empty pattern %s (%s:%u)",
+                              pd->name ? pd->name : autoname, P->path, pd->line));
+    if (ps->n == UINT32_MAX || pd->bytes.n > UINT32_MAX)
+        return failed(gs_fail(P->err, GS_EINPUT, "too many patterns or pattern too long (%s:%u)",
+                              P->path, pd->line));
+    if (ps->n == P->cap) {
+        size_t cap = P->cap ? P->cap * 2 : 256;
+        gs_pattern *v = gs_realloc(ps->v, cap * sizeof *v, P->err, "pattern set");
+        if (v == NULL)
+            return -1;
+        ps->v = v;
+        P->cap = cap;
+    }
+    gs_pattern *pt = &ps->v[ps->n];
+    memset(pt, 0, sizeof *pt);
+    pt->name = pd->name ? pd->name : strdup(autoname);
+    pd->name = NULL;
+    pt->text = gs_malloc(pd->text.n + 1, P->err, "pattern text");
+    pt->bytes = gs_malloc(pd->bytes.n, P->err, "pattern bytes");
+    ps->n++; /* counted now so gs_patset_free releases whatever was allocated */
+    if (pt->name == NULL || pt->text == NULL || pt->bytes == NULL)
+        return failed(gs_fail(P->err, GS_ESYS, "out of memory (%s)", P->path));
+    memcpy(pt->text, pd->text.p, pd->text.n);
+    pt->text[pd->text.n] = 0;
+    memcpy(pt->bytes, pd->bytes.p, pd->bytes.n);
+    pt->len = (uint32_t)pd->bytes.n;
+    pt->line = pd->line;
+    if (ps->n == 1 || pt->len < ps->min_len)
+        ps->min_len = pt->len;
+    if (pt->len > ps->max_len)
+        ps->max_len = pt->len;
+    pd->text.n = pd->bytes.n = 0;
+    pd->open = 0;
+    return 0;
+}
+
+static int is_blank(uint8_t c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+static int open_pattern(parser *P, pending *pd, const uint8_t *name, size_t name_len, uint32_t line)
+{
+    pd->open = 1;
+    pd->line = line;
+    pd->text.n = pd->bytes.n = 0;
+    free(pd->name);
+    pd->name = NULL;
+    if (name_len > 0) {
+        pd->name = gs_malloc(name_len + 1, P->err, "pattern name");
+        if (pd->name == NULL)
+            return -1;
+        memcpy(pd->name, name, name_len);
+        pd->name[name_len] = 0;
+    }
+    return 0;
+}
+
+/* A FASTA sequence line: drop '\r', spaces and tabs, as the corpus reader does. */
+static int fasta_sequence_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && !is_blank(s[j]))
+            j++;
+        if (j > i && add_sequence(P, pd, s + i, j - i, line))
+            return -1;
+        i = j + 1;
+    }
+    return 0;
+}
+
+/* One line of the line form (without its '\n'); comment lines never get here. */
+static int text_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
+{
+    if (P->alpha == GS_ALPHA_DNA) {
+        const uint8_t *hash = memchr(s, '#', n);
+        if (hash)
+            n = (size_t)(hash - s);
+        size_t i = 0;
+        while (i < n && is_blank(s[i]))
+            i++;
+        if (i == n)
+            return 0; /* blank (or only a trailing comment) */
+    } else if (n > 0 && s[n - 1] == '\r') {
+        n--;
+    }
+    if (n == 0)
+        return 0;
+    const uint8_t *tab = memchr(s, '\t', n);
+    const uint8_t *name = NULL, *seq = s;
+    size_t name_len = 0, seq_len = n;
+    if (tab) {
+        name = s;
+        name_len = (size_t)(tab - s);
+        seq = tab + 1;
+        seq_len = n - name_len - 1;
+    }
+    if (P->alpha == GS_ALPHA_DNA) {
+        while (name_len > 0 && is_blank(name[0]))
+            name++, name_len--;
+        while (name_len > 0 && is_blank(name[name_len - 1]))
+            name_len--;
+        while (seq_len > 0 && is_blank(seq[0]))
+            seq++, seq_len--;
+        while (seq_len > 0 && is_blank(seq[seq_len - 1]))
+            seq_len--;
+    }
+    if (open_pattern(P, pd, name, name_len, line) || add_sequence(P, pd, seq, seq_len, line) ||
+        finish_pattern(P, pd))
+        return -1;
+    return 0;
+}
+
+/* Read all of path into *data (a NUL is appended). */
+static gs_status slurp(const char *path, uint8_t **data, size_t *len, gs_error *err)
+{
+    struct stat st;
+    gzFile gz = NULL;
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 1 << 16;
+    if (stat(path, &st) != 0)
+        return gs_fail(err, GS_EINPUT, "cannot open pattern file: %s (%s)", strerror(errno), path);
+    if (S_ISDIR(st.st_mode))
+        return gs_fail(err, GS_EINPUT, "pattern file is a directory (%s)", path);
+    gz = gzopen(path, "rb");
+    if (gz == NULL) {
+        gs_fail(err, GS_EINPUT, "cannot open pattern file: %s (%s)",
+                errno ? strerror(errno) : "out of memory", path);
+        goto fail;
+    }
+    buf = gs_malloc(cap, err, "pattern file");
+    if (buf == NULL)
+        goto fail;
+    for (;;) {
+        if (cap - n < (1 << 16)) {
+            uint8_t *b = gs_realloc(buf, cap * 2, err, "pattern file");
+            if (b == NULL)
+                goto fail;
+            buf = b;
+            cap *= 2;
+        }
+        size_t room = cap - n - 1 < (1u << 30) ? cap - n - 1 : (1u << 30);
+        int r = gzread(gz, buf + n, (unsigned)room);
+        if (r > 0) {
+            n += (size_t)r;
+            continue;
+        }
+        int zerr;
+        const char *msg = gzerror(gz, &zerr);
+        size_t pl = strlen(path); /* zlib prefixes its message with "path: " */
+        if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
+            msg += pl + 2;
+        if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+            gs_fail(err, GS_EINPUT, "cannot read pattern file: %s at byte %zu (%s)",
+                    zerr == Z_ERRNO ? strerror(errno) : msg, n, path);
+            goto fail;
+        }
+        break;
+    }
+    gzclose(gz);
+    buf[n] = 0;
+    *data = buf;
+    *len = n;
+    return GS_OK;
+fail:
+    if (gz)
+        gzclose(gz);
+    free(buf);
+    return err->code;
+}
+
+gs_status gs_patset_read(const char *path, gs_alphabet alpha, gs_patset *ps, gs_error *err)
+{
+    uint8_t *data = NULL;
+    size_t len = 0;
+    pending pd = {0};
+    parser P = {path, alpha, ps, 0, err};
+    memset(ps, 0, sizeof *ps);
+    ps->path = strdup(path);
+    if (ps->path == NULL) {
+        gs_fail(err, GS_ESYS, "out of memory (%s)", path);
+        goto fail;
+    }
+    if (slurp(path, &data, &len, err) != GS_OK)
+        goto fail;
+
+    int fasta = -1; /* decided by the first line that is neither blank nor a comment */
+    uint32_t line = 0;
+    for (size_t pos = 0; pos < len;) {
+        const uint8_t *s = data + pos;
+        const uint8_t *nl = memchr(s, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - s) : len - pos;
+        pos += n + 1;
+        line++;
+        if (n > 0 && s[0] == '#')
+            continue;
+        if (fasta < 0) {
+            size_t i = 0;
+            while (i < n && (is_blank(s[i]) && (alpha == GS_ALPHA_DNA || s[i] == '\r')))
+                i++;
+            if (i == n)
+                continue;
+            fasta = s[0] == '>';
+        }
+        if (!fasta) {
+            if (text_line(&P, &pd, s, n, line))
+                goto fail;
+        } else if (n > 0 && s[0] == '>') {
+            if (finish_pattern(&P, &pd))
+                goto fail;
+            size_t b = 1;
+            while (b < n && (is_blank(s[b]) || s[b] == '\v' || s[b] == '\f'))
+                b++;
+            size_t e = b;
+            while (e < n && !(is_blank(s[e]) || s[e] == '\v' || s[e] == '\f'))
+                e++;
+            if (open_pattern(&P, &pd, s + b, e - b, line))
+                goto fail;
+        } else if (fasta_sequence_line(&P, &pd, s, n, line)) {
+            goto fail;
+        }
+    }
+    if (finish_pattern(&P, &pd))
+        goto fail;
+    if (ps->n == 0) {
+        gs_fail(err, GS_EINPUT, "no patterns (%s)", path);
+        goto fail;
+    }
+    free(pd.name);
+    free(pd.text.p);
+    free(pd.bytes.p);
+    free(data);
+    return GS_OK;
+fail:
+    free(pd.name);
+    free(pd.text.p);
+    free(pd.bytes.p);
+    free(data);
+    gs_patset_free(ps);
+    return err->code ? err->code : GS_ESYS;
+}
+
+void gs_patset_free(gs_patset *ps)
+{
+    for (uint32_t i = 0; i < ps->n; i++) {
+        free(ps->v[i].name);
+        free(ps->v[i].text);
+        free(ps->v[i].bytes);
+    }
+    free(ps->v);
+    free(ps->path);
+    memset(ps, 0, sizeof *ps);
+}

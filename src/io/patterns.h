@@ -3,7 +3,7 @@
  * Formats (spec §2): FASTA (">name" then sequence lines, joined), or text with
  * one pattern a line, optionally "name<TAB>sequence"; '#' starts a comment in
  * the text form; blank lines are skipped. Unnamed patterns are named p<N>
- * (1-based line order). The file is validated against the alphabet here so
+ * (N = 1-based pattern number, i.e. its id + 1). The file is validated against the alphabet here so
  * every later stage can trust it.
  */
 #ifndef GS_PATTERNS_H

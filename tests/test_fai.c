@@ -1,0 +1,330 @@
+/* test_fai.c - the .fai index: build and write against fixtures made with
+ * `seqkit faidx FILE` (same text format as samtools faidx; fai_empty's is
+ * written by hand, see tests/data/io/README), ranges read through the index
+ * against the streaming reader, and rejection of what cannot be indexed or no
+ * longer fits its file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "io/fai.h"
+#include "io/fasta.h"
+#include "testlib.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *d = malloc(cap + 1);
+    size_t r;
+    while ((r = fread(d + len, 1, cap - len, f)) > 0) {
+        len += r;
+        if (len == cap)
+            d = realloc(d, (cap *= 2) + 1);
+    }
+    fclose(f);
+    d[len] = 0;
+    *n = len;
+    return d;
+}
+
+static void spit(const char *path, const void *d, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(d, 1, n, f) != n || fclose(f) != 0) {
+        perror(path);
+        exit(3);
+    }
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char p[4][512];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(p[i], sizeof p[i], "%s/%s", tmpdir, name);
+    return p[i];
+}
+
+/* Copy a fixture into the temp dir (where its .fai may be written). */
+static const char *stage(const char *fixture)
+{
+    size_t n;
+    char *d = slurp(gs_test_data(fixture), &n);
+    if (d == NULL) {
+        fprintf(stderr, "missing fixture %s\n", fixture);
+        exit(3);
+    }
+    const char *base = strrchr(fixture, '/') + 1;
+    const char *p = tmp_path(base);
+    spit(p, d, n);
+    free(d);
+    return p;
+}
+
+/* Build, write, compare with the expected text; load back and compare. */
+static void check_build(const char *fixture, const char *expected)
+{
+    char fa[512], fai_path[600];
+    snprintf(fa, sizeof fa, "%s", stage(fixture));
+    snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    if (err.code) {
+        fprintf(stderr, "%s: %s\n", fixture, err.msg);
+        return;
+    }
+    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
+    size_t n1, n2;
+    char *got = slurp(fai_path, &n1);
+    char *want = slurp(gs_test_data(expected), &n2);
+    CHECK(got && want && n1 == n2 && memcmp(got, want, n1) == 0);
+    if (got && want && (n1 != n2 || memcmp(got, want, n1) != 0))
+        fprintf(stderr, "%s: index differs\n--- got\n%s--- expected\n%s", fixture, got, want);
+    gs_fai back;
+    CHECK(gs_fai_load(fa, &back, &err) == GS_OK);
+    if (err.code)
+        fprintf(stderr, "load %s: %s\n", fixture, err.msg);
+    CHECK_EQ_U64(back.n, fai.n);
+    for (size_t i = 0; i < back.n && i < fai.n; i++)
+        CHECK(strcmp(back.v[i].name, fai.v[i].name) == 0 && back.v[i].length == fai.v[i].length &&
+              back.v[i].offset == fai.v[i].offset && back.v[i].linebases == fai.v[i].linebases &&
+              back.v[i].linewidth == fai.v[i].linewidth);
+    gs_fai_free(&back);
+    gs_fai_free(&fai);
+    free(got);
+    free(want);
+}
+
+/* Every record's residues by the streaming reader. */
+typedef struct stream_rec {
+    uint8_t *s;
+    uint64_t n;
+} stream_rec;
+
+static size_t stream_all(const char *fa, stream_rec *out, size_t max)
+{
+    gs_layout L = {0};
+    gs_error err = {0};
+    gs_reader *r;
+    gs_reader_opts o = {GS_INPUT_FASTA, 1 << 16, 0};
+    const char *f[1] = {fa};
+    if (gs_reader_open(f, 1, &o, &L, &r, &err) != GS_OK)
+        return 0;
+    uint8_t *buf = malloc(1 << 16);
+    gs_segment seg;
+    while (gs_reader_next(r, buf, &seg, &err) == 1) {
+        stream_rec *x = &out[seg.record];
+        x->s = realloc(x->s, seg.base + seg.own);
+        memcpy(x->s + seg.base, seg.text, seg.own);
+    }
+    size_t n = L.n_rec < max ? L.n_rec : max;
+    for (size_t i = 0; i < n; i++)
+        out[i].n = L.rec[i].length;
+    free(buf);
+    gs_reader_close(r);
+    gs_layout_free(&L);
+    return n;
+}
+
+/* Random ranges through the index equal the streaming reader's residues. */
+static void check_ranges(const char *fa, uint64_t *rs)
+{
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    static stream_rec recs[256];
+    memset(recs, 0, sizeof recs);
+    size_t n = stream_all(fa, recs, 256);
+    CHECK_EQ_U64(n, fai.n);
+    int fd = open(fa, O_RDONLY);
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n && i < fai.n; i++) {
+        CHECK_EQ_U64(fai.v[i].length, recs[i].n);
+        for (int t = 0; t < 40; t++) {
+            uint64_t len = recs[i].n;
+            uint64_t b = gs_test_below(rs, len + 1), e = b + gs_test_below(rs, len - b + 1);
+            if (t == 0)
+                b = 0, e = len;
+            uint8_t *out = gs_guarded_alloc(e - b ? e - b : 1);
+            gs_status st = gs_fai_read_range(fd, fa, &fai.v[i], b, e, out, &bytes, &err);
+            CHECK(st == GS_OK);
+            if (st != GS_OK)
+                fprintf(stderr, "%s\n", err.msg);
+            else if (e > b && memcmp(out, recs[i].s + b, e - b) != 0) {
+                fprintf(stderr, "%s record %zu range %llu-%llu differs\n", fa, i,
+                        (unsigned long long)b, (unsigned long long)e);
+                CHECK(0);
+            }
+            gs_guarded_free(out, e - b ? e - b : 1);
+        }
+        free(recs[i].s);
+    }
+    CHECK(bytes > 0);
+    close(fd);
+    gs_fai_free(&fai);
+}
+
+static void check_build_fails(const char *fa, const char *need)
+{
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &fai, &err) == GS_EINPUT);
+    CHECK(strstr(err.msg, fa) != NULL && strstr(err.msg, need) != NULL);
+    if (!strstr(err.msg, need))
+        fprintf(stderr, "build %s: \"%s\", expected \"%s\"\n", fa, err.msg, need);
+    CHECK(fai.n == 0);
+}
+
+/* Index fa, then replace its content; loading (or reading every record
+ * through the index) must fail with GS_EINPUT "stale index". */
+static void check_stale(const char *label, const char *before, const char *after)
+{
+    const char *fa = tmp_path("stale.fa");
+    char fai_path[600];
+    snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+    spit(fa, before, strlen(before));
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
+    gs_fai_free(&fai);
+    spit(fa, after, strlen(after));
+    gs_status st = gs_fai_load(fa, &fai, &err);
+    if (st == GS_OK) { /* the headers still fit: reading must catch it */
+        int fd = open(fa, O_RDONLY);
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < fai.n && st == GS_OK; i++) {
+            uint8_t *out = malloc(fai.v[i].length + 1);
+            st = gs_fai_read_range(fd, fa, &fai.v[i], 0, fai.v[i].length, out, &bytes, &err);
+            free(out);
+        }
+        close(fd);
+        gs_fai_free(&fai);
+    }
+    CHECK(st == GS_EINPUT && strstr(err.msg, "stale index") && strstr(err.msg, fai_path));
+    if (st != GS_EINPUT || !strstr(err.msg, "stale index"))
+        fprintf(stderr, "stale case %s: status %d \"%s\"\n", label, st, err.msg);
+    else
+        printf("stale %s: %s\n", label, err.msg);
+    unlink(fai_path);
+}
+
+static void check_load_fails(const char *fai_text, const char *need)
+{
+    const char *fa = tmp_path("m.fa");
+    char fai_path[600];
+    snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+    spit(fa, ">a\nACGT\n", 8);
+    spit(fai_path, fai_text, strlen(fai_text));
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_load(fa, &fai, &err) == GS_EINPUT);
+    CHECK(strstr(err.msg, fai_path) != NULL && strstr(err.msg, need) != NULL);
+    if (!strstr(err.msg, need))
+        fprintf(stderr, "load: \"%s\", expected \"%s\"\n", err.msg, need);
+    CHECK(fai.n == 0);
+    unlink(fai_path);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fai.XXXXXX");
+    if (mkdtemp(tmpdir) == NULL) {
+        perror("mkdtemp");
+        return 3;
+    }
+    uint64_t rs = 77;
+
+    check_build("io/fai_lf.fa", "io/fai_lf.expected.fai");
+    check_build("io/fai_crlf.fa", "io/fai_crlf.expected.fai");
+    check_build("io/fai_empty.fa", "io/fai_empty.expected.fai");
+
+    check_ranges(stage("io/fai_lf.fa"), &rs);
+    check_ranges(stage("io/fai_crlf.fa"), &rs);
+    check_ranges(stage("io/fai_empty.fa"), &rs);
+    {
+        /* a bigger one whose lines cross the 1 MiB read chunks */
+        const char *big = tmp_path("big.fa");
+        FILE *f = fopen(big, "wb");
+        for (int r = 0; r < 3; r++) {
+            fprintf(f, ">big%d\n", r);
+            size_t len = 700000 + gs_test_below(&rs, 1000), w = r == 2 ? 100000 : 61 + r;
+            for (size_t i = 0; i < len; i++) {
+                fputc("ACGTN"[gs_test_below(&rs, 5)], f);
+                if ((i + 1) % w == 0 || i + 1 == len)
+                    fputs(r == 1 ? "\r\n" : "\n", f);
+            }
+        }
+        fclose(f);
+        check_ranges(big, &rs);
+    }
+
+    /* what cannot be indexed */
+    check_build_fails(stage("io/fai_mixed.fa"), ":7)");
+    check_build_fails(stage("io/fai_blank.fa"), ":5)");
+    {
+        const char *p = tmp_path("sp.fa");
+        spit(p, ">a\nAC GT\nACGT\n", 14);
+        check_build_fails(p, ":2)");
+        p = tmp_path("noseq.fa");
+        spit(p, ">a\nAC\n>b", 8);
+        check_build_fails(p, ":3)");
+        p = tmp_path("raw.fa");
+        spit(p, "ACGT\n", 5);
+        check_build_fails(p, "not a FASTA file");
+        p = tmp_path("z.fa.gz");
+        spit(p, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+             20);
+        check_build_fails(p, "compressed");
+        gs_fai fai;
+        gs_error err = {0};
+        CHECK(gs_fai_build("/nonexistent/x.fa", &fai, &err) == GS_EINPUT);
+        CHECK(strstr(err.msg, "/nonexistent/x.fa") != NULL);
+    }
+
+    /* no index: GS_OK and nothing loaded */
+    {
+        gs_fai fai;
+        gs_error err = {0};
+        const char *fa = tmp_path("noindex.fa");
+        spit(fa, ">a\nACGT\n", 8);
+        CHECK(gs_fai_load(fa, &fai, &err) == GS_OK && fai.n == 0);
+    }
+
+    /* stale: truncated last record, changed line length, appended record,
+     * renamed or moved record */
+    const char *orig = ">a x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n";
+    check_stale("truncated", orig, ">a x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTT");
+    check_stale("line length (last record)", orig,
+                ">a x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTT\nTTTTTTT\nTTTT\n");
+    check_stale("line length (first record)", orig,
+                ">a x\nACGTACG\nTACGTAC\nGTACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n");
+    check_stale("split line", orig, ">a x\nACG\nACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n");
+    check_stale("appended", orig,
+                ">a x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n>c\nA\n");
+    check_stale("renamed", orig, ">a x\nACGTACGT\nACGTACGT\nACG\n>q\nTTTTTTTT\nTTTTTTTT\nTT\n");
+    check_stale("shifted", orig, ">ab x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n");
+
+    /* malformed index files */
+    check_load_fails("a\t4\t3\t4\n", "5 tab-separated fields");
+    check_load_fails("a\t4\t3\t4\t5\t9\n", "5 tab-separated fields");
+    check_load_fails("a\t4x\t3\t4\t5\n", "bad number");
+    check_load_fails("a\t4\t3\t-4\t5\n", "bad number");
+    check_load_fails("a\t4\t3\t4\t4\n", "LINEBASES");
+    check_load_fails("a\t4\t4\t4\t5\n", "stale index");
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return gs_test_done("test_fai");
+}

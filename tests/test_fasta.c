@@ -1,0 +1,530 @@
+/* test_fasta.c - the corpus reader against a whole-file reference parser.
+ *
+ * The reference loads each file into memory and applies spec §1 directly
+ * (records at lines starting with '>', name = first word, '\r', ' ', '\t'
+ * dropped; raw = every byte). The reader's segments must reproduce it exactly
+ * for many block and overlap sizes, in guarded buffers of exactly
+ * block + overlap bytes so a write past the end crashes. Compressed inputs
+ * (gzip, multi-member gzip, BGZF-shaped members) are written here with zlib;
+ * truncated and corrupt ones must be GS_EINPUT naming the file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "io/fasta.h"
+#include "testlib.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ---- reference parser ------------------------------------------------------ */
+
+typedef struct ref_rec {
+    char *name;
+    uint8_t *s;
+    size_t n;
+    uint32_t file;
+} ref_rec;
+
+typedef struct refs {
+    ref_rec v[4096];
+    size_t n;
+} refs;
+
+static uint8_t *load_file(const char *path, size_t *n)
+{
+    gzFile gz = gzopen(path, "rb");
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *d = malloc(cap);
+    if (gz == NULL || d == NULL) {
+        fprintf(stderr, "cannot load %s\n", path);
+        exit(3);
+    }
+    int r;
+    while ((r = gzread(gz, d + len, (unsigned)(cap - len))) > 0) {
+        len += (size_t)r;
+        if (len == cap)
+            d = realloc(d, cap *= 2);
+    }
+    gzclose(gz);
+    *n = len;
+    return d;
+}
+
+static void ref_add(refs *R, const char *name, size_t name_len, uint32_t file)
+{
+    ref_rec *x = &R->v[R->n++];
+    x->name = strndup(name, name_len);
+    x->s = NULL;
+    x->n = 0;
+    x->file = file;
+}
+
+static void ref_push(ref_rec *x, uint8_t c)
+{
+    if ((x->n & (x->n - 1)) == 0 || x->n == 0)
+        x->s = realloc(x->s, x->n ? x->n * 2 : 1);
+    x->s[x->n++] = c;
+}
+
+static int is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+static void ref_parse_file(refs *R, const char *path, uint32_t file, gs_input_format fmt)
+{
+    size_t n;
+    uint8_t *d = load_file(path, &n);
+    int fasta = fmt == GS_INPUT_FASTA || (fmt == GS_INPUT_AUTO && n > 0 && d[0] == '>');
+    if (!fasta) {
+        const char *b = strrchr(path, '/');
+        b = b ? b + 1 : path;
+        ref_add(R, b, strlen(b), file);
+        for (size_t i = 0; i < n; i++)
+            ref_push(&R->v[R->n - 1], d[i]);
+        free(d);
+        return;
+    }
+    size_t i = 0;
+    while (i < n) {
+        size_t e = i;
+        while (e < n && d[e] != '\n')
+            e++;
+        if (d[i] == '>') {
+            size_t a = i + 1;
+            while (a < e && is_ws(d[a]))
+                a++;
+            size_t b = a;
+            while (b < e && !is_ws(d[b]))
+                b++;
+            ref_add(R, (const char *)d + a, b - a, file);
+        } else {
+            for (size_t k = i; k < e; k++)
+                if (d[k] != '\r' && d[k] != ' ' && d[k] != '\t')
+                    ref_push(&R->v[R->n - 1], d[k]);
+        }
+        i = e + 1;
+    }
+    free(d);
+}
+
+static void ref_free(refs *R)
+{
+    for (size_t i = 0; i < R->n; i++) {
+        free(R->v[i].name);
+        free(R->v[i].s);
+    }
+    R->n = 0;
+}
+
+/* ---- the reader against the reference -------------------------------------- */
+
+/* Stream files with (block, overlap) and compare every segment and the layout. */
+static void check_stream(const char *const *files, size_t nf, gs_input_format fmt, size_t block,
+                         size_t ov)
+{
+    static refs R;
+    ref_free(&R);
+    for (size_t f = 0; f < nf; f++)
+        ref_parse_file(&R, files[f], (uint32_t)f, fmt);
+
+    gs_layout L = {0};
+    gs_error err = {0};
+    gs_reader *r = NULL;
+    gs_reader_opts o = {fmt, block, ov};
+    if (gs_reader_open(files, nf, &o, &L, &r, &err) != GS_OK) {
+        fprintf(stderr, "open: %s\n", err.msg);
+        CHECK(0);
+        return;
+    }
+    uint8_t *buf = gs_guarded_alloc(block + ov);
+    gs_segment seg;
+    size_t er = 0, pos = 0;
+    int k, bad = 0;
+    while ((k = gs_reader_next(r, buf, &seg, &err)) == 1 && !bad) {
+        while (er < R.n && pos == R.v[er].n) /* finished or empty records */
+            er++, pos = 0;
+        const ref_rec *x = &R.v[er < R.n ? er : R.n - 1];
+        size_t left = x->n - pos;
+        size_t own = left < block ? left : block;
+        size_t len = own + (left - own < ov ? left - own : ov);
+        if (er >= R.n || seg.record != er || seg.base != pos || seg.text != buf || seg.own != own ||
+            seg.len != len || memcmp(seg.text, x->s + pos, len) != 0) {
+            fprintf(stderr,
+                    "segment mismatch (block %zu overlap %zu): record %u base %llu own %zu "
+                    "len %zu; expected record %zu base %zu own %zu len %zu\n",
+                    block, ov, seg.record, (unsigned long long)seg.base, seg.own, seg.len, er, pos,
+                    own, len);
+            bad = 1;
+            break;
+        }
+        pos += own;
+        if (pos == x->n && L.rec[er].length != x->n) { /* final once the last segment is out */
+            fprintf(stderr, "record %zu length %llu after its last segment, expected %zu\n", er,
+                    (unsigned long long)L.rec[er].length, x->n);
+            bad = 1;
+        }
+    }
+    CHECK(!bad);
+    if (!bad) {
+        CHECK(k == 0);
+        if (k < 0)
+            fprintf(stderr, "next: %s\n", err.msg);
+        while (er < R.n && pos == R.v[er].n)
+            er++, pos = 0;
+        CHECK_EQ_U64(er, R.n);
+        CHECK_EQ_U64(L.n_rec, R.n);
+        CHECK_EQ_U64(L.n_files, nf);
+        for (size_t i = 0; i < R.n && i < L.n_rec; i++) {
+            CHECK(strcmp(L.rec[i].name, R.v[i].name) == 0);
+            CHECK_EQ_U64(L.rec[i].length, R.v[i].n);
+            CHECK_EQ_U64(L.rec[i].file, R.v[i].file);
+        }
+    }
+    gs_guarded_free(buf, block + ov);
+    gs_reader_close(r);
+    gs_layout_free(&L);
+}
+
+/* Read to the end; returns the status of the failure (GS_OK when none) and
+ * leaves the message in err. */
+static gs_status stream_status(const char *path, gs_input_format fmt, gs_error *err)
+{
+    gs_layout L = {0};
+    gs_reader *r = NULL;
+    gs_reader_opts o = {fmt, 1000, 10};
+    const char *files[1] = {path};
+    if (gs_reader_open(files, 1, &o, &L, &r, err) != GS_OK)
+        return err->code;
+    uint8_t *buf = malloc(1010);
+    gs_segment seg;
+    int k;
+    while ((k = gs_reader_next(r, buf, &seg, err)) == 1)
+        ;
+    free(buf);
+    gs_reader_close(r);
+    gs_layout_free(&L);
+    return k < 0 ? err->code : GS_OK;
+}
+
+/* ---- writing test inputs --------------------------------------------------- */
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char p[8][512];
+    static int i;
+    i = (i + 1) % 8;
+    snprintf(p[i], sizeof p[i], "%s/%s", tmpdir, name);
+    return p[i];
+}
+
+static void write_file(const char *path, const void *d, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(d, 1, n, f) != n || fclose(f) != 0) {
+        perror(path);
+        exit(3);
+    }
+}
+
+/* gzip members with zlib's own writer; "ab" appends one member per part. */
+static void write_gz_members(const char *path, const uint8_t *d, size_t n, size_t parts)
+{
+    size_t at = 0;
+    for (size_t p = 0; p < parts; p++) {
+        size_t len = p + 1 == parts ? n - at : n / parts;
+        gzFile gz = gzopen(path, p == 0 ? "wb6" : "ab6");
+        if (gz == NULL || (len && gzwrite(gz, d + at, (unsigned)len) != (int)len) ||
+            gzclose(gz) != Z_OK) {
+            fprintf(stderr, "gz write failed: %s\n", path);
+            exit(3);
+        }
+        at += len;
+    }
+}
+
+/* BGZF-shaped: members of at most 64 KiB input with the "BC" extra field
+ * carrying the block size, then the 28-byte empty end-of-file member. */
+static void write_bgzf(const char *path, const uint8_t *d, size_t n, size_t piece)
+{
+    FILE *f = fopen(path, "wb");
+    size_t at = 0;
+    int eof_done = 0;
+    while (!eof_done) {
+        size_t len = n - at < piece ? n - at : piece;
+        eof_done = len == 0;
+        uint8_t out[70000];
+        unsigned char extra[6] = {'B', 'C', 2, 0, 0, 0};
+        gz_header h;
+        memset(&h, 0, sizeof h);
+        h.extra = extra;
+        h.extra_len = 6;
+        h.os = 255;
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        deflateSetHeader(&z, &h);
+        z.next_in = (Bytef *)(d + at);
+        z.avail_in = (uInt)len;
+        z.next_out = out;
+        z.avail_out = sizeof out;
+        if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+            fprintf(stderr, "deflate failed\n");
+            exit(3);
+        }
+        size_t bsize = z.total_out - 1;
+        deflateEnd(&z);
+        CHECK(out[12] == 'B' && out[13] == 'C');
+        out[16] = (uint8_t)(bsize & 0xff);
+        out[17] = (uint8_t)(bsize >> 8);
+        fwrite(out, 1, z.total_out, f);
+        at += len;
+    }
+    fclose(f);
+}
+
+/* A random FASTA text exercising the reader's edges. */
+static size_t random_fasta(uint64_t *rs, uint8_t *out, size_t cap, int n_rec)
+{
+    static const char alpha[] = "ACGTacgtNNNNnRY-";
+    size_t n = 0;
+    for (int r = 0; r < n_rec && n + 2000 < cap; r++) {
+        int crlf = gs_test_below(rs, 4) == 0;
+        n += (size_t)sprintf((char *)out + n, ">rec%d%s%s", r, gs_test_below(rs, 2) ? " desc" : "",
+                             crlf ? "\r\n" : "\n");
+        size_t len = gs_test_below(rs, 5) == 0 ? 0 : gs_test_below(rs, 300);
+        size_t width = 1 + gs_test_below(rs, 80);
+        for (size_t i = 0; i < len; i++) {
+            if (gs_test_below(rs, 50) == 0)
+                out[n++] = gs_test_below(rs, 2) ? ' ' : '\t';
+            out[n++] = (uint8_t)alpha[gs_test_below(rs, sizeof alpha - 1)];
+            if ((i + 1) % width == 0 || i + 1 == len) {
+                if (crlf)
+                    out[n++] = '\r';
+                out[n++] = '\n';
+                if (gs_test_below(rs, 20) == 0)
+                    out[n++] = '\n';
+            }
+        }
+    }
+    return n;
+}
+
+static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fasta.XXXXXX");
+    if (mkdtemp(tmpdir) == NULL) {
+        perror("mkdtemp");
+        return 3;
+    }
+    static const size_t blocks[] = {1, 2, 3, 7, 64};
+    char mixed[4096];
+    snprintf(mixed, sizeof mixed, "%s", gs_test_data("io/fa_mixed.fa"));
+
+    /* The hand-written file with every edge: CRLF, lowercase, N runs, tabs and
+     * spaces inside lines, empty records, one-line records, blank lines, a
+     * '>' only header, a '>' inside a line, no final newline. */
+    {
+        const char *f[1] = {mixed};
+        for (size_t b = 0; b < 5; b++)
+            for (size_t ov = 0; ov <= 9; ov++)
+                check_stream(f, 1, GS_INPUT_AUTO, blocks[b], ov);
+        check_stream(f, 1, GS_INPUT_AUTO, 1 << 20, 31);
+        /* spot checks of the reference itself, so both cannot be wrong alike */
+        static refs R;
+        ref_parse_file(&R, mixed, 0, GS_INPUT_AUTO);
+        CHECK_EQ_U64(R.n, 9);
+        CHECK(strcmp(R.v[0].name, "crlf") == 0 && R.v[0].n == 18);
+        CHECK(R.v[1].n == 0 && R.v[7].n == 0 && R.v[8].n == 4);
+        CHECK(strcmp(R.v[3].name, "tabs") == 0 && R.v[3].n == 8 &&
+              memcmp(R.v[3].s, "ACGTACGT", 8) == 0);
+        CHECK(strcmp(R.v[4].name, "") == 0 && strcmp(R.v[5].name, "spaced") == 0);
+        CHECK(R.v[5].n == 49 && memcmp(R.v[5].s + 42, "NNNNA>C", 7) == 0);
+        CHECK(memcmp(R.v[2].s, "acgtnnnnacgtACGT", 16) == 0);
+        ref_free(&R);
+    }
+
+    /* A header as the last line without a newline: an empty record. */
+    {
+        const char *f[1] = {gs_test_data("io/fa_headtail.fa")};
+        check_stream(f, 1, GS_INPUT_AUTO, 3, 2);
+    }
+
+    /* Raw detection, and forcing either reading. */
+    {
+        char raw[4096];
+        snprintf(raw, sizeof raw, "%s", gs_test_data("io/fa_raw.bin"));
+        const char *f[1] = {raw};
+        check_stream(f, 1, GS_INPUT_AUTO, 7, 3);
+        check_stream(f, 1, GS_INPUT_RAW, 64, 9);
+        const char *g[1] = {mixed};
+        check_stream(g, 1, GS_INPUT_RAW, 7, 5);
+        gs_error err = {0};
+        CHECK(stream_status(raw, GS_INPUT_FASTA, &err) == GS_EINPUT);
+        CHECK(contains(err.msg, "not a FASTA file") && contains(err.msg, raw));
+        /* the raw record's name is the base name */
+        CHECK(strcmp(gs_path_base("dir/sub/x.bin.gz"), "x.bin.gz") == 0);
+        CHECK(strcmp(gs_path_base("x.fa"), "x.fa") == 0);
+    }
+
+    /* Empty files: auto and raw give one empty record, fasta none. */
+    {
+        const char *e = tmp_path("empty.fa");
+        write_file(e, "", 0);
+        const char *f[1] = {e};
+        for (int fmt = 0; fmt < 3; fmt++) {
+            gs_layout L = {0};
+            gs_error err = {0};
+            gs_reader *r;
+            gs_reader_opts o = {(gs_input_format)fmt, 4, 2};
+            uint8_t buf[6];
+            gs_segment seg;
+            CHECK(gs_reader_open(f, 1, &o, &L, &r, &err) == GS_OK);
+            CHECK(gs_reader_next(r, buf, &seg, &err) == 0);
+            CHECK_EQ_U64(L.n_rec, fmt == GS_INPUT_FASTA ? 0 : 1);
+            if (L.n_rec == 1)
+                CHECK(strcmp(L.rec[0].name, "empty.fa") == 0 && L.rec[0].length == 0);
+            gs_reader_close(r);
+            gs_layout_free(&L);
+        }
+    }
+
+    /* Missing file: GS_EINPUT at open, naming it. */
+    {
+        gs_layout L = {0};
+        gs_error err = {0};
+        gs_reader *r = NULL;
+        gs_reader_opts o = {GS_INPUT_AUTO, 8, 0};
+        const char *f[2] = {mixed, "/nonexistent/dir/genome.fa"};
+        CHECK(gs_reader_open(f, 2, &o, &L, &r, &err) == GS_EINPUT);
+        CHECK(r == NULL && contains(err.msg, "/nonexistent/dir/genome.fa"));
+        gs_layout_free(&L);
+    }
+
+    /* Random files, several at once: record ids run on across files. */
+    uint64_t rs = 20240601;
+    static uint8_t big[1 << 18];
+    const char *rnd[3];
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "rnd%d.fa", i);
+        rnd[i] = tmp_path(name);
+        size_t n = random_fasta(&rs, big, sizeof big, 20 + i * 10);
+        write_file(rnd[i], big, n);
+    }
+    const char *rnd_files[4] = {rnd[0], rnd[1], mixed, rnd[2]};
+    for (size_t b = 0; b < 5; b++)
+        for (size_t ov = 0; ov <= 9; ov++)
+            check_stream(rnd_files, 4, GS_INPUT_AUTO, blocks[b], ov);
+
+    /* Compressed: gzip, multi-member gzip, BGZF-shaped; bytes_in counts the
+     * compressed file. */
+    {
+        size_t n = random_fasta(&rs, big, sizeof big, 400);
+        const char *plain = tmp_path("c.fa");
+        const char *gz1 = tmp_path("c1.fa.gz");
+        const char *gzm = tmp_path("cm.fa.gz");
+        const char *bgz = tmp_path("cb.fa.gz");
+        write_file(plain, big, n);
+        write_gz_members(gz1, big, n, 1);
+        write_gz_members(gzm, big, n, 7);
+        write_bgzf(bgz, big, n, 10000);
+        const char *sets[4] = {plain, gz1, gzm, bgz};
+        for (int s = 0; s < 4; s++) {
+            const char *f[1] = {sets[s]};
+            check_stream(f, 1, GS_INPUT_AUTO, 64, 9);
+            check_stream(f, 1, GS_INPUT_AUTO, 3, 5);
+            check_stream(f, 1, GS_INPUT_AUTO, 100000, 0);
+            /* bytes_in: the whole (compressed) file once read */
+            gs_layout L = {0};
+            gs_error err = {0};
+            gs_reader *r;
+            gs_reader_opts o = {GS_INPUT_AUTO, 4096, 8};
+            uint8_t *buf = malloc(4104);
+            gs_segment seg;
+            CHECK(gs_reader_open(f, 1, &o, &L, &r, &err) == GS_OK);
+            while (gs_reader_next(r, buf, &seg, &err) == 1)
+                ;
+            size_t fsz;
+            FILE *fp = fopen(sets[s], "rb");
+            fseek(fp, 0, SEEK_END);
+            fsz = (size_t)ftell(fp);
+            fclose(fp);
+            CHECK_EQ_U64(gs_reader_bytes_in(r), fsz);
+            free(buf);
+            gs_reader_close(r);
+            gs_layout_free(&L);
+        }
+        /* a gzip file with a raw (non-FASTA) payload is raw after decompression */
+        const char *rawgz = tmp_path("r.bin.gz");
+        write_gz_members(rawgz, (const uint8_t *)"ACGT\nACGT\n", 10, 2);
+        const char *f[1] = {rawgz};
+        check_stream(f, 1, GS_INPUT_AUTO, 3, 2);
+
+        /* truncated and corrupt gzip: GS_EINPUT naming the file */
+        size_t gn;
+        uint8_t *g = load_file(gz1, &gn); /* decompressed: reload raw bytes below */
+        free(g);
+        FILE *fp = fopen(gz1, "rb");
+        static uint8_t gzb[1 << 18];
+        gn = fread(gzb, 1, sizeof gzb, fp);
+        fclose(fp);
+        const char *cut = tmp_path("cut.fa.gz");
+        size_t cuts[] = {gn / 2, gn - 4, gn - 1, 11};
+        for (int c = 0; c < 4; c++) {
+            write_file(cut, gzb, cuts[c]);
+            gs_error err = {0};
+            CHECK(stream_status(cut, GS_INPUT_AUTO, &err) == GS_EINPUT);
+            CHECK(contains(err.msg, cut) && contains(err.msg, "gzip"));
+            if (c == 0)
+                printf("truncated: %s\n", err.msg);
+        }
+        const char *bad = tmp_path("bad.fa.gz");
+        for (int c = 0; c < 8; c++) {
+            static uint8_t cp[1 << 18];
+            memcpy(cp, gzb, gn);
+            size_t at = 20 + gs_test_below(&rs, gn - 40);
+            cp[at] ^= 0x5a;
+            cp[at + 1] ^= 0xff;
+            write_file(bad, cp, gn);
+            gs_error err = {0};
+            CHECK(stream_status(bad, GS_INPUT_AUTO, &err) == GS_EINPUT);
+            CHECK(contains(err.msg, bad));
+            if (c == 0)
+                printf("corrupt: %s\n", err.msg);
+        }
+        /* a damaged member in the middle of a multi-member file */
+        fp = fopen(gzm, "rb");
+        gn = fread(gzb, 1, sizeof gzb, fp);
+        fclose(fp);
+        gzb[gn / 2] ^= 0x81;
+        write_file(bad, gzb, gn);
+        gs_error err = {0};
+        CHECK(stream_status(bad, GS_INPUT_AUTO, &err) == GS_EINPUT);
+    }
+
+    /* A real genome when the examples are at hand (optional). */
+    {
+        const char *lambda = "data/cache/lambda_virus.fa.gz";
+        char p[4096];
+        const char *td = getenv("GS_TEST_DATA");
+        if (td) {
+            snprintf(p, sizeof p, "%s/../../data/cache/lambda_virus.fa.gz", td);
+            lambda = p;
+        }
+        if (access(lambda, R_OK) == 0) {
+            const char *f[1] = {lambda};
+            check_stream(f, 1, GS_INPUT_AUTO, 4093, 31);
+        } else {
+            printf("lambda_virus.fa.gz not present; real-genome check skipped\n");
+        }
+    }
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return gs_test_done("test_fasta");
+}
