@@ -6,7 +6,8 @@
  * owned starts, see gs_segment) and i + len(k) <= len, scan adds 1 to
  * out->key_counts[k] and, when out->hits is not NULL, appends (k, i).
  * Text bytes are as read; dna engines map them through gs_dna_code, where a
- * non-base matches no key position.
+ * non-base matches no key position. Hits are appended in no particular order
+ * (an engine may scan several stretches of a segment at once); callers sort.
  */
 #ifndef GS_ENGINE_H
 #define GS_ENGINE_H

@@ -39,7 +39,8 @@ static inline const uint8_t *gs_key(const gs_keyset *ks, uint32_t k)
 
 /* Expand and merge. both_strands is ignored (forward only) for bytes.
  * A pattern with more than max_expansions concrete strings is GS_EINPUT
- * naming the pattern and its line. */
+ * naming the pattern and its line; max_expansions 0 means the default, 4096.
+ * On failure *ks is left zeroed (nothing to free). */
 gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_strands,
                           uint32_t max_expansions, gs_keyset *ks, gs_error *err);
 void gs_keyset_free(gs_keyset *ks);

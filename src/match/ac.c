@@ -1,0 +1,302 @@
+/* ac.c - Aho-Corasick as a dense DFA: one table load per text byte.
+ *
+ * The trie of all keys is built with a full goto table and the failure
+ * transitions are folded in during the breadth-first pass, so scanning never
+ * follows a failure link: s = delta[s + class(byte)]. Table entries are row
+ * offsets (state * A), which saves the multiply on the critical path.
+ *
+ * Alphabet: dna uses the 4 base codes plus a fifth column for a non-base whose
+ * every entry is the root (a non-base breaks every match). bytes maps each byte
+ * value that occurs in some key to its own class and every other byte to class
+ * 0, whose column is all root, so a table row is only as wide as the key
+ * alphabet (+1).
+ *
+ * States are renumbered so that those with an output (a key ends there, or at
+ * one of their suffixes) come last: "does this state report?" is a single
+ * compare against a threshold in the hot loop, and the rare reporting states
+ * walk their dictionary-suffix chain. A per-state visit counter folded at the
+ * end was the alternative; with hits at a few percent of positions the
+ * compare-and-branch measured as fast, needs no per-call array (scan stays
+ * allocation-free and reentrant) and serves counts and hits alike.
+ *
+ * Scan covers ends in [0, own) with no filter (a start is at most its end), then
+ * ends in [own, own + max_len - 1) with the start < own filter, and stops: no
+ * key that ends later can start in the owned range.
+ *
+ * Memory: states * A * 4 bytes for the table (states <= total key residues + 1)
+ * plus 12 bytes per reporting state.
+ */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+typedef struct ac {
+    uint32_t A;          /* row width */
+    uint32_t threshold;  /* row offsets >= threshold report */
+    uint32_t *delta;     /* [n_states * A], row offsets */
+    uint16_t *delta16;   /* the same in 16 bits when it fits (half the cache) */
+    uint32_t *okey;      /* per reporting state: key ending here, or NONE */
+    uint32_t *olen;      /* that key's length */
+    uint32_t *onext;     /* next reporting state (row offset) on the suffix chain, or NONE */
+    uint8_t cls[256];
+    uint32_t max_len;
+} ac;
+
+static void ac_destroy(void *p)
+{
+    ac *a = p;
+    if (a == NULL)
+        return;
+    free(a->delta);
+    free(a->delta16);
+    free(a->okey);
+    free(a->olen);
+    free(a->onext);
+    free(a);
+}
+
+static gs_status ac_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+{
+    gs_status st = GS_ESYS;
+    ac *a = gs_calloc(1, sizeof *a, err, "ac automaton");
+    uint32_t *g = NULL, *term = NULL, *fail_ = NULL, *dict = NULL, *queue = NULL, *newid = NULL;
+    if (a == NULL)
+        return GS_ESYS;
+    a->max_len = ks->max_len;
+
+    uint32_t reset; /* the column that always leads to the root */
+    if (ks->alphabet == GS_ALPHA_DNA) {
+        a->A = 5;
+        reset = 4;
+        memcpy(a->cls, gs_dna_code, 256);
+    } else {
+        uint8_t used[256] = {0};
+        for (uint64_t i = 0; i < ks->key_off[ks->n_keys]; i++)
+            used[ks->key_bytes[i]] = 1;
+        uint32_t m = 0;
+        for (int c = 0; c < 256; c++)
+            if (used[c])
+                a->cls[c] = (uint8_t)++m;
+        if (m == 256) /* every byte used: no room for the reset class, none needed */
+            for (int c = 0; c < 256; c++)
+                a->cls[c] = (uint8_t)c;
+        a->A = m == 256 ? 256 : m + 1;
+        reset = m == 256 ? NONE : 0;
+    }
+    const uint32_t A = a->A;
+
+    /* The trie, as a dense table of child ids (0 = none: the root is no child). */
+    uint64_t total = ks->key_off[ks->n_keys];
+    uint64_t bound = total + 1;
+    if (bound * A > UINT32_MAX) {
+        st = gs_fail(err, GS_EINPUT,
+                     "pattern set too large for engine ac (%llu residues; try rk or wm)",
+                     (unsigned long long)total);
+        goto fail;
+    }
+    uint32_t cap = 1024, n = 1;
+    g = gs_calloc((size_t)cap * A, sizeof *g, err, "ac trie");
+    term = gs_malloc((size_t)cap * sizeof *term, err, "ac trie");
+    if (!g || !term)
+        goto fail;
+    term[0] = NONE;
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        const uint8_t *key = gs_key(ks, k);
+        uint32_t len = gs_key_len(ks, k), s = 0;
+        for (uint32_t j = 0; j < len; j++) {
+            uint32_t c = ks->alphabet == GS_ALPHA_DNA ? key[j] : a->cls[key[j]];
+            if (g[(size_t)s * A + c] == 0) {
+                if (n == cap) {
+                    uint32_t nc = (uint64_t)cap * 2 > bound ? (uint32_t)bound : cap * 2;
+                    uint32_t *ng = gs_realloc(g, (size_t)nc * A * sizeof *g, err, "ac trie");
+                    if (ng == NULL)
+                        goto fail;
+                    g = ng;
+                    memset(g + (size_t)cap * A, 0, (size_t)(nc - cap) * A * sizeof *g);
+                    uint32_t *nt = gs_realloc(term, (size_t)nc * sizeof *nt, err, "ac trie");
+                    if (nt == NULL)
+                        goto fail;
+                    term = nt;
+                    cap = nc;
+                }
+                term[n] = NONE;
+                g[(size_t)s * A + c] = n++;
+            }
+            s = g[(size_t)s * A + c];
+        }
+        term[s] = k;
+    }
+
+    /* Breadth-first: failure links, folded transitions, dictionary links. */
+    fail_ = gs_malloc((size_t)n * sizeof *fail_, err, "ac links");
+    dict = gs_malloc((size_t)n * sizeof *dict, err, "ac links");
+    queue = gs_malloc((size_t)n * sizeof *queue, err, "ac links");
+    newid = gs_malloc((size_t)n * sizeof *newid, err, "ac links");
+    if (!fail_ || !dict || !queue || !newid)
+        goto fail;
+    uint32_t qh = 0, qt = 0;
+    fail_[0] = 0;
+    dict[0] = NONE;
+    queue[qt++] = 0;
+    while (qh < qt) {
+        uint32_t u = queue[qh++];
+        uint32_t *row = g + (size_t)u * A, *frow = g + (size_t)fail_[u] * A;
+        for (uint32_t c = 0; c < A; c++) {
+            if (c == reset) {
+                row[c] = 0;
+                continue;
+            }
+            uint32_t v = row[c];
+            if (v) {
+                uint32_t f = u == 0 ? 0 : frow[c];
+                fail_[v] = f;
+                dict[v] = term[f] != NONE ? f : dict[f];
+                queue[qt++] = v;
+            } else {
+                row[c] = u == 0 ? 0 : frow[c];
+            }
+        }
+    }
+
+    /* Renumber: silent states first (root stays 0), reporting ones after. */
+    uint32_t n_silent = 0, n_report = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = queue[i];
+        if (term[u] == NONE && dict[u] == NONE)
+            newid[u] = n_silent++;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = queue[i];
+        if (!(term[u] == NONE && dict[u] == NONE))
+            newid[u] = n_silent + n_report++;
+    }
+    a->threshold = n_silent * A;
+    a->delta = gs_malloc((size_t)n * A * sizeof *a->delta, err, "ac table");
+    a->okey = gs_malloc((size_t)(n_report ? n_report : 1) * sizeof *a->okey, err, "ac outputs");
+    a->olen = gs_malloc((size_t)(n_report ? n_report : 1) * sizeof *a->olen, err, "ac outputs");
+    a->onext = gs_malloc((size_t)(n_report ? n_report : 1) * sizeof *a->onext, err, "ac outputs");
+    if (!a->delta || !a->okey || !a->olen || !a->onext)
+        goto fail;
+    for (uint32_t u = 0; u < n; u++) {
+        uint32_t *dst = a->delta + (size_t)newid[u] * A;
+        const uint32_t *src = g + (size_t)u * A;
+        for (uint32_t c = 0; c < A; c++)
+            dst[c] = newid[src[c]] * A;
+        if (newid[u] >= n_silent) {
+            uint32_t r = newid[u] - n_silent;
+            a->okey[r] = term[u];
+            a->olen[r] = term[u] == NONE ? 0 : gs_key_len(ks, term[u]);
+            a->onext[r] = dict[u] == NONE ? NONE : newid[dict[u]] - n_silent;
+        }
+    }
+    if ((uint64_t)n * A <= UINT16_MAX) {
+        a->delta16 = gs_malloc((size_t)n * A * sizeof *a->delta16, err, "ac table");
+        if (a->delta16 == NULL)
+            goto fail;
+        for (size_t i = 0; i < (size_t)n * A; i++)
+            a->delta16[i] = (uint16_t)a->delta[i];
+    }
+    *compiled = a;
+    a = NULL;
+    st = GS_OK;
+fail:
+    free(g);
+    free(term);
+    free(fail_);
+    free(dict);
+    free(queue);
+    free(newid);
+    ac_destroy(a);
+    return st;
+}
+
+/* Every key ending at text position `end` in reporting state s (row offset);
+ * with `filter`, only those starting before own. */
+static inline void report(const ac *a, uint32_t A, uint32_t s, size_t end, size_t own,
+                          int filter, gs_match_out *out)
+{
+    uint32_t r = (s - a->threshold) / A;
+    if (a->okey[r] == NONE)
+        r = a->onext[r];
+    for (; r != NONE; r = a->onext[r]) {
+        size_t start = end + 1 - a->olen[r];
+        if (filter && start >= own)
+            continue;
+        out->key_counts[a->okey[r]]++;
+        if (out->hits && gs_keyhits_push(out->hits, a->okey[r], start) < 0)
+            out->oom = 1;
+    }
+}
+
+/* The hot loop, for 16- and 32-bit tables. Long segments run two
+ * independent streams (the two halves of the owned range) in one loop: each
+ * step of a DFA waits on the previous load, and two chains keep two loads in
+ * flight. The second stream starts max_len symbols early, from the root and
+ * without reporting: the state after max_len symbols no longer depends on
+ * where the scan began (a state is a suffix of at most max_len symbols). */
+#define AC_RUN(NAME, T)                                                                     \
+    static inline void NAME(const ac *a, const T *d, uint32_t A, const uint8_t *text,       \
+                            size_t len, size_t own, gs_match_out *out)                      \
+    {                                                                                       \
+        const uint8_t *cls = a->cls;                                                        \
+        const uint32_t th = a->threshold;                                                   \
+        size_t ml = a->max_len, end = own + (ml ? ml - 1 : 0), i = 0;                       \
+        if (end > len)                                                                      \
+            end = len;                                                                      \
+        uint32_t s = 0;                                                                     \
+        if (own >= 2 * ml + 256) {                                                          \
+            size_t mid = own / 2;                                                           \
+            uint32_t sb = 0;                                                                \
+            for (size_t p = mid - ml; p < mid; p++)                                         \
+                sb = d[sb + cls[text[p]]];                                                  \
+            const uint8_t *tb = text + mid;                                                 \
+            for (size_t j = 0; j < mid; j++) {                                              \
+                s = d[s + cls[text[j]]];                                                    \
+                sb = d[sb + cls[tb[j]]];                                                    \
+                if (__builtin_expect((s >= th) | (sb >= th), 0)) {                          \
+                    if (s >= th)                                                            \
+                        report(a, A, s, j, own, 0, out);                                    \
+                    if (sb >= th)                                                           \
+                        report(a, A, sb, mid + j, own, 0, out);                             \
+                }                                                                           \
+            }                                                                               \
+            i = 2 * mid;                                                                    \
+            s = sb;                                                                         \
+        }                                                                                   \
+        for (; i < own; i++) {                                                              \
+            s = d[s + cls[text[i]]];                                                        \
+            if (__builtin_expect(s >= th, 0))                                               \
+                report(a, A, s, i, own, 0, out);                                            \
+        }                                                                                   \
+        for (; i < end; i++) {                                                              \
+            s = d[s + cls[text[i]]];                                                        \
+            if (s >= th)                                                                    \
+                report(a, A, s, i, own, 1, out);                                            \
+        }                                                                                   \
+    }
+
+AC_RUN(run16, uint16_t)
+AC_RUN(run32, uint32_t)
+
+static void ac_scan(const void *compiled, const uint8_t *text, size_t len, size_t own,
+                    gs_match_out *out)
+{
+    const ac *a = compiled;
+    if (own > len)
+        own = len;
+    if (a->delta16 && a->A == 5)
+        run16(a, a->delta16, 5, text, len, own, out);
+    else if (a->delta16)
+        run16(a, a->delta16, a->A, text, len, own, out);
+    else if (a->A == 5)
+        run32(a, a->delta, 5, text, len, own, out);
+    else
+        run32(a, a->delta, a->A, text, len, own, out);
+}
+
+const gs_engine gs_engine_ac = {
+    "ac", "Aho-Corasick, dense DFA: steady speed for any key set", ac_compile, ac_scan,
+    ac_destroy};

@@ -1,0 +1,10 @@
+# Match stage: keyset expansion and the CPU engines against an independent
+# pattern-level matcher; bench_engines times the engines (docs/engines.md).
+gs_unit_test(test_keyset LIBS gs_match)
+gs_unit_test(test_engines LIBS gs_match)
+set_tests_properties(test_engines PROPERTIES TIMEOUT 600)
+
+if(TARGET gs_match)
+  add_executable(bench_engines ${PROJECT_SOURCE_DIR}/bench/bench_engines.c)
+  target_link_libraries(bench_engines PRIVATE gs_match)
+endif()
