@@ -1,0 +1,1371 @@
+/* h5out.c - write the result file of spec §3 with parallel HDF5, and read it back.
+ *
+ * Why it is built this way:
+ * - One file, written by every rank at once through MPI-IO. Each rank writes
+ *   its own run of hits at the offset MPI_Exscan gives it, so no rank ever
+ *   holds the global hit set, and hits are converted to column buffers a
+ *   bounded piece at a time (8 MiB), so memory does not double either.
+ * - Large datasets are chunked and deflate-compressed. Parallel HDF5 1.10
+ *   writes filtered datasets only collectively, so every H5Dwrite here is
+ *   collective and ranks with nothing to write select nothing; the number of
+ *   calls per dataset is agreed first (MPI_Allreduce) so no rank waits in a
+ *   call another rank never makes. Metadata (patterns, records, files,
+ *   counts, timing) lives on rank 0 and is written by it the same way.
+ * - Chunk shapes depend on the data only, never on the rank count, and piece
+ *   boundaries fall on chunk boundaries, so a file written by 1 or 64 ranks
+ *   holds the same values, chunked the same way, in every dataset but /timing.
+ * - Parallel HDF5 cannot write variable-length data: strings are fixed-length,
+ *   sized to the longest (at least 1 byte), null-padded (docs/format.md).
+ * - HDF5's own error printing is switched off while we run; a failing call
+ *   becomes one GS_ESYS message naming the output file and the object, with
+ *   the innermost reason from HDF5's error stack. After every step the ranks
+ *   agree on the status and the lowest failing rank's message is broadcast,
+ *   so every rank returns the same status and message.
+ * - The file is written as "<out>.tmp.<pid>" (rank 0's pid) and renamed by
+ *   rank 0 only after every rank closed it without error; on failure the
+ *   temporary file is removed and <out>, if it existed, is left untouched.
+ *
+ * Reading (gscan info / export) is serial and streams the large datasets in
+ * pieces, so a file with billions of hits exports in bounded memory.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "h5out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const gs_phase_names[GS_N_PHASES] = {"read", "transfer", "scan",
+                                                 "reduce", "write", "total"};
+
+/* Chunk and piece sizes. A chunk of about 1 MiB keeps compression effective
+ * and partial reads cheap (HDF5's default chunk cache is 1 MiB); the hit
+ * columns share one row count per chunk so a reader streaming rows touches
+ * whole chunks in all four. Pieces (what one H5Dwrite/H5Dread moves) are a
+ * whole number of chunks, at most about 8 MiB of buffer. */
+enum { CHUNK_BYTES = 1 << 20, HIT_CHUNK_ROWS = 1 << 18, PIECE_BYTES = 8 << 20 };
+
+/* Deflate level 1: hit columns are sorted integers which, after the shuffle
+ * filter groups their bytes, compress nearly as well at level 1 as at 4-9
+ * while costing a fraction of the CPU time; the write must not become the
+ * slow phase of a scan that produced the hits at GPU speed. */
+enum { DEFLATE_LEVEL = 1 };
+
+/* ------------------------------------------------------------------------ */
+/* HDF5 errors                                                               */
+
+typedef struct h5_why {
+    char text[256];
+} h5_why;
+
+/* Keep the innermost description: it says what actually failed (an MPI-IO
+ * or system call) where the outer ones only say which API call it was. */
+static herr_t why_walk(unsigned n, const H5E_error2_t *e, void *data)
+{
+    h5_why *w = data;
+    (void)n;
+    char minor[128] = "";
+    if (e->desc && *e->desc)
+        snprintf(w->text, sizeof w->text, "%s", e->desc);
+    else if (H5Eget_msg(e->min_num, NULL, minor, sizeof minor) > 0)
+        snprintf(w->text, sizeof w->text, "%s", minor);
+    return 0;
+}
+
+static void h5_reason(char *buf, size_t size)
+{
+    h5_why w = {"HDF5 call failed"};
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, why_walk, &w);
+    H5Eclear2(H5E_DEFAULT);
+    /* An MPI error string reads "CALL failed: MPI error string is 'CLASS,
+     * error stack:\nFUNC(LINE): CLASS DETAIL'": keep the call and the last
+     * line's detail, which holds strerror ("No space left on device"). */
+    char *is = strstr(w.text, ": MPI error string is"), *nl = strrchr(w.text, '\n');
+    if (is && nl) {
+        char *detail = strstr(nl, "): ");
+        detail = detail ? detail + 3 : nl + 1;
+        detail[strcspn(detail, "'")] = '\0';
+        *is = '\0';
+        snprintf(buf, size, "%s: %s", w.text, detail);
+        return;
+    }
+    w.text[strcspn(w.text, "\r\n")] = '\0';
+    snprintf(buf, size, "%s", w.text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing                                                                   */
+
+typedef struct wctx {
+    MPI_Comm comm;
+    int rank, size;
+    const char *path; /* final name, for messages */
+    gs_error e;       /* this rank's first failure, then the agreed one */
+    hid_t dxpl;       /* collective transfer */
+} wctx;
+
+/* What rank 0 knows and every rank needs to make identical collective calls. */
+typedef struct wmeta {
+    uint64_t n_pat, n_rec, n_files;
+    uint64_t w_pname, w_pseq, w_rname, w_file; /* fixed string widths */
+    uint64_t blob_len;                         /* bytes of the string blob */
+    int32_t n_strands, with_hits, n_ranks, n_gpus;
+} wmeta;
+
+/* The blob: NUL-terminated strings in this order. */
+enum { B_TMP, B_VERSION, B_CMDLINE, B_ENGINE, B_DEVICE, B_ALPHABET, B_STRANDS, B_REPORT,
+       B_CREATED, B_N };
+
+static void h5_fail(wctx *w, const char *what, const char *obj)
+{
+    char why[256];
+    h5_reason(why, sizeof why);
+    gs_fail(&w->e, GS_ESYS, "cannot %s %s: %s (%s)", what, obj, why, w->path);
+}
+
+/* A rank that failed waits this long for the others to agree; past it they
+ * are taken to be blocked inside an HDF5 collective call it left early. */
+enum { STRAND_SECONDS = 60 };
+
+/* The others cannot be reached: a collective HDF5 call failed here but not
+ * there, and they wait in it for this rank forever. No status can travel
+ * back to the command layer through another collective, so this is the one
+ * place library code reports and ends the job itself (spec §5: one failing
+ * rank ends the job with its message, never a hang). */
+static void stranded(wctx *w)
+{
+    fprintf(stderr, "gscan: error: %s; the other ranks are blocked in HDF5, ending the job\n",
+            w->e.msg);
+    fflush(stderr);
+    MPI_Abort(w->comm, GS_ESYS);
+}
+
+/* Agree on the status: 1 when every rank is fine. Otherwise every rank ends
+ * up holding the message of the lowest failing rank and returns 0. Every
+ * rank posts the same nonblocking reduction; one that has failed waits for
+ * it at most STRAND_SECONDS. */
+static int agree(wctx *w)
+{
+    int mine = w->e.code != GS_OK ? w->rank : w->size, first = w->size, done = 0;
+    MPI_Request rq;
+    if (MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->comm, &rq) != MPI_SUCCESS) {
+        gs_fail(&w->e, GS_ESYS, "MPI_Iallreduce failed (writing %s)", w->path);
+        stranded(w);
+    }
+    if (w->e.code == GS_OK) {
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    } else {
+        double until = MPI_Wtime() + STRAND_SECONDS;
+        struct timespec nap = {0, 1000000};
+        while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done
+               && MPI_Wtime() < until)
+            nanosleep(&nap, NULL);
+        if (!done)
+            stranded(w);
+    }
+    if (first == w->size)
+        return 1;
+    MPI_Bcast(&w->e, (int)sizeof w->e, MPI_BYTE, first, w->comm);
+    return 0;
+}
+
+static size_t str_width(size_t cur, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n > cur ? n : cur;
+}
+
+/* Check the target early so the user reads "no such directory", not an
+ * HDF5 stack; then create the temporary file with plain POSIX calls for the
+ * same reason (EACCES, EROFS, ENOSPC come out as themselves). */
+static void check_target(wctx *w, const char *tmp)
+{
+    const char *path = w->path;
+    if (*path == '\0') {
+        gs_fail(&w->e, GS_ESYS, "cannot write output: empty file name (-o)");
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (dir == NULL) {
+        gs_fail(&w->e, GS_ESYS, "out of memory (%s)", path);
+        return;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        gs_fail(&w->e, GS_ESYS, "cannot write output: directory %s: %s (%s)", dir,
+                strerror(errno), path);
+    else if (!S_ISDIR(st.st_mode))
+        gs_fail(&w->e, GS_ESYS, "cannot write output: %s is not a directory (%s)", dir, path);
+    else if (access(dir, W_OK | X_OK) != 0)
+        gs_fail(&w->e, GS_ESYS, "cannot write output: directory %s is not writable: %s (%s)",
+                dir, strerror(errno), path);
+    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        gs_fail(&w->e, GS_ESYS, "cannot write output: it is a directory (%s)", path);
+    free(dir);
+    if (w->e.code != GS_OK)
+        return;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) {
+        gs_fail(&w->e, GS_ESYS, "cannot create %s: %s (%s)", tmp, strerror(errno), path);
+        return;
+    }
+    close(fd);
+}
+
+/* Rank 0: check the target, create the temporary file, and gather what every
+ * rank needs into *m and a blob of strings. Returns 1 when the temporary file
+ * was created (and must be removed on failure). */
+static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
+{
+    char tmp[4096], created[32];
+    int made = 0;
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", w->path, (long)getpid()) >= sizeof tmp) {
+        gs_fail(&w->e, GS_ESYS, "cannot write output: path too long (%s)", w->path);
+        return 0;
+    }
+    check_target(w, tmp);
+    if (w->e.code != GS_OK)
+        return 0;
+    made = 1;
+
+    const gs_patset *ps = res->patterns;
+    const gs_layout *lay = res->layout;
+    m->n_pat = ps ? ps->n : 0;
+    m->n_rec = lay ? lay->n_rec : 0;
+    m->n_files = lay ? lay->n_files : 0;
+    m->n_strands = res->n_strands;
+    m->with_hits = res->with_hits != 0;
+    m->n_ranks = res->info.n_ranks > 0 ? res->info.n_ranks : w->size;
+    m->n_gpus = res->info.n_gpus;
+    if (m->n_strands != 1 && m->n_strands != 2)
+        gs_fail(&w->e, GS_ESYS, "invalid result: %d strands (%s)", m->n_strands, w->path);
+    else if (m->n_pat > 0 && res->counts == NULL)
+        gs_fail(&w->e, GS_ESYS, "invalid result: no counts (%s)", w->path);
+    if (w->e.code != GS_OK)
+        return made;
+    size_t wd = 0;
+    for (uint64_t i = 0; i < m->n_pat; i++)
+        wd = str_width(wd, ps->v[i].name);
+    m->w_pname = wd ? wd : 1;
+    wd = 0;
+    for (uint64_t i = 0; i < m->n_pat; i++)
+        wd = str_width(wd, ps->v[i].text);
+    m->w_pseq = wd ? wd : 1;
+    wd = 0;
+    for (uint64_t i = 0; i < m->n_rec; i++)
+        wd = str_width(wd, lay->rec[i].name);
+    m->w_rname = wd ? wd : 1;
+    wd = 0;
+    for (uint64_t i = 0; i < m->n_files; i++)
+        wd = str_width(wd, lay->files[i]);
+    m->w_file = wd ? wd : 1;
+
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+    const gs_run_info *in = &res->info;
+    const char *s[B_N] = {tmp, GS_VERSION, in->command_line, in->engine, in->device,
+                          in->alphabet, in->strand_mode, in->report, created};
+    size_t len = 0;
+    for (int i = 0; i < B_N; i++)
+        len += (s[i] ? strlen(s[i]) : 0) + 1;
+    *blob = gs_malloc(len, &w->e, "output attributes");
+    if (*blob == NULL)
+        return made;
+    char *p = *blob;
+    for (int i = 0; i < B_N; i++) {
+        size_t n = s[i] ? strlen(s[i]) : 0;
+        memcpy(p, s[i] ? s[i] : "", n);
+        p[n] = '\0';
+        p += n + 1;
+    }
+    m->blob_len = len;
+    return made;
+}
+
+/* Every rank checks its own hits: ids inside the file's tables and sorted,
+ * so a reader can trust /hits without checking it again. */
+static void check_hits(wctx *w, const gs_result *res, const wmeta *m)
+{
+    if (res->n_hits > 0 && res->hits == NULL) {
+        gs_fail(&w->e, GS_ESYS, "invalid result: no hits on rank %d (%s)", w->rank, w->path);
+        return;
+    }
+    for (uint64_t i = 0; i < res->n_hits; i++) {
+        const gs_hit *h = &res->hits[i];
+        if (h->pattern >= m->n_pat || h->record >= m->n_rec || (h->strand != 1 && h->strand != -1)
+            || (h->strand == -1 && m->n_strands == 1)) {
+            gs_fail(&w->e, GS_ESYS,
+                    "invalid hit %" PRIu64 " on rank %d: pattern %" PRIu32 ", record %" PRIu32
+                    ", strand %d (%s)",
+                    i, w->rank, h->pattern, h->record, h->strand, w->path);
+            return;
+        }
+        if (i > 0 && gs_hit_cmp(&res->hits[i - 1], h) > 0) {
+            gs_fail(&w->e, GS_ESYS, "hits out of order at hit %" PRIu64 " on rank %d (%s)", i,
+                    w->rank, w->path);
+            return;
+        }
+    }
+}
+
+/* Fill buf with rows [from, from + n) of src; width = bytes per row. */
+typedef void (*fill_fn)(const void *src, size_t width, uint64_t from, size_t n, void *buf);
+
+static void put_str(char *row, size_t width, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    memset(row, 0, width);
+    memcpy(row, s ? s : "", n < width ? n : width);
+}
+
+static void fill_pat_name(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_patset *ps = src;
+    for (size_t i = 0; i < n; i++)
+        put_str((char *)buf + i * width, width, ps->v[from + i].name);
+}
+
+static void fill_pat_seq(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_patset *ps = src;
+    for (size_t i = 0; i < n; i++)
+        put_str((char *)buf + i * width, width, ps->v[from + i].text);
+}
+
+static void fill_pat_len(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_patset *ps = src;
+    (void)width;
+    for (size_t i = 0; i < n; i++)
+        ((uint32_t *)buf)[i] = ps->v[from + i].len;
+}
+
+static void fill_rec_name(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_layout *l = src;
+    for (size_t i = 0; i < n; i++)
+        put_str((char *)buf + i * width, width, l->rec[from + i].name);
+}
+
+static void fill_rec_len(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_layout *l = src;
+    (void)width;
+    for (size_t i = 0; i < n; i++)
+        ((uint64_t *)buf)[i] = l->rec[from + i].length;
+}
+
+static void fill_rec_file(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_layout *l = src;
+    (void)width;
+    for (size_t i = 0; i < n; i++)
+        ((uint32_t *)buf)[i] = l->rec[from + i].file;
+}
+
+static void fill_files(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_layout *l = src;
+    for (size_t i = 0; i < n; i++)
+        put_str((char *)buf + i * width, width, l->files[from + i]);
+}
+
+static void fill_bytes(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    memcpy(buf, (const char *)src + from * width, n * width);
+}
+
+static void fill_hit_pattern(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_hit *h = (const gs_hit *)src + from;
+    (void)width;
+    for (size_t i = 0; i < n; i++)
+        ((uint32_t *)buf)[i] = h[i].pattern;
+}
+
+static void fill_hit_record(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_hit *h = (const gs_hit *)src + from;
+    (void)width;
+    for (size_t i = 0; i < n; i++)
+        ((uint32_t *)buf)[i] = h[i].record;
+}
+
+static void fill_hit_start(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_hit *h = (const gs_hit *)src + from;
+    (void)width;
+    for (size_t i = 0; i < n; i++)
+        ((uint64_t *)buf)[i] = h[i].start;
+}
+
+static void fill_hit_strand(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_hit *h = (const gs_hit *)src + from;
+    (void)width;
+    for (size_t i = 0; i < n; i++)
+        ((int8_t *)buf)[i] = h[i].strand;
+}
+
+/* How one dataset is laid out: rows of cols elements (cols 0: 1-D). */
+typedef struct dspec {
+    const char *name;  /* absolute path in the file */
+    hid_t ftype;       /* file type (closed by the caller when it made it) */
+    hid_t mtype;       /* memory type */
+    size_t row_bytes;  /* bytes of one row in memory and in buf */
+    hsize_t cols;      /* 0: 1-D [n]; else 2-D [n][cols] */
+    uint64_t n;        /* global rows */
+    hsize_t chunk;     /* rows per chunk; 0: contiguous */
+    int shuffle;       /* numbers: the shuffle filter helps deflate */
+} dspec;
+
+static hsize_t chunk_rows(uint64_t n, size_t row_bytes)
+{
+    if (n == 0)
+        return 0; /* a chunk needs at least one row: empty datasets are contiguous */
+    uint64_t r = CHUNK_BYTES / row_bytes;
+    if (r < 1)
+        r = 1;
+    return n < r ? n : r;
+}
+
+static hid_t make_dset(wctx *w, hid_t fid, const dspec *d)
+{
+    hsize_t dims[2] = {d->n, d->cols};
+    hid_t space = -1, dcpl = -1, dset = -1;
+    space = H5Screate_simple(d->cols ? 2 : 1, dims, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (space < 0 || dcpl < 0)
+        goto fail;
+    if (d->chunk > 0) {
+        hsize_t cdims[2] = {d->chunk, d->cols};
+        if (H5Pset_chunk(dcpl, d->cols ? 2 : 1, cdims) < 0
+            || (d->shuffle && H5Pset_shuffle(dcpl) < 0) || H5Pset_deflate(dcpl, DEFLATE_LEVEL) < 0)
+            goto fail;
+    }
+    dset = H5Dcreate2(fid, d->name, d->ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dset < 0)
+        goto fail;
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    return dset;
+fail:
+    h5_fail(w, "create dataset", d->name);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return -1;
+}
+
+/* Rows [off, off + n) of this rank, cut at multiples of piece rows of the
+ * global row index so pieces never split a chunk between two calls of one
+ * rank. piece_count gives the number of pieces, piece_at piece i. */
+static uint64_t piece_count(uint64_t off, uint64_t n, uint64_t piece)
+{
+    return n == 0 ? 0 : (off + n - 1) / piece - off / piece + 1;
+}
+
+static void piece_at(uint64_t off, uint64_t n, uint64_t piece, uint64_t i, uint64_t *from,
+                     uint64_t *cnt)
+{
+    uint64_t lo = (off / piece + i) * piece, hi = lo + piece;
+    if (lo < off)
+        lo = off;
+    if (hi > off + n)
+        hi = off + n;
+    *from = lo;
+    *cnt = hi > lo ? hi - lo : 0;
+}
+
+/* Create dataset d and write this rank's rows [off, off + n) of it from src
+ * (local row 0 = global row off) through fill. Collective: every rank calls
+ * it with the same d, and makes as many H5Dwrite calls as the rank with the
+ * most pieces. Returns 1 when every rank succeeded. */
+static int write_dset(wctx *w, hid_t fid, const dspec *d, uint64_t off, uint64_t n, fill_fn fill,
+                      const void *src)
+{
+    hid_t dset = make_dset(w, fid, d), fspace = -1;
+    char dummy[16];
+    void *buf = dummy;
+    uint64_t piece = 0, mine = 0, most = 0;
+    if (d->n > 0) {
+        uint64_t fit = PIECE_BYTES / d->row_bytes;
+        if (d->chunk > 0) /* a whole number of chunks, at least one */
+            piece = d->chunk * (fit / d->chunk > 0 ? fit / d->chunk : 1);
+        else
+            piece = fit > 0 ? fit : 1;
+        mine = piece_count(off, n, piece);
+        if (mine > 0)
+            buf = gs_malloc((size_t)((n < piece ? n : piece) * d->row_bytes), &w->e, d->name);
+    }
+    if (dset >= 0 && (fspace = H5Dget_space(dset)) < 0)
+        h5_fail(w, "open dataspace of", d->name);
+    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm);
+    if (!agree(w))
+        goto done;
+    for (uint64_t i = 0; i < most; i++) {
+        uint64_t from = 0, cnt = 0;
+        hid_t mspace = -1;
+        if (i < mine)
+            piece_at(off, n, piece, i, &from, &cnt);
+        hsize_t start[2] = {from, 0}, count[2] = {cnt, d->cols}, one = 1;
+        if (cnt > 0) {
+            fill(src, d->row_bytes, from - off, (size_t)cnt, buf);
+            mspace = H5Screate_simple(d->cols ? 2 : 1, count, NULL);
+            if (mspace < 0
+                || H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+                h5_fail(w, "select rows of", d->name);
+        } else {
+            mspace = H5Screate_simple(1, &one, NULL);
+            if (mspace < 0 || H5Sselect_none(mspace) < 0 || H5Sselect_none(fspace) < 0)
+                h5_fail(w, "select rows of", d->name);
+        }
+        int ok = agree(w);
+        if (ok && H5Dwrite(dset, d->mtype, mspace, fspace, w->dxpl, buf) < 0)
+            h5_fail(w, "write dataset", d->name);
+        if (mspace >= 0)
+            H5Sclose(mspace);
+        if (!ok || !agree(w))
+            goto done;
+    }
+done:
+    if (buf != dummy)
+        free(buf);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    if (dset >= 0 && H5Dclose(dset) < 0)
+        h5_fail(w, "close dataset", d->name);
+    return agree(w);
+}
+
+static hid_t str_type(uint64_t width)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, (size_t)width) < 0 || H5Tset_strpad(t, H5T_STR_NULLPAD) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* A string column: file and memory types are the same fixed-length type. */
+static int write_strings(wctx *w, hid_t fid, const char *name, uint64_t n, uint64_t width,
+                         fill_fn fill, const void *src, int chunked)
+{
+    hid_t t = str_type(width);
+    if (t < 0)
+        h5_fail(w, "make string type for", name);
+    if (!agree(w)) {
+        if (t >= 0)
+            H5Tclose(t);
+        return 0;
+    }
+    dspec d = {name, t, t, (size_t)width, 0, n, chunked ? chunk_rows(n, width) : 0, 0};
+    int ok = write_dset(w, fid, &d, 0, w->rank == 0 ? n : 0, fill, src);
+    H5Tclose(t);
+    return ok;
+}
+
+static int write_numbers(wctx *w, hid_t fid, const char *name, hid_t ftype, hid_t mtype,
+                         size_t elem, uint64_t n, fill_fn fill, const void *src)
+{
+    dspec d = {name, ftype, mtype, elem, 0, n, chunk_rows(n, elem), 1};
+    return write_dset(w, fid, &d, 0, w->rank == 0 ? n : 0, fill, src);
+}
+
+static int write_attr_str(wctx *w, hid_t fid, const char *name, const char *value)
+{
+    size_t n = strlen(value);
+    hid_t t = str_type(n ? n : 1), space = H5Screate(H5S_SCALAR), a = -1;
+    char one[1] = {0};
+    if (t < 0 || space < 0 || (a = H5Acreate2(fid, name, t, space, H5P_DEFAULT, H5P_DEFAULT)) < 0
+        || H5Awrite(a, t, n ? value : one) < 0)
+        h5_fail(w, "write attribute", name);
+    if (a >= 0)
+        H5Aclose(a);
+    if (space >= 0)
+        H5Sclose(space);
+    if (t >= 0)
+        H5Tclose(t);
+    return w->e.code == GS_OK;
+}
+
+static int write_attr_int(wctx *w, hid_t fid, const char *name, int value)
+{
+    hid_t space = H5Screate(H5S_SCALAR), a = -1;
+    if (space < 0
+        || (a = H5Acreate2(fid, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT)) < 0
+        || H5Awrite(a, H5T_NATIVE_INT, &value) < 0)
+        h5_fail(w, "write attribute", name);
+    if (a >= 0)
+        H5Aclose(a);
+    if (space >= 0)
+        H5Sclose(space);
+    return w->e.code == GS_OK;
+}
+
+static int make_group(wctx *w, hid_t fid, const char *name)
+{
+    hid_t g = H5Gcreate2(fid, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        h5_fail(w, "create group", name);
+    else
+        H5Gclose(g);
+    return agree(w);
+}
+
+static int write_attrs(wctx *w, hid_t fid, const wmeta *m, const char *const *s)
+{
+    static const struct {
+        const char *name;
+        int idx;
+    } str_attrs[] = {{"gscan_version", B_VERSION}, {"command_line", B_CMDLINE},
+                     {"engine", B_ENGINE},         {"device", B_DEVICE},
+                     {"alphabet", B_ALPHABET},     {"strand_mode", B_STRANDS},
+                     {"report", B_REPORT},         {"created", B_CREATED}};
+    for (size_t i = 0; i < sizeof str_attrs / sizeof *str_attrs; i++)
+        if (!write_attr_str(w, fid, str_attrs[i].name, s[str_attrs[i].idx]))
+            break;
+    if (w->e.code == GS_OK && write_attr_int(w, fid, "n_ranks", m->n_ranks))
+        write_attr_int(w, fid, "n_gpus", m->n_gpus);
+    return agree(w);
+}
+
+static int write_hits(wctx *w, hid_t fid, const gs_result *res)
+{
+    uint64_t n = res->n_hits, off = 0, total = 0;
+    MPI_Exscan(&n, &off, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+    if (w->rank == 0)
+        off = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+    if (!make_group(w, fid, "/hits"))
+        return 0;
+    hsize_t chunk = total < HIT_CHUNK_ROWS ? total : HIT_CHUNK_ROWS;
+    const dspec cols[] = {
+        {"/hits/pattern", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, 0, total, chunk, 1},
+        {"/hits/record", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, 0, total, chunk, 1},
+        {"/hits/start", H5T_STD_U64LE, H5T_NATIVE_UINT64, 8, 0, total, chunk, 1},
+        {"/hits/strand", H5T_STD_I8LE, H5T_NATIVE_INT8, 1, 0, total, chunk, 0},
+    };
+    const fill_fn fills[] = {fill_hit_pattern, fill_hit_record, fill_hit_start, fill_hit_strand};
+    for (int c = 0; c < 4; c++)
+        if (!write_dset(w, fid, &cols[c], off, n, fills[c], res->hits))
+            return 0;
+    return 1;
+}
+
+/* /timing/<phase>: rank 0 gathers every rank's seconds and writes them. */
+static int write_timing(wctx *w, hid_t fid, const double *mine)
+{
+    double *all = NULL;
+    if (w->rank == 0)
+        all = gs_malloc((size_t)w->size * GS_N_PHASES * sizeof *all, &w->e, "timings");
+    if (!agree(w))
+        return 0;
+    MPI_Gather(mine, GS_N_PHASES, MPI_DOUBLE, all, GS_N_PHASES, MPI_DOUBLE, 0, w->comm);
+    int ok = make_group(w, fid, "/timing");
+    double *col = NULL;
+    if (ok && w->rank == 0)
+        col = gs_malloc((size_t)w->size * sizeof *col, &w->e, "timings");
+    ok = ok && agree(w);
+    for (int p = 0; ok && p < GS_N_PHASES; p++) {
+        char name[64];
+        snprintf(name, sizeof name, "/timing/%s", gs_phase_names[p]);
+        for (int r = 0; col && r < w->size; r++)
+            col[r] = all[(size_t)r * GS_N_PHASES + p];
+        dspec d = {name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 8, 0, (uint64_t)w->size, 0, 0};
+        ok = write_dset(w, fid, &d, 0, w->rank == 0 ? (uint64_t)w->size : 0, fill_bytes, col);
+    }
+    free(col);
+    free(all);
+    return ok;
+}
+
+/* Make the data durable before the rename publishes it: otherwise a crash
+ * soon after could leave an empty or partial file under the final name.
+ * File systems that cannot sync a file (EINVAL) are taken as they are. */
+static void sync_file(wctx *w, const char *tmp)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL && errno != EROFS))
+        gs_fail(&w->e, GS_ESYS, "cannot sync %s: %s (%s)", tmp, strerror(errno), w->path);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* After a failed write the file is discarded, but HDF5 1.10 still flushes
+ * its metadata when closing it, and when that flush fails it frees the file
+ * yet keeps its ID, which crashes the process at MPI_Finalize. So before
+ * closing a failed file, give that flush the room a full disk took away:
+ * rank 0 empties the temporary file (freeing its blocks), and every rank
+ * lifts its soft file-size limit (RLIMIT_FSIZE, EFBIG) to the hard one for
+ * the close only; *was receives the limit to restore. tmp: the file to
+ * empty (rank 0), or NULL. Collective. */
+static void make_room_to_close(wctx *w, const char *tmp, struct rlimit *was)
+{
+    if (tmp)
+        (void)truncate(tmp, 0);
+    if (getrlimit(RLIMIT_FSIZE, was) == 0 && was->rlim_cur != was->rlim_max) {
+        struct rlimit up = {was->rlim_max, was->rlim_max};
+        if (setrlimit(RLIMIT_FSIZE, &up) != 0)
+            was->rlim_cur = was->rlim_max; /* nothing to restore */
+    }
+    MPI_Barrier(w->comm);
+}
+
+gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error *err)
+{
+    double t0 = MPI_Wtime();
+    wctx w = {.comm = comm, .path = path, .dxpl = -1};
+    wmeta m = {0};
+    char *blob = NULL;
+    const char *s[B_N] = {0};
+    hid_t fapl = -1, fid = -1;
+    int made = 0;
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+
+    MPI_Comm_rank(comm, &w.rank);
+    MPI_Comm_size(comm, &w.size);
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    if (w.rank == 0)
+        made = prepare(&w, res, &m, &blob);
+    if (!agree(&w))
+        goto done;
+    MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, comm);
+    if (w.rank != 0)
+        blob = gs_malloc((size_t)m.blob_len, &w.e, "output attributes");
+    if (!agree(&w))
+        goto done;
+    MPI_Bcast(blob, (int)m.blob_len, MPI_CHAR, 0, comm);
+    s[0] = blob;
+    for (int i = 1; i < B_N; i++)
+        s[i] = s[i - 1] + strlen(s[i - 1]) + 1;
+    if (m.with_hits)
+        check_hits(&w, res, &m);
+    if (!agree(&w))
+        goto done;
+
+    /* Collective buffering for every write: ROMIO then shares an I/O error
+     * with all ranks (its independent fallback for non-interleaved writes
+     * does not), so HDF5 fails on every rank at the same call. */
+    MPI_Info hints = MPI_INFO_NULL;
+    if (MPI_Info_create(&hints) == MPI_SUCCESS)
+        MPI_Info_set(hints, "romio_cb_write", "enable");
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, comm, hints) < 0)
+        h5_fail(&w, "set up MPI-IO for", s[B_TMP]);
+    else if ((fid = H5Fcreate(s[B_TMP], H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+        h5_fail(&w, "create HDF5 file", s[B_TMP]);
+    else if ((w.dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0
+             || H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE) < 0)
+        h5_fail(&w, "set up collective writes for", s[B_TMP]);
+    if (hints != MPI_INFO_NULL)
+        MPI_Info_free(&hints);
+    if (!agree(&w) || !write_attrs(&w, fid, &m, s))
+        goto done;
+
+    const gs_patset *ps = res->patterns;
+    const gs_layout *lay = res->layout;
+    if (!make_group(&w, fid, "/patterns")
+        || !write_strings(&w, fid, "/patterns/name", m.n_pat, m.w_pname, fill_pat_name, ps, 1)
+        || !write_strings(&w, fid, "/patterns/sequence", m.n_pat, m.w_pseq, fill_pat_seq, ps, 1)
+        || !write_numbers(&w, fid, "/patterns/length", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4,
+                          m.n_pat, fill_pat_len, ps)
+        || !make_group(&w, fid, "/records")
+        || !write_strings(&w, fid, "/records/name", m.n_rec, m.w_rname, fill_rec_name, lay, 1)
+        || !write_numbers(&w, fid, "/records/length", H5T_STD_U64LE, H5T_NATIVE_UINT64, 8,
+                          m.n_rec, fill_rec_len, lay)
+        || !write_numbers(&w, fid, "/records/file", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4,
+                          m.n_rec, fill_rec_file, lay)
+        || !write_strings(&w, fid, "/files", m.n_files, m.w_file, fill_files, lay, 0))
+        goto done;
+    size_t row = 8 * (size_t)m.n_strands;
+    dspec counts = {"/counts", H5T_STD_U64LE, H5T_NATIVE_UINT64, row, (hsize_t)m.n_strands,
+                    m.n_pat, chunk_rows(m.n_pat, row), 1};
+    if (!write_dset(&w, fid, &counts, 0, w.rank == 0 ? m.n_pat : 0, fill_bytes, res->counts))
+        goto done;
+    if (m.with_hits && !write_hits(&w, fid, res))
+        goto done;
+
+    /* The write phase: everything up to here; the final close and rename
+     * are left out (they follow the timing datasets by necessity). The
+     * caller measured total before calling us, so the write is added. */
+    res->timing[GS_T_WRITE] = MPI_Wtime() - t0;
+    res->timing[GS_T_TOTAL] += res->timing[GS_T_WRITE];
+    write_timing(&w, fid, res->timing);
+
+done:
+    if (w.dxpl >= 0)
+        H5Pclose(w.dxpl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    /* Every rank runs the same collective steps here, whatever it holds. */
+    struct rlimit lim = {RLIM_INFINITY, RLIM_INFINITY};
+    int failed = !agree(&w);
+    if (failed)
+        make_room_to_close(&w, w.rank == 0 && fid >= 0 ? s[B_TMP] : NULL, &lim);
+    if (fid >= 0 && H5Fclose(fid) < 0)
+        h5_fail(&w, "close HDF5 file", s[B_TMP]);
+    if (failed && lim.rlim_cur != lim.rlim_max)
+        setrlimit(RLIMIT_FSIZE, &lim);
+    agree(&w);
+    if (w.rank == 0 && made) {
+        if (w.e.code == GS_OK)
+            sync_file(&w, s[B_TMP]);
+        if (w.e.code == GS_OK && rename(s[B_TMP], path) != 0)
+            gs_fail(&w.e, GS_ESYS, "cannot rename %s to the output: %s (%s)", s[B_TMP],
+                    strerror(errno), path);
+        if (w.e.code != GS_OK)
+            unlink(s[B_TMP]);
+    }
+    MPI_Bcast(&w.e, (int)sizeof w.e, MPI_BYTE, 0, comm);
+    free(blob);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    if (w.e.code != GS_OK)
+        return gs_fail(err, w.e.code, "%s", w.e.msg);
+    return GS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+
+struct gs_h5_file {
+    hid_t fid;
+    char *path;
+    uint64_t n_pat, n_rec, n_files, n_hits;
+    int n_strands, has_hits;
+};
+
+/* Rows per read: a whole number of hit chunks, 8 MiB of the widest column. */
+enum { READ_ROWS = 1 << 20 };
+
+/* Dimensions of a dataset; returns its rank, or -1 when it is missing. */
+static int dset_dims(hid_t fid, const char *name, hsize_t dims[2])
+{
+    if (H5Lexists(fid, name, H5P_DEFAULT) <= 0)
+        return -1;
+    hid_t d = H5Dopen2(fid, name, H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
+    int r = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (r >= 1 && r <= 2)
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+    else
+        r = -1;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (d >= 0)
+        H5Dclose(d);
+    return r;
+}
+
+/* Read rows [from, from + n) of a 1-D or 2-D dataset as mtype. */
+static int read_rows(hid_t fid, const char *name, hid_t mtype, uint64_t from, uint64_t n,
+                     void *buf)
+{
+    int ok = 0;
+    hid_t d = H5Dopen2(fid, name, H5P_DEFAULT), fs = -1, ms = -1;
+    if (d < 0 || (fs = H5Dget_space(d)) < 0)
+        goto done;
+    hsize_t dims[2] = {0, 1}, start[2] = {from, 0}, count[2];
+    int r = H5Sget_simple_extent_ndims(fs);
+    if (r < 1 || r > 2 || H5Sget_simple_extent_dims(fs, dims, NULL) < 0 || from + n > dims[0])
+        goto done;
+    count[0] = n;
+    count[1] = dims[1];
+    if (n == 0) {
+        ok = 1;
+        goto done;
+    }
+    if ((ms = H5Screate_simple(r, count, NULL)) < 0
+        || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+        || H5Dread(d, mtype, ms, fs, H5P_DEFAULT, buf) < 0)
+        goto done;
+    ok = 1;
+done:
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (d >= 0)
+        H5Dclose(d);
+    return ok;
+}
+
+/* Rows [from, from + n) of a fixed-length string dataset, each NUL-terminated
+ * at stride *stride in the returned buffer (NULL on failure, err set). */
+static char *read_strings(gs_h5_file *f, const char *name, uint64_t from, uint64_t n,
+                          size_t *stride, gs_error *err)
+{
+    char *buf = NULL;
+    hid_t d = H5Dopen2(f->fid, name, H5P_DEFAULT), ft = d >= 0 ? H5Dget_type(d) : -1, mt = -1;
+    if (ft < 0 || H5Tget_class(ft) != H5T_STRING || H5Tis_variable_str(ft) != 0) {
+        gs_fail(err, GS_EINPUT, "%s is not a fixed-length string dataset (%s)", name, f->path);
+        goto done;
+    }
+    size_t w = H5Tget_size(ft) + 1;
+    if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, w) < 0
+        || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0) {
+        gs_fail(err, GS_ESYS, "cannot make a string type for %s (%s)", name, f->path);
+        goto done;
+    }
+    buf = gs_malloc((size_t)n * w, err, name);
+    if (buf && !read_rows(f->fid, name, mt, from, n, buf)) {
+        char why[256];
+        h5_reason(why, sizeof why);
+        gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->path);
+        free(buf);
+        buf = NULL;
+    }
+    *stride = w;
+done:
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (d >= 0)
+        H5Dclose(d);
+    return buf;
+}
+
+static gs_status read_fail(gs_h5_file *f, const char *name, gs_error *err)
+{
+    char why[256];
+    h5_reason(why, sizeof why);
+    return gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->path);
+}
+
+/* A string attribute of the root group into buf ("" when missing). */
+static void attr_str(hid_t fid, const char *name, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (H5Aexists(fid, name) <= 0)
+        return;
+    hid_t a = H5Aopen(fid, name, H5P_DEFAULT), ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
+    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
+        if (H5Tis_variable_str(ft) > 0) {
+            char *v = NULL;
+            mt = H5Tcopy(H5T_C_S1);
+            if (mt >= 0 && H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &v) >= 0 && v) {
+                snprintf(buf, size, "%s", v);
+                H5free_memory(v);
+            }
+        } else {
+            size_t w = H5Tget_size(ft) + 1;
+            char *v = malloc(w);
+            mt = H5Tcopy(H5T_C_S1);
+            if (v && mt >= 0 && H5Tset_size(mt, w) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLTERM) >= 0
+                && H5Aread(a, mt, v) >= 0)
+                snprintf(buf, size, "%s", v);
+            free(v);
+        }
+    }
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (a >= 0)
+        H5Aclose(a);
+}
+
+static long attr_int(hid_t fid, const char *name)
+{
+    int v = -1;
+    if (H5Aexists(fid, name) > 0) {
+        hid_t a = H5Aopen(fid, name, H5P_DEFAULT);
+        if (a >= 0) {
+            if (H5Aread(a, H5T_NATIVE_INT, &v) < 0)
+                v = -1;
+            H5Aclose(a);
+        }
+    }
+    return v;
+}
+
+gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    gs_h5_file *f = NULL;
+    struct stat st;
+    *out = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
+        gs_fail(err, GS_EINPUT, "cannot open result file: %s (%s)",
+                errno ? strerror(errno) : "not a regular file", path);
+        goto fail;
+    }
+    if (H5Fis_hdf5(path) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        gs_fail(err, GS_EINPUT, "not an HDF5 file (%s)", path);
+        goto fail;
+    }
+    f = gs_calloc(1, sizeof *f, err, "result file");
+    if (f == NULL)
+        goto fail;
+    f->fid = -1;
+    if ((f->path = strdup(path)) == NULL) {
+        gs_fail(err, GS_ESYS, "out of memory (%s)", path);
+        goto fail;
+    }
+    if ((f->fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+        char why[256];
+        h5_reason(why, sizeof why);
+        gs_fail(err, GS_EINPUT, "cannot open HDF5 file: %s (%s)", why, path);
+        goto fail;
+    }
+    hsize_t pd[2] = {0}, rd[2] = {0}, fd[2] = {0}, cd[2] = {0}, hd[2] = {0};
+    if (H5Aexists(f->fid, "gscan_version") <= 0 || dset_dims(f->fid, "/patterns/name", pd) != 1
+        || dset_dims(f->fid, "/records/name", rd) != 1 || dset_dims(f->fid, "/files", fd) != 1
+        || dset_dims(f->fid, "/counts", cd) != 2 || cd[0] != pd[0] || cd[1] < 1 || cd[1] > 2) {
+        H5Eclear2(H5E_DEFAULT);
+        gs_fail(err, GS_EINPUT, "not a gscan result file (%s)", path);
+        goto fail;
+    }
+    f->n_pat = pd[0];
+    f->n_rec = rd[0];
+    f->n_files = fd[0];
+    f->n_strands = (int)cd[1];
+    f->has_hits = H5Lexists(f->fid, "/hits", H5P_DEFAULT) > 0;
+    if (f->has_hits) {
+        static const char *const cols[] = {"/hits/pattern", "/hits/record", "/hits/start",
+                                           "/hits/strand"};
+        for (int c = 0; c < 4; c++) {
+            if (dset_dims(f->fid, cols[c], hd) != 1 || (c > 0 && hd[0] != f->n_hits)) {
+                H5Eclear2(H5E_DEFAULT);
+                gs_fail(err, GS_EINPUT, "%s is missing or of another length (%s)", cols[c], path);
+                goto fail;
+            }
+            f->n_hits = hd[0];
+        }
+    }
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    *out = f;
+    return GS_OK;
+fail:
+    gs_h5_close(f);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}
+
+void gs_h5_close(gs_h5_file *f)
+{
+    if (f == NULL)
+        return;
+    if (f->fid >= 0)
+        H5Fclose(f->fid);
+    free(f->path);
+    free(f);
+}
+
+/* The ten patterns with the most hits (ties: lower id first). */
+enum { TOP_N = 10 };
+typedef struct top_entry {
+    uint64_t id, total, fwd, rev;
+} top_entry;
+
+/* Insert e into the sorted top list when it belongs there. */
+static void top_insert(top_entry *top, int *n, const top_entry *e)
+{
+    int pos = *n;
+    while (pos > 0 && top[pos - 1].total < e->total)
+        pos--; /* equal totals keep the earlier (lower) id first */
+    if (pos >= TOP_N)
+        return;
+    int last = *n < TOP_N ? *n : TOP_N - 1;
+    memmove(&top[pos + 1], &top[pos], (size_t)(last - pos) * sizeof *top);
+    top[pos] = *e;
+    if (*n < TOP_N)
+        (*n)++;
+}
+
+static void print_list(FILE *out, gs_h5_file *f, const char *names, const char *lens,
+                       uint64_t n, gs_error *err)
+{
+    enum { SHOW = 5 };
+    uint64_t k = n < SHOW ? n : SHOW;
+    size_t stride = 0;
+    char *v = k ? read_strings(f, names, 0, k, &stride, err) : NULL;
+    uint64_t len[SHOW];
+    if (k && v == NULL)
+        return;
+    if (lens && k && !read_rows(f->fid, lens, H5T_NATIVE_UINT64, 0, k, len)) {
+        read_fail(f, lens, err);
+        free(v);
+        return;
+    }
+    for (uint64_t i = 0; i < k; i++) {
+        if (lens)
+            fprintf(out, "  %s\t%" PRIu64 "\n", v + i * stride, len[i]);
+        else
+            fprintf(out, "  %s\n", v + i * stride);
+    }
+    if (n > k)
+        fprintf(out, "  ... and %" PRIu64 " more\n", n - k);
+    free(v);
+}
+
+gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    uint64_t *buf = NULL;
+    uint32_t *lens = NULL;
+    top_entry top[TOP_N + 1];
+    int n_top = 0;
+    char s[1024];
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    static const struct {
+        const char *label, *attr;
+    } attrs[] = {{"gscan version", "gscan_version"}, {"command line", "command_line"},
+                 {"engine", "engine"},               {"device", "device"},
+                 {"alphabet", "alphabet"},           {"strands", "strand_mode"},
+                 {"report", "report"},               {"created", "created"}};
+    fprintf(out, "file: %s\n", f->path);
+    for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
+        attr_str(f->fid, attrs[i].attr, s, sizeof s);
+        fprintf(out, "  %-14s %s\n", attrs[i].label, s);
+    }
+    fprintf(out, "  %-14s %ld\n", "ranks", attr_int(f->fid, "n_ranks"));
+    fprintf(out, "  %-14s %ld\n", "gpus", attr_int(f->fid, "n_gpus"));
+
+    fprintf(out, "files: %" PRIu64 "\n", f->n_files);
+    print_list(out, f, "/files", NULL, f->n_files, err);
+    if (err->code != GS_OK)
+        goto fail;
+
+    /* Records: stream the lengths for the total. */
+    uint64_t residues = 0;
+    buf = gs_malloc(READ_ROWS * 2 * sizeof *buf, err, "counts");
+    lens = gs_malloc(READ_ROWS * sizeof *lens, err, "pattern lengths");
+    if (buf == NULL || lens == NULL)
+        goto fail;
+    for (uint64_t at = 0; at < f->n_rec; at += READ_ROWS) {
+        uint64_t k = f->n_rec - at < READ_ROWS ? f->n_rec - at : READ_ROWS;
+        if (!read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, at, k, buf)) {
+            read_fail(f, "/records/length", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++)
+            residues += buf[i];
+    }
+    fprintf(out, "records: %" PRIu64 " (%" PRIu64 " residues)\n", f->n_rec, residues);
+    print_list(out, f, "/records/name", "/records/length", f->n_rec, err);
+    if (err->code != GS_OK)
+        goto fail;
+
+    /* Patterns and counts, streamed together. */
+    uint64_t strand_total[2] = {0, 0}, present = 0;
+    uint32_t lmin = UINT32_MAX, lmax = 0;
+    int S = f->n_strands;
+    for (uint64_t at = 0; at < f->n_pat; at += READ_ROWS) {
+        uint64_t k = f->n_pat - at < READ_ROWS ? f->n_pat - at : READ_ROWS;
+        if (!read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, at, k, buf)) {
+            read_fail(f, "/counts", err);
+            goto fail;
+        }
+        if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, at, k, lens)) {
+            read_fail(f, "/patterns/length", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++) {
+            top_entry e = {at + i, 0, buf[i * S], S == 2 ? buf[i * S + 1] : 0};
+            e.total = e.fwd + e.rev;
+            strand_total[0] += e.fwd;
+            strand_total[1] += e.rev;
+            present += e.total > 0;
+            if (e.total > 0)
+                top_insert(top, &n_top, &e);
+            lmin = lens[i] < lmin ? lens[i] : lmin;
+            lmax = lens[i] > lmax ? lens[i] : lmax;
+        }
+    }
+    if (f->n_pat > 0)
+        fprintf(out, "patterns: %" PRIu64 " (length %" PRIu32 " to %" PRIu32 ")\n", f->n_pat,
+                lmin, lmax);
+    else
+        fprintf(out, "patterns: 0\n");
+    if (S == 2)
+        fprintf(out, "hits: %" PRIu64 " (forward %" PRIu64 ", reverse %" PRIu64 ")%s\n",
+                strand_total[0] + strand_total[1], strand_total[0], strand_total[1],
+                f->has_hits ? "" : ", counts only");
+    else
+        fprintf(out, "hits: %" PRIu64 " (forward strand only)%s\n", strand_total[0],
+                f->has_hits ? "" : ", counts only");
+    fprintf(out, "patterns with hits: %" PRIu64 ", without: %" PRIu64 "\n", present,
+            f->n_pat - present);
+    if (n_top > 0)
+        fprintf(out, "top patterns by count:\n");
+    for (int i = 0; i < n_top; i++) {
+        size_t stride = 0;
+        char *name = read_strings(f, "/patterns/name", top[i].id, 1, &stride, err);
+        if (name == NULL)
+            goto fail;
+        if (S == 2)
+            fprintf(out, "  %2d. %s\t%" PRIu64 " (forward %" PRIu64 ", reverse %" PRIu64 ")\n",
+                    i + 1, name, top[i].total, top[i].fwd, top[i].rev);
+        else
+            fprintf(out, "  %2d. %s\t%" PRIu64 "\n", i + 1, name, top[i].total);
+        free(name);
+    }
+
+    /* Timing: the slowest rank of each phase is what the run waited for. */
+    int header = 0;
+    for (int p = 0; p < GS_N_PHASES; p++) {
+        char name[64];
+        hsize_t dims[2] = {0};
+        snprintf(name, sizeof name, "/timing/%s", gs_phase_names[p]);
+        if (H5Lexists(f->fid, "/timing", H5P_DEFAULT) <= 0 || dset_dims(f->fid, name, dims) != 1
+            || dims[0] == 0 || dims[0] > READ_ROWS * 2)
+            continue;
+        double *t = (double *)buf, mx = 0;
+        if (!read_rows(f->fid, name, H5T_NATIVE_DOUBLE, 0, dims[0], t)) {
+            read_fail(f, name, err);
+            goto fail;
+        }
+        for (hsize_t r = 0; r < dims[0]; r++)
+            mx = t[r] > mx ? t[r] : mx;
+        if (!header++)
+            fprintf(out, "timing (seconds, max over %llu ranks):\n", (unsigned long long)dims[0]);
+        fprintf(out, "  %-9s %.3f\n", gs_phase_names[p], mx);
+    }
+    H5Eclear2(H5E_DEFAULT);
+    if (fflush(out) != 0 || ferror(out))
+        gs_fail(err, GS_ESYS, "cannot write the summary: %s (%s)", strerror(errno), f->path);
+fail:
+    free(buf);
+    free(lens);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}
+
+/* Append decimal v to p; returns the new end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    char *rnames = NULL, *pnames = NULL, *line = NULL;
+    uint32_t *plen = NULL, *pat = NULL, *rec = NULL;
+    uint64_t *start = NULL;
+    int8_t *strand = NULL;
+    size_t rstride = 0, pstride = 0;
+    int bed;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    if (strcmp(format, "tsv") == 0)
+        bed = 0;
+    else if (strcmp(format, "bed") == 0)
+        bed = 1;
+    else {
+        gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv or bed)", format);
+        goto fail;
+    }
+    if (!f->has_hits) {
+        gs_fail(err, GS_EINPUT, "no hits in %s (run gscan scan with --report hits)", f->path);
+        goto fail;
+    }
+    /* Names are looked up at random, so they are held whole; hits stream. */
+    if (f->n_rec && (rnames = read_strings(f, "/records/name", 0, f->n_rec, &rstride, err)) == NULL)
+        goto fail;
+    if (f->n_pat
+        && (pnames = read_strings(f, "/patterns/name", 0, f->n_pat, &pstride, err)) == NULL)
+        goto fail;
+    plen = gs_malloc(f->n_pat * sizeof *plen, err, "pattern lengths");
+    pat = gs_malloc(READ_ROWS * sizeof *pat, err, "hits");
+    rec = gs_malloc(READ_ROWS * sizeof *rec, err, "hits");
+    start = gs_malloc(READ_ROWS * sizeof *start, err, "hits");
+    strand = gs_malloc(READ_ROWS * sizeof *strand, err, "hits");
+    line = gs_malloc(rstride + pstride + 64, err, "export line");
+    if (!plen || !pat || !rec || !start || !strand || !line)
+        goto fail;
+    if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, f->n_pat, plen)) {
+        read_fail(f, "/patterns/length", err);
+        goto fail;
+    }
+    if (!bed)
+        fputs("record\tstart\tend\tpattern\tstrand\n", out);
+    for (uint64_t at = 0; at < f->n_hits; at += READ_ROWS) {
+        uint64_t k = f->n_hits - at < READ_ROWS ? f->n_hits - at : READ_ROWS;
+        if (!read_rows(f->fid, "/hits/pattern", H5T_NATIVE_UINT32, at, k, pat)
+            || !read_rows(f->fid, "/hits/record", H5T_NATIVE_UINT32, at, k, rec)
+            || !read_rows(f->fid, "/hits/start", H5T_NATIVE_UINT64, at, k, start)
+            || !read_rows(f->fid, "/hits/strand", H5T_NATIVE_INT8, at, k, strand)) {
+            read_fail(f, "/hits", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++) {
+            if (pat[i] >= f->n_pat || rec[i] >= f->n_rec || (strand[i] != 1 && strand[i] != -1)) {
+                gs_fail(err, GS_EINPUT,
+                        "corrupt hit %" PRIu64 ": pattern %" PRIu32 ", record %" PRIu32
+                        ", strand %d (%s)",
+                        at + i, pat[i], rec[i], strand[i], f->path);
+                goto fail;
+            }
+            const char *rn = rnames + (size_t)rec[i] * rstride;
+            const char *pn = pnames + (size_t)pat[i] * pstride;
+            size_t rl = strlen(rn), pl = strlen(pn);
+            char *p = line;
+            memcpy(p, rn, rl);
+            p += rl;
+            *p++ = '\t';
+            p = put_u64(p, start[i]);
+            *p++ = '\t';
+            p = put_u64(p, start[i] + plen[pat[i]]);
+            *p++ = '\t';
+            memcpy(p, pn, pl);
+            p += pl;
+            *p++ = '\t';
+            if (bed) {
+                *p++ = '0';
+                *p++ = '\t';
+            }
+            *p++ = strand[i] > 0 ? '+' : '-';
+            *p++ = '\n';
+            fwrite(line, 1, (size_t)(p - line), out);
+        }
+        if (ferror(out))
+            break;
+    }
+    if (fflush(out) != 0 || ferror(out))
+        gs_fail(err, GS_ESYS, "cannot write the exported hits: %s (%s)", strerror(errno), f->path);
+fail:
+    free(rnames);
+    free(pnames);
+    free(plen);
+    free(pat);
+    free(rec);
+    free(start);
+    free(strand);
+    free(line);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}

@@ -1,0 +1,18 @@
+# h5.cmake - tests of the result file (src/io/h5out.c): one process, and the
+# same executable under mpiexec with 3 ranks, whose file must equal the
+# single-process one.
+gs_unit_test(test_h5out LIBS gs_io)
+
+add_test(NAME test_h5out_mpi
+         COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 ${MPIEXEC_PREFLAGS}
+                 $<TARGET_FILE:test_h5out> ${MPIEXEC_POSTFLAGS})
+set_tests_properties(test_h5out_mpi PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT "GS_TEST_DATA=${CMAKE_CURRENT_SOURCE_DIR}/data")
+set_tests_properties(test_h5out PROPERTIES TIMEOUT 300)
+
+# MPICH and HDF5 keep allocations until exit that LeakSanitizer reports as
+# leaks; everything else ASan and UBSan check stays on.
+if(GS_SANITIZE)
+  set_property(TEST test_h5out test_h5out_mpi APPEND PROPERTY ENVIRONMENT
+               "ASAN_OPTIONS=detect_leaks=0")
+endif()
