@@ -1,0 +1,545 @@
+/* h5read.c - read a result file back: gscan info and gscan export.
+ *
+ * Serial (one process), and the large datasets are streamed in pieces, so a
+ * file with billions of hits exports in bounded memory.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5_internal.h"
+#include "h5out.h"
+
+
+struct gs_h5_file {
+    hid_t fid;
+    char *path;
+    uint64_t n_pat, n_rec, n_files, n_hits;
+    int n_strands, has_hits;
+};
+
+/* Rows per read: a whole number of hit chunks, 8 MiB of the widest column. */
+enum { READ_ROWS = 1 << 20 };
+
+/* Dimensions of a dataset; returns its rank, or -1 when it is missing. */
+static int dset_dims(hid_t fid, const char *name, hsize_t dims[2])
+{
+    if (H5Lexists(fid, name, H5P_DEFAULT) <= 0)
+        return -1;
+    hid_t d = H5Dopen2(fid, name, H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
+    int r = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (r >= 1 && r <= 2)
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+    else
+        r = -1;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (d >= 0)
+        H5Dclose(d);
+    return r;
+}
+
+/* Read rows [from, from + n) of a 1-D or 2-D dataset as mtype. */
+static int read_rows(hid_t fid, const char *name, hid_t mtype, uint64_t from, uint64_t n,
+                     void *buf)
+{
+    int ok = 0;
+    hid_t d = H5Dopen2(fid, name, H5P_DEFAULT), fs = -1, ms = -1;
+    if (d < 0 || (fs = H5Dget_space(d)) < 0)
+        goto done;
+    hsize_t dims[2] = {0, 1}, start[2] = {from, 0}, count[2];
+    int r = H5Sget_simple_extent_ndims(fs);
+    if (r < 1 || r > 2 || H5Sget_simple_extent_dims(fs, dims, NULL) < 0 || from + n > dims[0])
+        goto done;
+    count[0] = n;
+    count[1] = dims[1];
+    if (n == 0) {
+        ok = 1;
+        goto done;
+    }
+    if ((ms = H5Screate_simple(r, count, NULL)) < 0
+        || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0
+        || H5Dread(d, mtype, ms, fs, H5P_DEFAULT, buf) < 0)
+        goto done;
+    ok = 1;
+done:
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (d >= 0)
+        H5Dclose(d);
+    return ok;
+}
+
+/* Rows [from, from + n) of a fixed-length string dataset, each NUL-terminated
+ * at stride *stride in the returned buffer (NULL on failure, err set). */
+static char *read_strings(gs_h5_file *f, const char *name, uint64_t from, uint64_t n,
+                          size_t *stride, gs_error *err)
+{
+    char *buf = NULL;
+    hid_t d = H5Dopen2(f->fid, name, H5P_DEFAULT), ft = d >= 0 ? H5Dget_type(d) : -1, mt = -1;
+    if (ft < 0 || H5Tget_class(ft) != H5T_STRING || H5Tis_variable_str(ft) != 0) {
+        gs_fail(err, GS_EINPUT, "%s is not a fixed-length string dataset (%s)", name, f->path);
+        goto done;
+    }
+    size_t w = H5Tget_size(ft) + 1;
+    if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, w) < 0
+        || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0) {
+        gs_fail(err, GS_ESYS, "cannot make a string type for %s (%s)", name, f->path);
+        goto done;
+    }
+    buf = gs_malloc((size_t)n * w, err, name);
+    if (buf && !read_rows(f->fid, name, mt, from, n, buf)) {
+        char why[256];
+        gs_h5_reason(why, sizeof why);
+        gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->path);
+        free(buf);
+        buf = NULL;
+    }
+    *stride = w;
+done:
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (d >= 0)
+        H5Dclose(d);
+    return buf;
+}
+
+static gs_status read_fail(gs_h5_file *f, const char *name, gs_error *err)
+{
+    char why[256];
+    gs_h5_reason(why, sizeof why);
+    return gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->path);
+}
+
+/* A string attribute of the root group into buf ("" when missing). */
+static void attr_str(hid_t fid, const char *name, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (H5Aexists(fid, name) <= 0)
+        return;
+    hid_t a = H5Aopen(fid, name, H5P_DEFAULT), ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
+    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
+        if (H5Tis_variable_str(ft) > 0) {
+            char *v = NULL;
+            mt = H5Tcopy(H5T_C_S1);
+            if (mt >= 0 && H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &v) >= 0 && v) {
+                snprintf(buf, size, "%s", v);
+                H5free_memory(v);
+            }
+        } else {
+            size_t w = H5Tget_size(ft) + 1;
+            char *v = malloc(w);
+            mt = H5Tcopy(H5T_C_S1);
+            if (v && mt >= 0 && H5Tset_size(mt, w) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLTERM) >= 0
+                && H5Aread(a, mt, v) >= 0)
+                snprintf(buf, size, "%s", v);
+            free(v);
+        }
+    }
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (a >= 0)
+        H5Aclose(a);
+}
+
+static long attr_int(hid_t fid, const char *name)
+{
+    int v = -1;
+    if (H5Aexists(fid, name) > 0) {
+        hid_t a = H5Aopen(fid, name, H5P_DEFAULT);
+        if (a >= 0) {
+            if (H5Aread(a, H5T_NATIVE_INT, &v) < 0)
+                v = -1;
+            H5Aclose(a);
+        }
+    }
+    return v;
+}
+
+gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    gs_h5_file *f = NULL;
+    struct stat st;
+    *out = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
+        gs_fail(err, GS_EINPUT, "cannot open result file: %s (%s)",
+                errno ? strerror(errno) : "not a regular file", path);
+        goto fail;
+    }
+    if (H5Fis_hdf5(path) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        gs_fail(err, GS_EINPUT, "not an HDF5 file (%s)", path);
+        goto fail;
+    }
+    f = gs_calloc(1, sizeof *f, err, "result file");
+    if (f == NULL)
+        goto fail;
+    f->fid = -1;
+    if ((f->path = strdup(path)) == NULL) {
+        gs_fail(err, GS_ESYS, "out of memory (%s)", path);
+        goto fail;
+    }
+    if ((f->fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+        char why[256];
+        gs_h5_reason(why, sizeof why);
+        gs_fail(err, GS_EINPUT, "cannot open HDF5 file: %s (%s)", why, path);
+        goto fail;
+    }
+    hsize_t pd[2] = {0}, rd[2] = {0}, fd[2] = {0}, cd[2] = {0}, hd[2] = {0};
+    if (H5Aexists(f->fid, "gscan_version") <= 0 || dset_dims(f->fid, "/patterns/name", pd) != 1
+        || dset_dims(f->fid, "/records/name", rd) != 1 || dset_dims(f->fid, "/files", fd) != 1
+        || dset_dims(f->fid, "/counts", cd) != 2 || cd[0] != pd[0] || cd[1] < 1 || cd[1] > 2) {
+        H5Eclear2(H5E_DEFAULT);
+        gs_fail(err, GS_EINPUT, "not a gscan result file (%s)", path);
+        goto fail;
+    }
+    f->n_pat = pd[0];
+    f->n_rec = rd[0];
+    f->n_files = fd[0];
+    f->n_strands = (int)cd[1];
+    f->has_hits = H5Lexists(f->fid, "/hits", H5P_DEFAULT) > 0;
+    if (f->has_hits) {
+        static const char *const cols[] = {"/hits/pattern", "/hits/record", "/hits/start",
+                                           "/hits/strand"};
+        for (int c = 0; c < 4; c++) {
+            if (dset_dims(f->fid, cols[c], hd) != 1 || (c > 0 && hd[0] != f->n_hits)) {
+                H5Eclear2(H5E_DEFAULT);
+                gs_fail(err, GS_EINPUT, "%s is missing or of another length (%s)", cols[c], path);
+                goto fail;
+            }
+            f->n_hits = hd[0];
+        }
+    }
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    *out = f;
+    return GS_OK;
+fail:
+    gs_h5_close(f);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}
+
+void gs_h5_close(gs_h5_file *f)
+{
+    if (f == NULL)
+        return;
+    if (f->fid >= 0)
+        H5Fclose(f->fid);
+    free(f->path);
+    free(f);
+}
+
+/* The ten patterns with the most hits (ties: lower id first). */
+enum { TOP_N = 10 };
+typedef struct top_entry {
+    uint64_t id, total, fwd, rev;
+} top_entry;
+
+/* Insert e into the sorted top list when it belongs there. */
+static void top_insert(top_entry *top, int *n, const top_entry *e)
+{
+    int pos = *n;
+    while (pos > 0 && top[pos - 1].total < e->total)
+        pos--; /* equal totals keep the earlier (lower) id first */
+    if (pos >= TOP_N)
+        return;
+    int last = *n < TOP_N ? *n : TOP_N - 1;
+    memmove(&top[pos + 1], &top[pos], (size_t)(last - pos) * sizeof *top);
+    top[pos] = *e;
+    if (*n < TOP_N)
+        (*n)++;
+}
+
+static void print_list(FILE *out, gs_h5_file *f, const char *names, const char *lens,
+                       uint64_t n, gs_error *err)
+{
+    enum { SHOW = 5 };
+    uint64_t k = n < SHOW ? n : SHOW;
+    size_t stride = 0;
+    char *v = k ? read_strings(f, names, 0, k, &stride, err) : NULL;
+    uint64_t len[SHOW];
+    if (k && v == NULL)
+        return;
+    if (lens && k && !read_rows(f->fid, lens, H5T_NATIVE_UINT64, 0, k, len)) {
+        read_fail(f, lens, err);
+        free(v);
+        return;
+    }
+    for (uint64_t i = 0; i < k; i++) {
+        if (lens)
+            fprintf(out, "  %s\t%" PRIu64 "\n", v + i * stride, len[i]);
+        else
+            fprintf(out, "  %s\n", v + i * stride);
+    }
+    if (n > k)
+        fprintf(out, "  ... and %" PRIu64 " more\n", n - k);
+    free(v);
+}
+
+gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    uint64_t *buf = NULL;
+    uint32_t *lens = NULL;
+    top_entry top[TOP_N + 1];
+    int n_top = 0;
+    char s[1024];
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    static const struct {
+        const char *label, *attr;
+    } attrs[] = {{"gscan version", "gscan_version"}, {"command line", "command_line"},
+                 {"engine", "engine"},               {"device", "device"},
+                 {"alphabet", "alphabet"},           {"strands", "strand_mode"},
+                 {"report", "report"},               {"created", "created"}};
+    fprintf(out, "file: %s\n", f->path);
+    for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
+        attr_str(f->fid, attrs[i].attr, s, sizeof s);
+        fprintf(out, "  %-14s %s\n", attrs[i].label, s);
+    }
+    fprintf(out, "  %-14s %ld\n", "ranks", attr_int(f->fid, "n_ranks"));
+    fprintf(out, "  %-14s %ld\n", "gpus", attr_int(f->fid, "n_gpus"));
+
+    fprintf(out, "files: %" PRIu64 "\n", f->n_files);
+    print_list(out, f, "/files", NULL, f->n_files, err);
+    if (err->code != GS_OK)
+        goto fail;
+
+    /* Records: stream the lengths for the total. */
+    uint64_t residues = 0;
+    buf = gs_malloc(READ_ROWS * 2 * sizeof *buf, err, "counts");
+    lens = gs_malloc(READ_ROWS * sizeof *lens, err, "pattern lengths");
+    if (buf == NULL || lens == NULL)
+        goto fail;
+    for (uint64_t at = 0; at < f->n_rec; at += READ_ROWS) {
+        uint64_t k = f->n_rec - at < READ_ROWS ? f->n_rec - at : READ_ROWS;
+        if (!read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, at, k, buf)) {
+            read_fail(f, "/records/length", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++)
+            residues += buf[i];
+    }
+    fprintf(out, "records: %" PRIu64 " (%" PRIu64 " residues)\n", f->n_rec, residues);
+    print_list(out, f, "/records/name", "/records/length", f->n_rec, err);
+    if (err->code != GS_OK)
+        goto fail;
+
+    /* Patterns and counts, streamed together. */
+    uint64_t strand_total[2] = {0, 0}, present = 0;
+    uint32_t lmin = UINT32_MAX, lmax = 0;
+    int S = f->n_strands;
+    for (uint64_t at = 0; at < f->n_pat; at += READ_ROWS) {
+        uint64_t k = f->n_pat - at < READ_ROWS ? f->n_pat - at : READ_ROWS;
+        if (!read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, at, k, buf)) {
+            read_fail(f, "/counts", err);
+            goto fail;
+        }
+        if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, at, k, lens)) {
+            read_fail(f, "/patterns/length", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++) {
+            top_entry e = {at + i, 0, buf[i * S], S == 2 ? buf[i * S + 1] : 0};
+            e.total = e.fwd + e.rev;
+            strand_total[0] += e.fwd;
+            strand_total[1] += e.rev;
+            present += e.total > 0;
+            if (e.total > 0)
+                top_insert(top, &n_top, &e);
+            lmin = lens[i] < lmin ? lens[i] : lmin;
+            lmax = lens[i] > lmax ? lens[i] : lmax;
+        }
+    }
+    if (f->n_pat > 0)
+        fprintf(out, "patterns: %" PRIu64 " (length %" PRIu32 " to %" PRIu32 ")\n", f->n_pat,
+                lmin, lmax);
+    else
+        fprintf(out, "patterns: 0\n");
+    if (S == 2)
+        fprintf(out, "hits: %" PRIu64 " (forward %" PRIu64 ", reverse %" PRIu64 ")%s\n",
+                strand_total[0] + strand_total[1], strand_total[0], strand_total[1],
+                f->has_hits ? "" : ", counts only");
+    else
+        fprintf(out, "hits: %" PRIu64 " (forward strand only)%s\n", strand_total[0],
+                f->has_hits ? "" : ", counts only");
+    fprintf(out, "patterns with hits: %" PRIu64 ", without: %" PRIu64 "\n", present,
+            f->n_pat - present);
+    if (n_top > 0)
+        fprintf(out, "top patterns by count:\n");
+    for (int i = 0; i < n_top; i++) {
+        size_t stride = 0;
+        char *name = read_strings(f, "/patterns/name", top[i].id, 1, &stride, err);
+        if (name == NULL)
+            goto fail;
+        if (S == 2)
+            fprintf(out, "  %2d. %s\t%" PRIu64 " (forward %" PRIu64 ", reverse %" PRIu64 ")\n",
+                    i + 1, name, top[i].total, top[i].fwd, top[i].rev);
+        else
+            fprintf(out, "  %2d. %s\t%" PRIu64 "\n", i + 1, name, top[i].total);
+        free(name);
+    }
+
+    /* Timing: the slowest rank of each phase is what the run waited for. */
+    int header = 0;
+    for (int p = 0; p < GS_N_PHASES; p++) {
+        char name[64];
+        hsize_t dims[2] = {0};
+        snprintf(name, sizeof name, "/timing/%s", gs_phase_names[p]);
+        if (H5Lexists(f->fid, "/timing", H5P_DEFAULT) <= 0 || dset_dims(f->fid, name, dims) != 1
+            || dims[0] == 0 || dims[0] > READ_ROWS * 2)
+            continue;
+        double *t = (double *)buf, mx = 0;
+        if (!read_rows(f->fid, name, H5T_NATIVE_DOUBLE, 0, dims[0], t)) {
+            read_fail(f, name, err);
+            goto fail;
+        }
+        for (hsize_t r = 0; r < dims[0]; r++)
+            mx = t[r] > mx ? t[r] : mx;
+        if (!header++)
+            fprintf(out, "timing (seconds, max over %llu ranks):\n", (unsigned long long)dims[0]);
+        fprintf(out, "  %-9s %.3f\n", gs_phase_names[p], mx);
+    }
+    H5Eclear2(H5E_DEFAULT);
+    if (fflush(out) != 0 || ferror(out))
+        gs_fail(err, GS_ESYS, "cannot write the summary: %s (%s)", strerror(errno), f->path);
+fail:
+    free(buf);
+    free(lens);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}
+
+/* Append decimal v to p; returns the new end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    char *rnames = NULL, *pnames = NULL, *line = NULL;
+    uint32_t *plen = NULL, *pat = NULL, *rec = NULL;
+    uint64_t *start = NULL;
+    int8_t *strand = NULL;
+    size_t rstride = 0, pstride = 0;
+    int bed;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    if (strcmp(format, "tsv") == 0)
+        bed = 0;
+    else if (strcmp(format, "bed") == 0)
+        bed = 1;
+    else {
+        gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv or bed)", format);
+        goto fail;
+    }
+    if (!f->has_hits) {
+        gs_fail(err, GS_EINPUT, "no hits in %s (run gscan scan with --report hits)", f->path);
+        goto fail;
+    }
+    /* Names are looked up at random, so they are held whole; hits stream. */
+    if (f->n_rec && (rnames = read_strings(f, "/records/name", 0, f->n_rec, &rstride, err)) == NULL)
+        goto fail;
+    if (f->n_pat
+        && (pnames = read_strings(f, "/patterns/name", 0, f->n_pat, &pstride, err)) == NULL)
+        goto fail;
+    plen = gs_malloc(f->n_pat * sizeof *plen, err, "pattern lengths");
+    pat = gs_malloc(READ_ROWS * sizeof *pat, err, "hits");
+    rec = gs_malloc(READ_ROWS * sizeof *rec, err, "hits");
+    start = gs_malloc(READ_ROWS * sizeof *start, err, "hits");
+    strand = gs_malloc(READ_ROWS * sizeof *strand, err, "hits");
+    line = gs_malloc(rstride + pstride + 64, err, "export line");
+    if (!plen || !pat || !rec || !start || !strand || !line)
+        goto fail;
+    if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, f->n_pat, plen)) {
+        read_fail(f, "/patterns/length", err);
+        goto fail;
+    }
+    if (!bed)
+        fputs("record\tstart\tend\tpattern\tstrand\n", out);
+    for (uint64_t at = 0; at < f->n_hits; at += READ_ROWS) {
+        uint64_t k = f->n_hits - at < READ_ROWS ? f->n_hits - at : READ_ROWS;
+        if (!read_rows(f->fid, "/hits/pattern", H5T_NATIVE_UINT32, at, k, pat)
+            || !read_rows(f->fid, "/hits/record", H5T_NATIVE_UINT32, at, k, rec)
+            || !read_rows(f->fid, "/hits/start", H5T_NATIVE_UINT64, at, k, start)
+            || !read_rows(f->fid, "/hits/strand", H5T_NATIVE_INT8, at, k, strand)) {
+            read_fail(f, "/hits", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++) {
+            if (pat[i] >= f->n_pat || rec[i] >= f->n_rec || (strand[i] != 1 && strand[i] != -1)) {
+                gs_fail(err, GS_EINPUT,
+                        "corrupt hit %" PRIu64 ": pattern %" PRIu32 ", record %" PRIu32
+                        ", strand %d (%s)",
+                        at + i, pat[i], rec[i], strand[i], f->path);
+                goto fail;
+            }
+            const char *rn = rnames + (size_t)rec[i] * rstride;
+            const char *pn = pnames + (size_t)pat[i] * pstride;
+            size_t rl = strlen(rn), pl = strlen(pn);
+            char *p = line;
+            memcpy(p, rn, rl);
+            p += rl;
+            *p++ = '\t';
+            p = put_u64(p, start[i]);
+            *p++ = '\t';
+            p = put_u64(p, start[i] + plen[pat[i]]);
+            *p++ = '\t';
+            memcpy(p, pn, pl);
+            p += pl;
+            *p++ = '\t';
+            if (bed) {
+                *p++ = '0';
+                *p++ = '\t';
+            }
+            *p++ = strand[i] > 0 ? '+' : '-';
+            *p++ = '\n';
+            fwrite(line, 1, (size_t)(p - line), out);
+        }
+        if (ferror(out))
+            break;
+    }
+    if (fflush(out) != 0 || ferror(out))
+        gs_fail(err, GS_ESYS, "cannot write the exported hits: %s (%s)", strerror(errno), f->path);
+fail:
+    free(rnames);
+    free(pnames);
+    free(plen);
+    free(pat);
+    free(rec);
+    free(start);
+    free(strand);
+    free(line);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}
+
