@@ -138,6 +138,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *re
     p.filled.v = gs_calloc((size_t)p.n_slots, sizeof(int), err, "scan queue");
     p.free_q.v = gs_calloc((size_t)p.n_slots, sizeof(int), err, "scan queue");
     int started = 0;
+    void *compiled = NULL;
     if (!w || !p.slots || !p.filled.v || !p.free_q.v) {
         st = GS_ESYS;
         goto fail;
@@ -146,7 +147,6 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *re
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.filled.cond, NULL);
     pthread_cond_init(&p.free_q.cond, NULL);
-    void *compiled = NULL;
     if ((st = cfg->engine->compile(cfg->ks, &compiled, err)) != GS_OK)
         goto fail_sync;
     p.compiled = compiled;
