@@ -1,9 +1,9 @@
 /* pipeline.c - read -> match -> collect for one rank.
  *
- * CPU: the calling thread reads segments into a pool of threads + 2 buffers
- * and hands them to worker threads through a queue; each worker owns its key
- * counts and hits, so the hot path takes no lock. Memory stays bounded by the
- * pool whatever the corpus size. GPU: the calling thread reads and submits;
+ * CPU: the calling thread reads segments into a pool of threads + 2 batch
+ * buffers (each up to two blocks) and hands them to worker threads through a
+ * queue; each worker owns its key counts and hits, so the hot path takes no
+ * lock. Memory stays bounded by the pool whatever the corpus size. GPU: the calling thread reads and submits;
  * the GPU pipeline overlaps copies and kernels itself.
  * Hits of all workers are merged and sorted once at the end.
  */
@@ -24,9 +24,13 @@ double gs_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A batch of segments in one buffer. Short records (ESTs, contigs) are
+ * packed many to a batch, so a worker is woken once per block of residues,
+ * not once per record. */
 typedef struct slot {
-    uint8_t *buf;
-    gs_segment seg;
+    uint8_t *buf;    /* 2 x (block + overlap) bytes */
+    gs_segment *seg;
+    size_t n, cap;
 } slot;
 
 /* A bounded queue of slot indices guarded by one mutex. */
@@ -115,12 +119,13 @@ static void *worker_main(void *arg)
         if (s < 0)
             break;
         slot *sl = &p->slots[s];
-        if (!w->oom) {
+        for (size_t i = 0; i < sl->n && !w->oom; i++) {
+            const gs_segment *seg = &sl->seg[i];
             gs_match_out out = {.key_counts = w->key_counts, .hits = cfg->want_hits ? &w->kh : NULL,
                                 .oom = 0};
             w->kh.n = 0;
-            cfg->engine->scan(p->compiled, sl->seg.text, sl->seg.len, sl->seg.own, &out);
-            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, &sl->seg, &w->kh, &w->hits)))
+            cfg->engine->scan(p->compiled, seg->text, seg->len, seg->own, &out);
+            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, &w->hits)))
                 w->oom = 1;
         }
         q_push(p, &p->free_q, s);
@@ -151,7 +156,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *re
         goto fail_sync;
     p.compiled = compiled;
     for (int i = 0; i < p.n_slots; i++) {
-        if ((p.slots[i].buf = gs_malloc(cfg->block + cfg->overlap, err, "scan block")) == NULL) {
+        if ((p.slots[i].buf = gs_malloc(2 * (cfg->block + cfg->overlap), err, "scan block")) == NULL) {
             st = GS_ESYS;
             goto fail_engine;
         }
@@ -170,22 +175,43 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *re
             goto fail_workers;
         }
 
-    for (;;) {
+    /* Fill a batch while another whole segment still fits after a block's
+     * worth of residues: at most two blocks a batch. */
+    for (int more = 1; more;) {
         int s = q_pop(&p, &p.free_q);
         slot *sl = &p.slots[s];
-        double t0 = gs_now();
-        int r = src->next(src->ctx, sl->buf, &sl->seg, err);
-        res->t_read += gs_now() - t0;
-        if (r < 0) {
-            st = err->code ? err->code : GS_ESYS;
-            break;
+        size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
+        sl->n = 0;
+        while (used < cfg->block) {
+            if (sl->n == sl->cap) {
+                size_t c = sl->cap ? 2 * sl->cap : 64;
+                gs_segment *v = realloc(sl->seg, c * sizeof *v);
+                if (v == NULL) {
+                    st = gs_fail(err, GS_ESYS, "out of memory (segment table)");
+                    break;
+                }
+                sl->seg = v;
+                sl->cap = c;
+            }
+            double t0 = gs_now();
+            int r = src->next(src->ctx, sl->buf + used, &sl->seg[sl->n], err);
+            res->t_read += gs_now() - t0;
+            if (r < 0)
+                st = err->code ? err->code : GS_ESYS;
+            if (r <= 0) {
+                more = 0;
+                break;
+            }
+            used += sl->seg[sl->n].len;
+            res->residues += sl->seg[sl->n++].own;
+            if (cap - used < cfg->block + cfg->overlap)
+                break;
         }
-        if (r == 0)
+        if (st != GS_OK)
             break;
-        res->residues += sl->seg.own;
         if (cfg->progress)
             cfg->progress(cfg->progress_ctx, res->residues);
-        q_push(&p, &p.filled, s);
+        q_push(&p, sl->n ? &p.filled : &p.free_q, s);
     }
 
 fail_workers:
@@ -214,8 +240,10 @@ fail_workers:
         gs_hits_free(&w[i].hits);
     }
 fail_engine:
-    for (int i = 0; i < p.n_slots; i++)
+    for (int i = 0; i < p.n_slots; i++) {
         free(p.slots[i].buf);
+        free(p.slots[i].seg);
+    }
     cfg->engine->destroy(compiled);
 fail_sync:
     pthread_cond_destroy(&p.filled.cond);
