@@ -14,7 +14,7 @@ for lib in gs_core gs_io gs_match gs_scan gs_mpi gs_gpu; do
   for s in $names; do
     case $s in
       gs_* | __odr_asan.gs_* | __asan_*) ;;  # sanitizer builds add their own twins
-      _Z* | __cuda* | __nv* | __fatbinwrap* | __device_stub* | _ZN*) [ $lib = gs_gpu ] || { echo "FAIL $lib: $s"; bad=1; } ;;
+      _Z* | __cuda* | __nv* | __fatbinwrap* | __device_stub* | DW.ref.*) [ $lib = gs_gpu ] || { echo "FAIL $lib: $s"; bad=1; } ;;
       *) echo "FAIL $lib exports $s"; bad=1 ;;
     esac
   done

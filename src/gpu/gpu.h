@@ -25,8 +25,10 @@ typedef struct gs_gpu_times {
     double kernel;   /* seconds of scan kernels (event-timed, summed) */
 } gs_gpu_times;
 
-/* engine: "ac", "wm" or "rk". block: the largest seg->own that will be
- * submitted (text is at most block + ks->max_len - 1). */
+/* engine: "ac", "wm" or "rk" ("rkps": Rabin-Karp in its prefix-sum
+ * formulation, for comparisons; "rk" also selects it when the environment
+ * has GS_GPU_RK=prefix). block: the largest seg->own that will be submitted
+ * (text is at most block + ks->max_len - 1, below 2^32). */
 gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
                       size_t block, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);

@@ -1,0 +1,388 @@
+/* ac.cu - the GPU Aho-Corasick engine: compile the automaton on the host,
+ * launch ac.cuh's kernel.
+ *
+ * The trie is built over dense rows (A symbols: 4 DNA codes, or the byte
+ * classes of the keys plus one class for every byte no key contains), turned
+ * into a full DFA by the usual breadth-first failure links, and then
+ * rewritten into the Mealy form ac.cuh describes: only internal states keep a
+ * row, and an edge into a leaf goes to the leaf's nearest internal suffix
+ * state with a flag. The kernel variant (16- or 32-bit entries, table and
+ * counts in shared or global memory) is chosen here from the sizes and the
+ * device's shared-memory limit; docs/performance-gpu.md has the numbers.
+ */
+#include <algorithm>
+#include <new>
+#include <vector>
+
+#include "ac.cuh"
+
+typedef void (*gs_ac_fn)(gs_ac_view, gs_gpu_scan);
+
+typedef struct ac_state {
+    int compact; /* counts only through gs_acc_kernel */
+    uint32_t *d_wdelta;
+    gs_acc_view cv;
+    uint16_t *d_cdelta, *d_orep;
+    int32_t *d_ofirst;
+    void (*cfn)(gs_acc_view, gs_gpu_scan);
+    gs_ac_view v;
+    void *d_delta;
+    int32_t *d_edge;
+    gs_ac_out *d_outs;
+    uint8_t *d_cls;
+    gs_ac_fn fn;
+    size_t smem;
+    int threads, grid;
+} ac_state;
+
+/* The automaton on the host, in the device's layout. */
+typedef struct ac_host {
+    uint32_t A, n_int;
+    uint8_t cls[256];
+    std::vector<uint32_t> delta; /* [n_int * A] internal state | flag (bit 31) */
+    std::vector<int32_t> edge_out;
+    std::vector<gs_ac_out> outs;
+    /* the counts-only forms (gs_acc_kernel): narrow when the ids fit in 15
+     * bits, wide when they fit in 16 */
+    int narrow, wide;
+    uint32_t n_out;
+    std::vector<uint16_t> cdelta, orep;
+    std::vector<uint32_t> wdelta;
+    std::vector<int32_t> ofirst;
+} ac_host;
+
+static const uint32_t AC_FLAG32 = 0x80000000u;
+
+static gs_status ac_build(const gs_keyset *ks, ac_host *h, gs_error *err)
+{
+    int dna = ks->alphabet == GS_ALPHA_DNA;
+    if (dna) {
+        h->A = 4;
+        for (int b = 0; b < 256; b++)
+            h->cls[b] = 0;
+    } else {
+        int seen[256] = {0}, n = 0;
+        for (uint64_t i = 0; i < ks->key_off[ks->n_keys]; i++)
+            seen[ks->key_bytes[i]] = 1;
+        for (int b = 0; b < 256; b++)
+            n += seen[b];
+        /* class 0 is every byte no key contains, unless there is none */
+        int next = n == 256 ? 0 : 1;
+        for (int b = 0; b < 256; b++)
+            h->cls[b] = seen[b] ? (uint8_t)next++ : 0;
+        h->A = n == 256 ? 256 : (uint32_t)n + 1;
+    }
+    const uint32_t A = h->A;
+    try {
+        std::vector<int32_t> go(A, -1), out_key(1, -1);
+        for (uint32_t k = 0; k < ks->n_keys; k++) {
+            const uint8_t *key = gs_key(ks, k);
+            uint32_t s = 0, n = gs_key_len(ks, k);
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t c = dna ? key[i] : h->cls[key[i]];
+                int32_t t = go[(size_t)s * A + c];
+                if (t < 0) {
+                    size_t ns = out_key.size();
+                    if ((ns + 1) * A > (size_t)1 << 32 || ns >= 0x7FFFFFFFu)
+                        return gs_fail(err, GS_ESYS,
+                                       "the ac automaton is too large for the GPU (%zu states x %u "
+                                       "symbols; try --engine wm or rk) (gpu ac engine)",
+                                       ns, A);
+                    t = (int32_t)ns;
+                    go[(size_t)s * A + c] = t;
+                    go.resize((ns + 1) * A, -1);
+                    out_key.push_back(-1);
+                }
+                s = (uint32_t)t;
+            }
+            out_key[s] = (int32_t)k;
+        }
+        const size_t ns = out_key.size();
+        std::vector<uint8_t> internal(ns, 0);
+        for (size_t s = 0; s < ns; s++)
+            for (uint32_t c = 0; c < A && !internal[s]; c++)
+                internal[s] = go[s * A + c] >= 0;
+        internal[0] = 1;
+
+        /* Breadth-first: failure links, full transitions, output chains and
+         * each state's nearest internal suffix state (itself if internal). */
+        std::vector<int32_t> fail(ns, 0), dict(ns, -1), rep(ns, 0), order;
+        order.reserve(ns);
+        order.push_back(0);
+        for (size_t qi = 0; qi < order.size(); qi++) {
+            int32_t s = order[qi];
+            for (uint32_t c = 0; c < A; c++) {
+                int32_t t = go[(size_t)s * A + c];
+                if (t >= 0) {
+                    int32_t f = s == 0 ? 0 : go[(size_t)fail[s] * A + c];
+                    fail[t] = f;
+                    dict[t] = out_key[f] >= 0 ? f : dict[f];
+                    rep[t] = internal[t] ? t : rep[f];
+                    order.push_back(t);
+                } else {
+                    go[(size_t)s * A + c] = s == 0 ? 0 : go[(size_t)fail[s] * A + c];
+                }
+            }
+        }
+        /* Internal states numbered in breadth-first order, root first. */
+        std::vector<int32_t> iid(ns, -1), rid(ns, -1);
+        uint32_t n_int = 0;
+        for (int32_t s : order)
+            if (internal[s])
+                iid[s] = (int32_t)n_int++;
+        for (int32_t s : order)
+            if (out_key[s] >= 0) {
+                rid[s] = (int32_t)h->outs.size();
+                gs_ac_out o = {(uint32_t)out_key[s], gs_key_len(ks, (uint32_t)out_key[s]), -1, 0};
+                h->outs.push_back(o);
+            }
+        for (int32_t s : order)
+            if (rid[s] >= 0 && dict[s] >= 0)
+                h->outs[rid[s]].next = rid[dict[s]];
+        if (h->outs.empty())
+            h->outs.push_back(gs_ac_out{0, 0, -1, 0});
+        h->n_int = n_int;
+        h->delta.assign((size_t)n_int * A, 0);
+        h->edge_out.assign((size_t)n_int * A, -1);
+        for (size_t s = 0; s < ns; s++) {
+            if (!internal[s])
+                continue;
+            size_t row = (size_t)iid[s] * A;
+            for (uint32_t c = 0; c < A; c++) {
+                int32_t t = go[s * A + c];
+                int32_t first = out_key[t] >= 0 ? t : dict[t];
+                uint32_t e = (uint32_t)iid[rep[t]];
+                if (first >= 0) {
+                    e |= AC_FLAG32;
+                    h->edge_out[row + c] = rid[first];
+                }
+                h->delta[row + c] = e;
+            }
+        }
+        std::vector<int32_t> oid(ns, -1);
+        uint32_t n_out = 0;
+        for (int32_t s : order)
+            if (out_key[s] >= 0 || dict[s] >= 0)
+                oid[s] = (int32_t)n_out++;
+        h->n_out = n_out;
+        h->narrow = n_int <= 0x8000u && n_out <= 0x8000u;
+        h->wide = n_int <= 0x10000u && n_out < 0xFFFFu;
+        if (h->wide) {
+            h->wdelta.assign((size_t)n_int * A, 0);
+            for (size_t s = 0; s < ns; s++) {
+                if (!internal[s])
+                    continue;
+                for (uint32_t c = 0; c < A; c++) {
+                    int32_t t = go[s * A + c];
+                    h->wdelta[(size_t)iid[s] * A + c] =
+                        (uint32_t)(oid[t] + 1) << 16 | (uint32_t)iid[rep[t]];
+                }
+            }
+        }
+        if (h->wide || h->narrow) {
+            h->orep.assign(std::max<uint32_t>(n_out, 1), 0);
+            h->ofirst.assign(std::max<uint32_t>(n_out, 1), -1);
+            for (size_t s = 0; s < ns; s++)
+                if (oid[s] >= 0) {
+                    h->orep[oid[s]] = (uint16_t)iid[rep[s]];
+                    h->ofirst[oid[s]] = rid[out_key[s] >= 0 ? (int32_t)s : dict[s]];
+                }
+        }
+        if (h->narrow) {
+            h->cdelta.assign((size_t)n_int * A, 0);
+            for (size_t s = 0; s < ns; s++) {
+                if (!internal[s])
+                    continue;
+                for (uint32_t c = 0; c < A; c++) {
+                    int32_t t = go[s * A + c];
+                    h->cdelta[(size_t)iid[s] * A + c] =
+                        oid[t] >= 0 ? (uint16_t)(0x8000u | oid[t]) : (uint16_t)iid[t];
+                }
+            }
+        }
+    } catch (const std::bad_alloc &) {
+        return gs_fail(err, GS_ESYS, "out of memory (gpu ac engine automaton)");
+    }
+    return GS_OK;
+}
+
+static void ac_close(void *p)
+{
+    ac_state *st = (ac_state *)p;
+    if (st == NULL)
+        return;
+    cudaFree(st->d_delta);
+    cudaFree(st->d_edge);
+    cudaFree(st->d_outs);
+    cudaFree(st->d_cls);
+    cudaFree(st->d_cdelta);
+    cudaFree(st->d_wdelta);
+    cudaFree(st->d_orep);
+    cudaFree(st->d_ofirst);
+    delete st;
+}
+
+static gs_ac_fn ac_pick(int e16, int dna, int stab)
+{
+    static const gs_ac_fn fns[2][2][2] = {
+        {{gs_ac_kernel<uint32_t, false, false>, gs_ac_kernel<uint32_t, false, true>},
+         {gs_ac_kernel<uint32_t, true, false>, gs_ac_kernel<uint32_t, true, true>}},
+        {{gs_ac_kernel<uint16_t, false, false>, gs_ac_kernel<uint16_t, false, true>},
+         {gs_ac_kernel<uint16_t, true, false>, gs_ac_kernel<uint16_t, true, true>}}};
+    return fns[e16][dna][stab];
+}
+
+/* Shared memory of the counts-only kernel (0: it does not fit). */
+static size_t ac_compact_smem(const ac_host *h, int wide, size_t budget)
+{
+    if (wide ? !h->wide : !h->narrow)
+        return 0;
+    size_t tb = ((size_t)h->n_int * h->A * (wide ? 4 : 2) + 15) / 16 * 16;
+    size_t ob = wide ? 0 : ((size_t)h->n_out * 2 + 15) / 16 * 16;
+    size_t smem = tb + ob + (size_t)h->n_out * 4;
+    return smem <= budget ? smem : 0;
+}
+
+/* The counts-only kernel, wide entries when they fit in shared memory. */
+static gs_status ac_open_compact(const gs_keyset *ks, const gs_gpu_dev *dev, ac_host *h,
+                                 size_t budget, ac_state *st, gs_error *err)
+{
+    const int wide = ac_compact_smem(h, 1, budget) != 0;
+    size_t tb = ((size_t)h->n_int * h->A * (wide ? 4 : 2) + 15) / 16 * 16;
+    size_t ob = wide ? 0 : ((size_t)h->n_out * 2 + 15) / 16 * 16;
+    size_t smem = tb + ob + (size_t)h->n_out * 4;
+    int nb = 0, dna = ks->alphabet == GS_ALPHA_DNA;
+    h->cdelta.resize(tb / 2, 0);
+    h->wdelta.resize(tb / 4, 0);
+    h->orep.resize(std::max<size_t>(ob / 2, 8), 0);
+    if (gs_gpu_upload((void **)&st->d_cdelta, h->cdelta.data(), wide ? 0 : tb, err) ||
+        gs_gpu_upload((void **)&st->d_wdelta, h->wdelta.data(), wide ? tb : 0, err) ||
+        gs_gpu_upload((void **)&st->d_orep, h->orep.data(), h->orep.size() * 2, err) ||
+        gs_gpu_upload((void **)&st->d_ofirst, h->ofirst.data(), h->ofirst.size() * 4, err) ||
+        gs_gpu_upload((void **)&st->d_outs, h->outs.data(), h->outs.size() * sizeof(gs_ac_out),
+                      err) ||
+        gs_gpu_upload((void **)&st->d_cls, h->cls, 256, err))
+        return err->code;
+    st->cv.outs = st->d_outs;
+    st->cv.cls = st->d_cls;
+    st->cv.delta = wide ? (const void *)st->d_wdelta : (const void *)st->d_cdelta;
+    st->cv.orep = st->d_orep;
+    st->cv.ofirst = st->d_ofirst;
+    st->cv.A = h->A;
+    st->cv.n_out = h->n_out;
+    st->cv.overlap = ks->max_len ? ks->max_len - 1 : 0;
+    st->cv.chunk = std::max<uint32_t>(512, (8 * st->cv.overlap + 31) / 32 * 32);
+    st->cv.table_bytes = (uint32_t)tb;
+    st->cv.orep_bytes = (uint32_t)ob;
+    st->smem = smem;
+    st->threads = smem <= 56 * 1024 ? 256 : smem <= 112 * 1024 ? 512 : 1024;
+    st->cfn = dna ? (wide ? gs_acc_kernel<true, true> : gs_acc_kernel<true, false>)
+                  : (wide ? gs_acc_kernel<false, true> : gs_acc_kernel<false, false>);
+    GS_CUDA_CHECK(cudaFuncSetAttribute(st->cfn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)smem));
+    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, st->cfn, st->threads,
+                                                                smem));
+    st->grid = std::max(1, nb) * dev->sm_count;
+    st->compact = 1;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
+                         int want_hits, void **state, gs_error *err)
+{
+    (void)text_cap;
+    ac_host h;
+    ac_state *st = NULL;
+    std::vector<uint16_t> d16;
+    size_t es, tbytes, cbytes, budget;
+    int nb = 0, e16, stab;
+    gs_status rc = ac_build(ks, &h, err);
+    if (rc != GS_OK)
+        return rc;
+    st = new (std::nothrow) ac_state();
+    if (st == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (gpu ac engine)");
+    budget = dev->smem_optin - 256 - 64;
+    if (!want_hits && (ac_compact_smem(&h, 1, budget) || ac_compact_smem(&h, 0, budget))) {
+        if (ac_open_compact(ks, dev, &h, budget, st, err) != GS_OK)
+            goto fail;
+        *state = st;
+        return GS_OK;
+    }
+    e16 = h.n_int <= 0x8000u;
+    es = e16 ? 2 : 4;
+    tbytes = ((size_t)h.n_int * h.A * es + 15) / 16 * 16;
+    cbytes = (size_t)ks->n_keys * 4;
+    stab = tbytes <= budget;
+    st->v.smem_counts = (stab ? tbytes : 0) + cbytes <= budget;
+    st->smem = (stab ? tbytes : 0) + (st->v.smem_counts ? cbytes : 0);
+    st->threads = st->smem <= 56 * 1024 ? 256 : st->smem <= 112 * 1024 ? 512 : 1024;
+    st->fn = ac_pick(e16, ks->alphabet == GS_ALPHA_DNA, stab);
+
+    if (e16) {
+        try {
+            d16.resize(tbytes / 2, 0);
+        } catch (const std::bad_alloc &) {
+            gs_fail(err, GS_ESYS, "out of memory (gpu ac engine)");
+            goto fail;
+        }
+        for (size_t i = 0; i < h.delta.size(); i++)
+            d16[i] = (uint16_t)((h.delta[i] & 0x7FFFu) | (h.delta[i] & AC_FLAG32 ? 0x8000u : 0));
+        if (gs_gpu_upload(&st->d_delta, d16.data(), tbytes, err) != GS_OK)
+            goto fail;
+    } else {
+        h.delta.resize(tbytes / 4, 0);
+        if (gs_gpu_upload(&st->d_delta, h.delta.data(), tbytes, err) != GS_OK)
+            goto fail;
+    }
+    if (gs_gpu_upload((void **)&st->d_edge, h.edge_out.data(), h.edge_out.size() * 4, err) ||
+        gs_gpu_upload((void **)&st->d_outs, h.outs.data(), h.outs.size() * sizeof(gs_ac_out),
+                      err) ||
+        gs_gpu_upload((void **)&st->d_cls, h.cls, 256, err))
+        goto fail;
+
+    st->v.delta = st->d_delta;
+    st->v.edge_out = st->d_edge;
+    st->v.outs = st->d_outs;
+    st->v.cls = st->d_cls;
+    st->v.A = h.A;
+    st->v.n_keys = ks->n_keys;
+    st->v.overlap = ks->max_len ? ks->max_len - 1 : 0;
+    st->v.chunk = std::max<uint32_t>(512, (8 * st->v.overlap + 31) / 32 * 32);
+    st->v.table_bytes = (uint32_t)(stab ? tbytes : 0);
+    GS_CUDA_CHECK(cudaFuncSetAttribute(st->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)st->smem));
+    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, st->fn, st->threads,
+                                                                st->smem));
+    st->grid = std::max(1, nb) * dev->sm_count;
+    *state = st;
+    return GS_OK;
+fail:
+    ac_close(st);
+    return err->code;
+}
+
+static gs_status ac_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)
+{
+    ac_state *st = (ac_state *)state;
+    /* the compact kernel splits end positions, the general one start positions */
+    int compact = st->compact && a->hits == NULL;
+    size_t work = compact ? std::min<size_t>((size_t)a->own + st->cv.overlap, a->len) : a->own;
+    uint32_t chunk = compact ? st->cv.chunk : st->v.chunk;
+    unsigned grid = (unsigned)std::min<size_t>(
+        st->grid, gs_gpu_div_up((work + chunk - 1) / chunk, st->threads));
+    if (a->own == 0)
+        return GS_OK;
+    if (compact)
+        st->cfn<<<grid, st->threads, st->smem, s>>>(st->cv, *a);
+    else
+        st->fn<<<grid, st->threads, st->smem, s>>>(st->v, *a);
+    GS_CUDA_LAUNCH_CHECK();
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+const gs_gpu_engine gs_gpu_engine_ac = {"ac", ac_open, ac_scan, ac_close};

@@ -1,0 +1,475 @@
+/* gpu.cu - the device pipeline behind gpu.h: pinned buffers, streams,
+ * per-key counts and sorted hits.
+ *
+ * Three slots, each with its own stream, pinned host buffer and device
+ * buffers, take segments in turn: a submit copies the segment into its
+ * slot's pinned buffer and queues copy -> scan -> (hit count back) on the
+ * slot's stream, so the copy of one segment overlaps the scan of the one
+ * before. The scans themselves are chained with an event (one at a time):
+ * each fills the whole device, and one engine ("rkps") has a single scratch
+ * area. A slot is retired (waited for) only when it is reused or at finish;
+ * that is where its key hits are expanded to (pattern, strand) hits, sorted
+ * on the device and copied back, in submission order, so hits come back in
+ * corpus order. Counts stay on the device, added to by every scan, and are
+ * copied back once at finish.
+ *
+ * Overflow of a slot's hit buffer is found at retire (the kernels count past
+ * the capacity): the buffer grows and the segment, still on the device, is
+ * scanned again for hits only. Library code: errors are returned, never
+ * printed.
+ */
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+/* no NVTX ranges from CUB: a library should not export the NVTX symbols */
+#define CCCL_DISABLE_NVTX
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "gpu_cuda.h"
+#include "hits.cuh"
+
+enum { NSLOT = 3 };
+
+typedef struct gs_gpu_slot {
+    cudaStream_t st;
+    uint8_t *h_text, *d_text;
+    unsigned long long *d_kh; /* key hits */
+    uint32_t kh_cap;
+    uint32_t *d_nhits, *h_nhits;
+    cudaEvent_t t0, t1, k0, k1;
+    int busy;
+    gs_segment seg; /* text not kept */
+} gs_gpu_slot;
+
+struct gs_gpu {
+    gs_gpu_dev dev;
+    const gs_gpu_engine *eng;
+    void *est;
+    int want_hits;
+    size_t block, text_cap, text_alloc;
+    uint32_t n_keys, pbits, sort_bits;
+    unsigned long long *d_counts;
+    unsigned int *d_work; /* scans run one at a time, so one counter serves all */
+    uint32_t *d_out_off, *d_outputs;
+    gs_gpu_slot slot[NSLOT];
+    int next;
+    cudaEvent_t scan_done, h0, h1;
+    /* hit expansion scratch, used by one retire at a time */
+    uint32_t *d_cnt, *d_offs;
+    size_t cnt_cap;
+    unsigned long long *d_keys, *d_sorted, *h_sorted;
+    size_t keys_cap;
+    void *d_temp;
+    size_t temp_cap;
+    gs_hits hits;
+    gs_gpu_times times;
+};
+
+gs_status gs_gpu_cuda_fail(gs_error *err, cudaError_t e, const char *call, const char *file,
+                           int line)
+{
+    return gs_fail(err, GS_ESYS, "CUDA call %s failed: %s (%s:%d)", call, cudaGetErrorName(e),
+                   file, line);
+}
+
+gs_status gs_gpu_upload(void **d, const void *h, size_t bytes, gs_error *err)
+{
+    *d = NULL;
+    GS_CUDA_CHECK(cudaMalloc(d, bytes ? bytes : 16));
+    if (bytes)
+        GS_CUDA_CHECK(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
+    return GS_OK;
+fail:
+    cudaFree(*d);
+    *d = NULL;
+    return err->code;
+}
+
+int gs_gpu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* no driver or no device: not an error here */
+        return 0;
+    }
+    return n;
+}
+
+static const gs_gpu_engine *gpu_engine_find(const char *name)
+{
+    static const gs_gpu_engine *const all[] = {&gs_gpu_engine_ac, &gs_gpu_engine_wm,
+                                               &gs_gpu_engine_rk, &gs_gpu_engine_rkps};
+    for (const gs_gpu_engine *e : all)
+        if (strcmp(e->name, name) == 0)
+            return e;
+    return NULL;
+}
+
+static float gpu_elapsed(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return ms;
+}
+
+void gs_gpu_close(gs_gpu *g)
+{
+    if (g == NULL)
+        return;
+    for (int i = 0; i < NSLOT; i++) {
+        gs_gpu_slot *s = &g->slot[i];
+        if (s->st)
+            cudaStreamSynchronize(s->st);
+    }
+    if (g->eng && g->est)
+        g->eng->close(g->est);
+    for (int i = 0; i < NSLOT; i++) {
+        gs_gpu_slot *s = &g->slot[i];
+        cudaFreeHost(s->h_text);
+        cudaFreeHost(s->h_nhits);
+        cudaFree(s->d_text);
+        cudaFree(s->d_kh);
+        cudaFree(s->d_nhits);
+        cudaEvent_t ev[4] = {s->t0, s->t1, s->k0, s->k1};
+        for (cudaEvent_t e : ev)
+            if (e)
+                cudaEventDestroy(e);
+        if (s->st)
+            cudaStreamDestroy(s->st);
+    }
+    cudaEvent_t ev[3] = {g->scan_done, g->h0, g->h1};
+    for (cudaEvent_t e : ev)
+        if (e)
+            cudaEventDestroy(e);
+    cudaFree(g->d_counts);
+    cudaFree(g->d_work);
+    cudaFree(g->d_out_off);
+    cudaFree(g->d_outputs);
+    cudaFree(g->d_cnt);
+    cudaFree(g->d_offs);
+    cudaFree(g->d_keys);
+    cudaFree(g->d_sorted);
+    cudaFreeHost(g->h_sorted);
+    cudaFree(g->d_temp);
+    gs_hits_free(&g->hits);
+    delete g;
+}
+
+static uint32_t bits_for(unsigned long long n) /* bits to write 0 .. n-1, at least 1 */
+{
+    uint32_t b = 1;
+    while (b < 64 && (1ull << b) < n)
+        b++;
+    return b;
+}
+
+gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
+                      size_t block, gs_gpu **out, gs_error *err)
+{
+    gs_gpu *g = NULL;
+    cudaDeviceProp prop;
+    int n_dev = gs_gpu_device_count();
+    *out = NULL;
+    if (n_dev == 0)
+        return gs_fail(err, GS_ESYS, "no CUDA device found (gpu)");
+    if (device < 0 || device >= n_dev)
+        return gs_fail(err, GS_ESYS, "CUDA device %d does not exist; %d visible (gpu)", device,
+                       n_dev);
+    const gs_gpu_engine *eng = gpu_engine_find(engine);
+    if (eng == NULL)
+        return gs_fail(err, GS_EUSAGE, "unknown GPU engine '%s' (--engine)", engine);
+    size_t text_cap = block + (ks->max_len ? ks->max_len - 1 : 0);
+    if (block == 0 || text_cap + 256 >= 0xFFFFFFFFull)
+        return gs_fail(err, GS_EUSAGE,
+                       "GPU block of %zu residues out of range 1 .. 2^32 - max_len (gpu)", block);
+    g = new (std::nothrow) gs_gpu();
+    if (g == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (gpu)");
+    g->eng = eng;
+    g->want_hits = want_hits;
+    g->block = block;
+    g->text_cap = text_cap;
+    g->text_alloc = (text_cap + 63) / 64 * 64 + 128; /* kernels read whole 16-byte vectors */
+    g->n_keys = ks->n_keys;
+    g->pbits = bits_for(ks->n_patterns ? ks->n_patterns : 1);
+    g->sort_bits = bits_for(text_cap) + 1 + g->pbits;
+    if (g->sort_bits > 64) {
+        gs_fail(err, GS_EUSAGE, "too many patterns for GPU hit sorting (%u) (gpu)",
+                ks->n_patterns);
+        goto fail;
+    }
+
+    GS_CUDA_CHECK(cudaSetDevice(device));
+    GS_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    g->dev.id = device;
+    g->dev.sm_count = prop.multiProcessorCount;
+    g->dev.smem_optin = prop.sharedMemPerBlockOptin;
+    g->dev.smem_sm = prop.sharedMemPerMultiprocessor;
+
+    GS_CUDA_CHECK(cudaMalloc((void **)&g->d_counts, std::max<size_t>(g->n_keys, 1) * 8));
+    GS_CUDA_CHECK(cudaMemset(g->d_counts, 0, std::max<size_t>(g->n_keys, 1) * 8));
+    GS_CUDA_CHECK(cudaMalloc((void **)&g->d_work, 4));
+    if (want_hits) {
+        if (gs_gpu_upload((void **)&g->d_out_off, ks->out_off, ((size_t)ks->n_keys + 1) * 4,
+                          err) ||
+            gs_gpu_upload((void **)&g->d_outputs, ks->outputs,
+                          (size_t)ks->out_off[ks->n_keys] * 4, err))
+            goto fail;
+    }
+    GS_CUDA_CHECK(cudaEventCreate(&g->scan_done));
+    GS_CUDA_CHECK(cudaEventCreate(&g->h0));
+    GS_CUDA_CHECK(cudaEventCreate(&g->h1));
+    for (int i = 0; i < NSLOT; i++) {
+        gs_gpu_slot *s = &g->slot[i];
+        GS_CUDA_CHECK(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
+        GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_text, text_cap));
+        GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_nhits, 4));
+        GS_CUDA_CHECK(cudaMalloc((void **)&s->d_text, g->text_alloc));
+        GS_CUDA_CHECK(cudaMemset(s->d_text, 0, g->text_alloc));
+        GS_CUDA_CHECK(cudaMalloc((void **)&s->d_nhits, 4));
+        GS_CUDA_CHECK(cudaEventCreate(&s->t0));
+        GS_CUDA_CHECK(cudaEventCreate(&s->t1));
+        GS_CUDA_CHECK(cudaEventCreate(&s->k0));
+        GS_CUDA_CHECK(cudaEventCreate(&s->k1));
+        if (want_hits) {
+            s->kh_cap = (uint32_t)std::min<size_t>(std::max<size_t>(block / 16, 4096), 1u << 24);
+            GS_CUDA_CHECK(cudaMalloc((void **)&s->d_kh, (size_t)s->kh_cap * 8));
+        }
+    }
+    GS_CUDA_CHECK(cudaEventRecord(g->scan_done, g->slot[0].st));
+    if (g->n_keys && g->eng->open(ks, &g->dev, text_cap, want_hits, &g->est, err) != GS_OK)
+        goto fail;
+    *out = g;
+    return GS_OK;
+fail:
+    gs_gpu_close(g);
+    return err->code;
+}
+
+/* Queue one scan of slot s (counts: add to the per-key counts too). */
+static gs_status gpu_scan(gs_gpu *g, gs_gpu_slot *s, int counts, gs_error *err)
+{
+    gs_gpu_scan a;
+    a.text = s->d_text;
+    a.len = (uint32_t)s->seg.len;
+    a.own = (uint32_t)s->seg.own;
+    a.counts = counts ? g->d_counts : NULL;
+    a.hits = g->want_hits ? s->d_kh : NULL;
+    a.n_hits = s->d_nhits;
+    a.hit_cap = s->kh_cap;
+    a.work = g->d_work;
+    if (g->want_hits)
+        GS_CUDA_CHECK(cudaMemsetAsync(s->d_nhits, 0, 4, s->st));
+    GS_CUDA_CHECK(cudaStreamWaitEvent(s->st, g->scan_done, 0));
+    GS_CUDA_CHECK(cudaMemsetAsync(g->d_work, 0, 4, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(s->k0, s->st));
+    if (g->est && g->eng->scan(g->est, &a, s->st, err) != GS_OK)
+        goto fail;
+    GS_CUDA_CHECK(cudaEventRecord(s->k1, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->scan_done, s->st));
+    if (g->want_hits)
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->h_nhits, s->d_nhits, 4, cudaMemcpyDeviceToHost, s->st));
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+/* Grow a device buffer (contents dropped) to at least n elements of size es. */
+static gs_status gpu_reserve(void **d, size_t *cap, size_t n, size_t es, int pinned,
+                             gs_error *err)
+{
+    if (n <= *cap)
+        return GS_OK;
+    size_t c = std::max(n, *cap + *cap / 2);
+    if (pinned)
+        cudaFreeHost(*d);
+    else
+        cudaFree(*d);
+    *d = NULL;
+    *cap = 0;
+    if (pinned)
+        GS_CUDA_CHECK(cudaMallocHost(d, c * es));
+    else
+        GS_CUDA_CHECK(cudaMalloc(d, c * es));
+    *cap = c;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+static gs_status hits_append(gs_hits *h, size_t n, gs_error *err)
+{
+    if (h->n + n <= h->cap)
+        return GS_OK;
+    size_t cap = std::max(h->n + n, h->cap * 2);
+    gs_hit *v = (gs_hit *)gs_realloc(h->v, cap * sizeof *v, err, "GPU hits");
+    if (v == NULL)
+        return GS_ESYS;
+    h->v = v;
+    h->cap = cap;
+    return GS_OK;
+}
+
+/* Expand, sort and copy back the hits of a finished slot. */
+static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
+{
+    uint32_t n = *s->h_nhits, total = 0;
+    size_t temp = 0, t2 = 0, k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
+    unsigned threads = 256;
+    if (n > s->kh_cap) { /* overflow: grow and scan this segment again, hits only */
+        cudaFree(s->d_kh);
+        s->d_kh = NULL;
+        s->kh_cap = 0;
+        GS_CUDA_CHECK(cudaMalloc((void **)&s->d_kh, ((size_t)n + n / 4) * 8));
+        s->kh_cap = n + n / 4;
+        if (gpu_scan(g, s, 0, err) != GS_OK)
+            goto fail;
+        GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+        g->times.kernel += gpu_elapsed(s->k0, s->k1) / 1e3;
+        n = *s->h_nhits;
+    }
+    if (n == 0)
+        return GS_OK;
+    {
+        size_t cap = g->cnt_cap;
+        if (gpu_reserve((void **)&g->d_cnt, &cap, (size_t)n + 1, 4, 0, err))
+            goto fail;
+        cap = g->cnt_cap;
+        if (gpu_reserve((void **)&g->d_offs, &cap, (size_t)n + 1, 4, 0, err))
+            goto fail;
+        g->cnt_cap = cap;
+    }
+    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, temp, g->d_cnt, g->d_offs, n + 1));
+    if (gpu_reserve(&g->d_temp, &g->temp_cap, temp, 1, 0, err))
+        goto fail;
+    gs_hits_count<<<gs_gpu_div_up(n + 1, threads), threads, 0, s->st>>>(s->d_kh, n, g->d_out_off,
+                                                                       g->d_cnt);
+    GS_CUDA_LAUNCH_CHECK();
+    temp = g->temp_cap;
+    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(g->d_temp, temp, g->d_cnt, g->d_offs, n + 1,
+                                                s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->h_nhits, g->d_offs + n, 4, cudaMemcpyDeviceToHost, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    total = *s->h_nhits;
+
+    if (gpu_reserve((void **)&g->d_keys, &k_cap, total, 8, 0, err) ||
+        gpu_reserve((void **)&g->d_sorted, &sorted_cap, total, 8, 0, err) ||
+        gpu_reserve((void **)&g->h_sorted, &h_cap, total, 8, 1, err))
+        goto fail;
+    g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
+    gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
+        s->d_kh, n, g->d_out_off, g->d_outputs, g->d_offs, g->pbits, g->d_keys);
+    GS_CUDA_LAUNCH_CHECK();
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, total, 0,
+                                                 (int)g->sort_bits));
+    if (gpu_reserve(&g->d_temp, &g->temp_cap, t2, 1, 0, err))
+        goto fail;
+    t2 = g->temp_cap;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, total, 0,
+                                                 (int)g->sort_bits, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, g->d_sorted, (size_t)total * 8,
+                                  cudaMemcpyDeviceToHost, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.transfer += gpu_elapsed(g->h0, g->h1) / 1e3;
+
+    if (hits_append(&g->hits, total, err) != GS_OK)
+        goto fail;
+    {
+        const unsigned long long pmask = (1ull << g->pbits) - 1;
+        for (uint32_t i = 0; i < total; i++) {
+            unsigned long long x = g->h_sorted[i];
+            gs_hit *h = &g->hits.v[g->hits.n++];
+            h->start = s->seg.base + (x >> (1 + g->pbits));
+            h->record = s->seg.record;
+            h->pattern = (uint32_t)(x & pmask);
+            h->strand = (x >> g->pbits) & 1 ? -1 : +1;
+        }
+    }
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+/* Wait for a slot's segment and take its results. */
+static gs_status gpu_retire(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
+{
+    if (!s->busy)
+        return GS_OK;
+    s->busy = 0;
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.transfer += gpu_elapsed(s->t0, s->t1) / 1e3;
+    g->times.kernel += gpu_elapsed(s->k0, s->k1) / 1e3;
+    if (g->want_hits)
+        return gpu_collect_hits(g, s, err);
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
+{
+    gs_gpu_slot *s = &g->slot[g->next];
+    if (seg->len > g->text_cap || seg->own > seg->len || seg->own > g->block)
+        return gs_fail(err, GS_ESYS,
+                       "segment of %zu residues (%zu owned) exceeds the GPU block of %zu "
+                       "(record %u, gpu)",
+                       seg->len, seg->own, g->block, seg->record);
+    if (gpu_retire(g, s, err) != GS_OK)
+        return err->code;
+    g->next = (g->next + 1) % NSLOT;
+    s->seg = *seg;
+    s->seg.text = NULL;
+    if (seg->len == 0 || seg->own == 0)
+        return GS_OK;
+    memcpy(s->h_text, seg->text, seg->len);
+    GS_CUDA_CHECK(cudaEventRecord(s->t0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->h_text, seg->len, cudaMemcpyHostToDevice, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(s->t1, s->st));
+    if (gpu_scan(g, s, 1, err) != GS_OK)
+        return err->code;
+    s->busy = 1;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
+                        gs_error *err)
+{
+    unsigned long long *h_counts = NULL;
+    for (int i = 0; i < NSLOT; i++)
+        if (gpu_retire(g, &g->slot[(g->next + i) % NSLOT], err) != GS_OK)
+            goto fail;
+    if (g->n_keys) {
+        h_counts = (unsigned long long *)gs_malloc((size_t)g->n_keys * 8, err, "GPU counts");
+        if (h_counts == NULL)
+            goto fail;
+        GS_CUDA_CHECK(cudaMemcpy(h_counts, g->d_counts, (size_t)g->n_keys * 8,
+                                 cudaMemcpyDeviceToHost));
+        GS_CUDA_CHECK(cudaMemset(g->d_counts, 0, (size_t)g->n_keys * 8));
+        for (uint32_t k = 0; key_counts && k < g->n_keys; k++)
+            key_counts[k] += h_counts[k];
+    }
+    if (hits && g->hits.n) {
+        if (hits_append(hits, g->hits.n, err) != GS_OK)
+            goto fail;
+        memcpy(hits->v + hits->n, g->hits.v, g->hits.n * sizeof *g->hits.v);
+        hits->n += g->hits.n;
+    }
+    g->hits.n = 0;
+    if (t)
+        *t = g->times;
+    g->times.transfer = g->times.kernel = 0;
+    free(h_counts);
+    return GS_OK;
+fail:
+    free(h_counts);
+    return err->code;
+}

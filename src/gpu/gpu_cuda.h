@@ -1,0 +1,75 @@
+/* gpu_cuda.h - what the CUDA sources of src/gpu share (private, C++ only).
+ *
+ * The pipeline (gpu.cu) drives engines through a small table of functions,
+ * like the CPU engines of src/match: open compiles the keyset on the host once
+ * and copies the tables to the device; scan queues the kernels for one
+ * segment on a stream and never blocks; close frees. Kernels receive plain
+ * "view" structs of device pointers by value; the host objects own the memory.
+ */
+#ifndef GS_GPU_CUDA_H
+#define GS_GPU_CUDA_H
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "gpu.h"
+}
+
+/* Record "CUDA call <call> failed: <error name> (<file>:<line>)" as GS_ESYS. */
+gs_status gs_gpu_cuda_fail(gs_error *err, cudaError_t e, const char *call, const char *file,
+                           int line);
+
+/* Check a CUDA runtime call; on failure fill `err` and jump to the function's
+ * `fail` label. Every function that uses it has `gs_error *err` and `fail:`. */
+#define GS_CUDA_CHECK(call)                                                       \
+    do {                                                                          \
+        cudaError_t e_ = (call);                                                  \
+        if (e_ != cudaSuccess) {                                                  \
+            gs_gpu_cuda_fail(err, e_, #call, __FILE__, __LINE__);                 \
+            goto fail;                                                            \
+        }                                                                         \
+    } while (0)
+
+/* After every kernel launch: a bad configuration shows up here, not later. */
+#define GS_CUDA_LAUNCH_CHECK() GS_CUDA_CHECK(cudaGetLastError())
+
+/* What the engines need to know about the device to size their launches. */
+typedef struct gs_gpu_dev {
+    int id;
+    int sm_count;
+    size_t smem_optin; /* largest dynamic + static shared memory of one block */
+    size_t smem_sm;    /* shared memory of one multiprocessor */
+} gs_gpu_dev;
+
+/* One segment as the kernels see it. Key hits are packed as pos << 32 | key. */
+typedef struct gs_gpu_scan {
+    const uint8_t *text;       /* device, padded to a multiple of 64 bytes */
+    uint32_t len, own;         /* as in gs_segment, own <= len */
+    unsigned long long *counts; /* [n_keys] added to, or NULL (hits-only rerun) */
+    unsigned long long *hits;  /* [hit_cap] or NULL (counts only) */
+    uint32_t *n_hits;          /* hits found, may exceed hit_cap */
+    uint32_t hit_cap;
+    unsigned int *work;        /* chunk counter, 0 at launch (gs_next_chunk) */
+} gs_gpu_scan;
+
+typedef struct gs_gpu_engine {
+    const char *name;
+    /* text_cap: the longest segment text that will be scanned; want_hits:
+     * whether scans will record hits (counts-only may use leaner kernels). */
+    gs_status (*open)(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
+                      int want_hits, void **state, gs_error *err);
+    gs_status (*scan)(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err);
+    void (*close)(void *state);
+} gs_gpu_engine;
+
+/* "rkps" is rk's prefix-sum formulation, kept for comparison (rk.cuh). */
+extern const gs_gpu_engine gs_gpu_engine_ac, gs_gpu_engine_wm, gs_gpu_engine_rk,
+    gs_gpu_engine_rkps;
+
+/* Host-to-device copy of a host array into a fresh allocation (*d = NULL for
+ * n == 0 is avoided: at least one element is allocated). */
+gs_status gs_gpu_upload(void **d, const void *h, size_t bytes, gs_error *err);
+
+static inline unsigned gs_gpu_div_up(size_t a, size_t b) { return (unsigned)((a + b - 1) / b); }
+
+#endif
