@@ -13,4 +13,4 @@ cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGS_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
-(cd build-asan && ASAN_OPTIONS=detect_leaks=0 GS_TEST_QUICK=1 ctest --output-on-failure -j"$jobs" -LE slow)
+(cd build-asan && GS_TEST_QUICK=1 ctest --output-on-failure -j"$jobs" -LE slow)
