@@ -10,7 +10,9 @@
  * only and hits, whole-text segments and tiny blocks (many segments submitted
  * in order, several records), sets large enough for the 32-bit and
  * global-memory automaton variants, keys up to 4096 long, hit-buffer
- * overflow, and the lambda phage genome read with the corpus reader.
+ * overflow, thousands of short records (some empty) that the GPU packs into
+ * batches, with long records among them cut into tiny blocks, and the lambda
+ * phage genome read with the corpus reader.
  *
  * Exits 77 without a CUDA device.
  */
@@ -37,10 +39,18 @@ typedef struct workload {
     const char *name;
     gs_alphabet alpha;
     int both;
-    record rec[4];
+    record *rec;
     int n_rec;
+    int empty_segs; /* an empty record is submitted as a segment with own == 0 */
     gs_patset ps;
 } workload;
+
+/* n empty records (the generators fill them). */
+static void records(workload *w, int n)
+{
+    w->n_rec = n;
+    w->rec = calloc((size_t)n, sizeof *w->rec);
+}
 
 static void add_pattern(gs_patset *ps, const uint8_t *seq, size_t len)
 {
@@ -73,6 +83,7 @@ static void workload_free(workload *w)
     free(w->ps.v);
     for (int r = 0; r < w->n_rec; r++)
         free(w->rec[r].text);
+    free(w->rec);
     memset(w, 0, sizeof *w);
 }
 
@@ -91,6 +102,11 @@ static int for_segments(const workload *w, size_t block, uint32_t max_len, seg_f
 {
     for (int r = 0; r < w->n_rec; r++) {
         const record *rc = &w->rec[r];
+        if (rc->n == 0 && w->empty_segs) {
+            gs_segment s = {(uint32_t)r, 0, rc->text, 0, 0};
+            if (fn(ctx, &s))
+                return 1;
+        }
         for (size_t base = 0; base < rc->n; base += block) {
             gs_segment s;
             s.record = (uint32_t)r;
@@ -266,16 +282,26 @@ static uint8_t *dna_text(uint64_t *rng, size_t n)
     return t;
 }
 
+static void dna_patterns(workload *w, uint64_t *rngp, int n_pat, uint32_t maxlen);
+
 static void random_dna(workload *w, uint64_t seed, int both, int n_pat, uint32_t maxlen)
 {
     uint64_t rng = seed;
     w->alpha = GS_ALPHA_DNA;
     w->both = both;
-    w->n_rec = 1 + (int)gs_test_below(&rng, 3);
+    records(w, 1 + (int)gs_test_below(&rng, 3));
     for (int r = 0; r < w->n_rec; r++) {
         w->rec[r].n = 1 + gs_test_below(&rng, 6000);
         w->rec[r].text = dna_text(&rng, w->rec[r].n);
     }
+    dna_patterns(w, &rng, n_pat, maxlen);
+}
+
+/* Patterns of 1..12 (a quarter: 1..maxlen) residues, two in three cut from
+ * a record, a few IUPAC codes and duplicate entries. */
+static void dna_patterns(workload *w, uint64_t *rngp, int n_pat, uint32_t maxlen)
+{
+    uint64_t rng = *rngp;
     uint8_t buf[4200];
     for (int p = 0; p < n_pat; p++) {
         uint32_t len = 1 + (uint32_t)gs_test_below(&rng, gs_test_below(&rng, 4) ? 12 : maxlen);
@@ -297,6 +323,61 @@ static void random_dna(workload *w, uint64_t seed, int both, int n_pat, uint32_t
         if (gs_test_below(&rng, 20) == 0) /* a duplicate entry */
             add_pattern(&w->ps, buf, len);
     }
+    *rngp = rng;
+}
+
+/* Many short records (0..300 residues, some empty, submitted as segments
+ * with own == 0) with n_long records of long_min..2 long_min among them:
+ * the GPU packs the short ones into batches and must map every hit back to
+ * its record. dense: also "A", "CG" and "N" (more hits than a hit buffer). */
+static void short_records(workload *w, uint64_t seed, int n_short, int n_long, size_t long_min,
+                          int n_pat, int dense)
+{
+    uint64_t rng = seed;
+    int n = n_short + n_long;
+    w->alpha = GS_ALPHA_DNA;
+    w->both = 1;
+    w->empty_segs = 1;
+    records(w, n);
+    for (int r = 0; r < n; r++) {
+        size_t len = gs_test_below(&rng, 301);
+        if (n_long && r % (n / n_long) == n / n_long / 2)
+            len = long_min + gs_test_below(&rng, long_min + 1);
+        else if (gs_test_below(&rng, 40) == 0)
+            len = 0;
+        w->rec[r].n = len;
+        w->rec[r].text = dna_text(&rng, len);
+    }
+    dna_patterns(w, &rng, n_pat, 20);
+    if (dense) {
+        add_pattern(&w->ps, (const uint8_t *)"A", 1);
+        add_pattern(&w->ps, (const uint8_t *)"CG", 2);
+        add_pattern(&w->ps, (const uint8_t *)"N", 1);
+    }
+}
+
+/* Short bytes records: one segment per launch on the GPU. */
+static void short_bytes(workload *w, uint64_t seed, int n_rec, int n_pat)
+{
+    uint64_t rng = seed;
+    w->alpha = GS_ALPHA_BYTES;
+    w->both = 0;
+    w->empty_segs = 1;
+    records(w, n_rec);
+    for (int r = 0; r < n_rec; r++) {
+        size_t len = gs_test_below(&rng, 4) ? gs_test_below(&rng, 200) : 0;
+        w->rec[r].n = len;
+        w->rec[r].text = malloc(len + 1);
+        for (size_t i = 0; i < len; i++)
+            w->rec[r].text[i] = (uint8_t)("\0abcdN"[gs_test_below(&rng, 6)]);
+    }
+    uint8_t buf[16];
+    for (int p = 0; p < n_pat; p++) {
+        uint32_t len = 1 + (uint32_t)gs_test_below(&rng, 8);
+        for (uint32_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)("\0abcdN"[gs_test_below(&rng, 6)]);
+        add_pattern(&w->ps, buf, len);
+    }
 }
 
 static void random_bytes(workload *w, uint64_t seed, int n_pat, uint32_t maxlen, int wide)
@@ -304,7 +385,7 @@ static void random_bytes(workload *w, uint64_t seed, int n_pat, uint32_t maxlen,
     uint64_t rng = seed;
     w->alpha = GS_ALPHA_BYTES;
     w->both = 0;
-    w->n_rec = 1 + (int)gs_test_below(&rng, 2);
+    records(w, 1 + (int)gs_test_below(&rng, 2));
     for (int r = 0; r < w->n_rec; r++) {
         size_t n = 1 + gs_test_below(&rng, 6000);
         w->rec[r].n = n;
@@ -337,7 +418,7 @@ static void many_kmers(workload *w, uint64_t seed, int n_pat, uint32_t k)
     uint64_t rng = seed;
     w->alpha = GS_ALPHA_DNA;
     w->both = 1;
-    w->n_rec = 1;
+    records(w, 1);
     w->rec[0].n = 20000;
     w->rec[0].text = dna_text(&rng, w->rec[0].n);
     uint8_t buf[64];
@@ -358,7 +439,7 @@ static void long_keys(workload *w, uint64_t seed)
     uint64_t rng = seed;
     w->alpha = GS_ALPHA_DNA;
     w->both = 1;
-    w->n_rec = 1;
+    records(w, 1);
     size_t n = 30000;
     w->rec[0].n = n;
     w->rec[0].text = malloc(n);
@@ -408,6 +489,8 @@ static void genome(void)
     uint8_t *buf = malloc(1 << 16);
     gs_segment seg;
     int rc;
+    records(&w, 1);
+    w.n_rec = 0;
     CHECK(gs_reader_open(files, 1, &o, &layout, &rd, &err) == GS_OK);
     while (rd && (rc = gs_reader_next(rd, buf, &seg, &err)) == 1) {
         /* one record: collect its residues (the reader gives whole blocks) */
@@ -510,7 +593,7 @@ int main(void)
         w.name = "dense hits";
         w.alpha = GS_ALPHA_DNA;
         w.both = 1;
-        w.n_rec = 1;
+        records(&w, 1);
         uint64_t rng = 7000;
         w.rec[0].n = 50000;
         w.rec[0].text = dna_text(&rng, w.rec[0].n);
@@ -518,6 +601,24 @@ int main(void)
         add_pattern(&w.ps, (const uint8_t *)"N", 1);
         add_pattern(&w.ps, (const uint8_t *)"CG", 2);
         check_workload(&w, big, 1);
+        workload_free(&w);
+    }
+    {   /* short records packed into batches */
+        workload w = {0};
+        w.name = "short records, dense hits";
+        short_records(&w, 8000, quick ? 1000 : 5000, 5, 2000, 40, 1);
+        size_t sb[] = {1u << 20, 4096, 300};
+        check_workload(&w, sb, 3);
+        workload_free(&w);
+        w.name = "short records, tiny blocks";
+        short_records(&w, 8001, 100, 3, 500, 30, 0);
+        size_t tb[] = {16, 5, 2};
+        check_workload(&w, tb, 3);
+        workload_free(&w);
+        w.name = "short bytes records";
+        short_bytes(&w, 8002, 300, 20);
+        size_t bb[] = {1u << 20, 50};
+        check_workload(&w, bb, 2);
         workload_free(&w);
     }
     genome();

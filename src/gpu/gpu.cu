@@ -1,20 +1,33 @@
 /* gpu.cu - the device pipeline behind gpu.h: pinned buffers, streams,
- * per-key counts and sorted hits.
+ * batches of short records, per-key counts and sorted hits.
  *
  * Three slots, each with its own stream, pinned host buffer and device
- * buffers, take segments in turn: a submit copies the segment into its
- * slot's pinned buffer and queues copy -> scan -> (hit count back) on the
- * slot's stream, so the copy of one segment overlaps the scan of the one
- * before. The scans themselves are chained with an event (one at a time):
- * each fills the whole device, and one engine ("rkps") has a single scratch
- * area. A slot is retired (waited for) only when it is reused or at finish;
- * that is where its key hits are expanded to (pattern, strand) hits, sorted
- * on the device and copied back, in submission order, so hits come back in
- * corpus order. Counts stay on the device, added to by every scan, and are
- * copied back once at finish.
+ * buffers, take batches in turn: a submit appends the segment to the open
+ * slot's pinned buffer; when the batch is closed, its copy -> scan -> (hit
+ * count back) is queued on the slot's stream, so the copy of one batch
+ * overlaps the scan of the one before. The scans themselves are chained with
+ * an event (one at a time): each fills the whole device, and one engine
+ * ("rkps") has a single scratch area. A slot is retired (waited for) only
+ * when it is reused or at finish; that is where its key hits are expanded to
+ * (pattern, strand) hits, sorted on the device and copied back, in
+ * submission order, so hits come back in corpus order. Counts stay on the
+ * device, added to by every scan, and are copied back once at finish.
+ *
+ * Batching: a corpus of short records (ESTs, contigs) would otherwise pay a
+ * launch, four events and a stream round-trip per record, far more than the
+ * scan of 500 residues. For the dna alphabet, consecutive segments are packed
+ * into one slot, joined by one 'N': a non-base matches no key position, so
+ * no key occurrence spans the join, and the packed text is scanned as one
+ * segment whose owned starts end at (offset of the last segment + its own).
+ * Only the last segment of a batch may have an overlap: a segment with
+ * own < len closes its batch. Each slot keeps (offset, record, base) per
+ * segment, and a hit's packed position is mapped back after the device sort;
+ * segments arrive in corpus order, so sorting by (packed position, strand,
+ * pattern) is already spec §3 order. The bytes alphabet has no byte that
+ * matches nothing, so there a batch is one segment.
  *
  * Overflow of a slot's hit buffer is found at retire (the kernels count past
- * the capacity): the buffer grows and the segment, still on the device, is
+ * the capacity): the buffer grows and the batch, still on the device, is
  * scanned again for hits only. Library code: errors are returned, never
  * printed.
  */
@@ -30,7 +43,17 @@
 #include "gpu_cuda.h"
 #include "hits.cuh"
 
-enum { NSLOT = 3 };
+/* BATCH_SEGS bounds the per-slot segment table (16 bytes a segment) when
+ * records are tiny; SEPARATOR joins the segments of a dna batch. */
+enum { NSLOT = 3, BATCH_SEGS = 1 << 20 };
+static const uint8_t SEPARATOR = 'N';
+
+/* Where one segment of a batch sits in the packed text. */
+typedef struct gs_gpu_bseg {
+    uint64_t base;   /* record position of packed text[off] */
+    uint32_t off;    /* offset in the packed text */
+    uint32_t record;
+} gs_gpu_bseg;
 
 typedef struct gs_gpu_slot {
     cudaStream_t st;
@@ -39,15 +62,18 @@ typedef struct gs_gpu_slot {
     uint32_t kh_cap;
     uint32_t *d_nhits, *h_nhits;
     cudaEvent_t t0, t1, k0, k1;
-    int busy;
-    gs_segment seg; /* text not kept */
+    int open;        /* a batch is being filled on the host */
+    int busy;        /* a batch is queued on the device */
+    size_t len, own; /* the packed text: bytes, owned starts */
+    gs_gpu_bseg *segs; /* hits only */
+    size_t n_seg, seg_cap;
 } gs_gpu_slot;
 
 struct gs_gpu {
     gs_gpu_dev dev;
     const gs_gpu_engine *eng;
     void *est;
-    int want_hits;
+    int want_hits, pack; /* pack: segments may share a batch (dna) */
     size_t block, text_cap, text_alloc;
     uint32_t n_keys, pbits, sort_bits;
     unsigned long long *d_counts;
@@ -135,6 +161,7 @@ void gs_gpu_close(gs_gpu *g)
         cudaFree(s->d_text);
         cudaFree(s->d_kh);
         cudaFree(s->d_nhits);
+        free(s->segs);
         cudaEvent_t ev[4] = {s->t0, s->t1, s->k0, s->k1};
         for (cudaEvent_t e : ev)
             if (e)
@@ -192,6 +219,7 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
         return gs_fail(err, GS_ESYS, "out of memory (gpu)");
     g->eng = eng;
     g->want_hits = want_hits;
+    g->pack = ks->alphabet == GS_ALPHA_DNA;
     g->block = block;
     g->text_cap = text_cap;
     g->text_alloc = (text_cap + 63) / 64 * 64 + 128; /* kernels read whole 16-byte vectors */
@@ -256,8 +284,8 @@ static gs_status gpu_scan(gs_gpu *g, gs_gpu_slot *s, int counts, gs_error *err)
 {
     gs_gpu_scan a;
     a.text = s->d_text;
-    a.len = (uint32_t)s->seg.len;
-    a.own = (uint32_t)s->seg.own;
+    a.len = (uint32_t)s->len;
+    a.own = (uint32_t)s->own;
     a.counts = counts ? g->d_counts : NULL;
     a.hits = g->want_hits ? s->d_kh : NULL;
     a.n_hits = s->d_nhits;
@@ -321,7 +349,7 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     uint32_t n = *s->h_nhits, total = 0;
     size_t temp = 0, t2 = 0, k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
     unsigned threads = 256;
-    if (n > s->kh_cap) { /* overflow: grow and scan this segment again, hits only */
+    if (n > s->kh_cap) { /* overflow: grow and scan this batch again, hits only */
         cudaFree(s->d_kh);
         s->d_kh = NULL;
         s->kh_cap = 0;
@@ -382,12 +410,18 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     if (hits_append(&g->hits, total, err) != GS_OK)
         goto fail;
     {
+        /* positions ascend, so the segment of each hit is found by walking
+         * the batch's table once */
         const unsigned long long pmask = (1ull << g->pbits) - 1;
+        const gs_gpu_bseg *b = s->segs, *last = s->segs + s->n_seg - 1;
         for (uint32_t i = 0; i < total; i++) {
-            unsigned long long x = g->h_sorted[i];
+            unsigned long long x = g->h_sorted[i], pos = x >> (1 + g->pbits);
+            while (b < last && b[1].off <= pos)
+                b++;
             gs_hit *h = &g->hits.v[g->hits.n++];
-            h->start = s->seg.base + (x >> (1 + g->pbits));
-            h->record = s->seg.record;
+            memset(h, 0, sizeof *h); /* padding too: hit lists may be compared bytewise */
+            h->start = b->base + (pos - b->off);
+            h->record = b->record;
             h->pattern = (uint32_t)(x & pmask);
             h->strand = (x >> g->pbits) & 1 ? -1 : +1;
         }
@@ -413,6 +447,22 @@ fail:
     return err->code;
 }
 
+/* Queue the open batch of slot s: copy, scan, and move on to the next slot. */
+static gs_status gpu_launch(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
+{
+    s->open = 0;
+    g->next = (g->next + 1) % NSLOT;
+    GS_CUDA_CHECK(cudaEventRecord(s->t0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->h_text, s->len, cudaMemcpyHostToDevice, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(s->t1, s->st));
+    if (gpu_scan(g, s, 1, err) != GS_OK)
+        goto fail;
+    s->busy = 1;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
 {
     gs_gpu_slot *s = &g->slot[g->next];
@@ -421,29 +471,50 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
                        "segment of %zu residues (%zu owned) exceeds the GPU block of %zu "
                        "(record %u, gpu)",
                        seg->len, seg->own, g->block, seg->record);
-    if (gpu_retire(g, s, err) != GS_OK)
-        return err->code;
-    g->next = (g->next + 1) % NSLOT;
-    s->seg = *seg;
-    s->seg.text = NULL;
-    if (seg->len == 0 || seg->own == 0)
+    if (seg->own == 0) /* no start of its own: nothing to find */
         return GS_OK;
-    memcpy(s->h_text, seg->text, seg->len);
-    GS_CUDA_CHECK(cudaEventRecord(s->t0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->h_text, seg->len, cudaMemcpyHostToDevice, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(s->t1, s->st));
-    if (gpu_scan(g, s, 1, err) != GS_OK)
-        return err->code;
-    s->busy = 1;
+    /* an open batch ends with a segment without overlap (one with overlap is
+     * launched at once), so the next one may follow it after a separator */
+    if (s->open && (s->len + 1 + seg->len > g->text_cap || s->n_seg == BATCH_SEGS)) {
+        if (gpu_launch(g, s, err) != GS_OK)
+            return err->code;
+        s = &g->slot[g->next];
+    }
+    if (!s->open) {
+        if (gpu_retire(g, s, err) != GS_OK)
+            return err->code;
+        s->open = 1;
+        s->len = s->own = s->n_seg = 0;
+    } else {
+        s->h_text[s->len++] = SEPARATOR;
+    }
+    if (g->want_hits) {
+        if (s->n_seg == s->seg_cap) {
+            size_t cap = s->seg_cap ? 2 * s->seg_cap : 64;
+            gs_gpu_bseg *v = (gs_gpu_bseg *)gs_realloc(s->segs, cap * sizeof *v, err,
+                                                       "GPU batch table");
+            if (v == NULL)
+                return err->code;
+            s->segs = v;
+            s->seg_cap = cap;
+        }
+        s->segs[s->n_seg] = gs_gpu_bseg{seg->base, (uint32_t)s->len, seg->record};
+    }
+    s->n_seg++;
+    memcpy(s->h_text + s->len, seg->text, seg->len);
+    s->own = s->len + seg->own;
+    s->len += seg->len;
+    if (!g->pack || seg->own < seg->len || s->len + 2 > g->text_cap)
+        return gpu_launch(g, s, err);
     return GS_OK;
-fail:
-    return err->code;
 }
 
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
                         gs_error *err)
 {
     unsigned long long *h_counts = NULL;
+    if (g->slot[g->next].open && gpu_launch(g, &g->slot[g->next], err) != GS_OK)
+        goto fail;
     for (int i = 0; i < NSLOT; i++)
         if (gpu_retire(g, &g->slot[(g->next + i) % NSLOT], err) != GS_OK)
             goto fail;

@@ -4,9 +4,17 @@
  * buffers and streams: gs_gpu_submit copies a segment into a pinned buffer and
  * queues its transfer and scan; gs_gpu_finish waits for all of them and hands
  * back the per-key counts and the hits. Segments must be submitted in corpus
- * order; each segment's hits are compacted and sorted on the device, so the
+ * order; each batch's hits are compacted and sorted on the device, so the
  * hits come back in spec §3 order. Without a CUDA build (gpu_none.c) every
  * call reports that no GPU is available.
+ *
+ * Batching: with the dna alphabet, consecutive segments share one transfer
+ * and one scan (joined by a non-base byte) until a block's worth of text is
+ * packed or a segment with an overlap (own < len) arrives, so short records
+ * cost a memcpy, not a launch each. With the bytes alphabet every segment is
+ * scanned on its own. A submit may therefore return before anything of the
+ * segment reached the device; the caller's text may be reused at once all
+ * the same (it has been copied).
  */
 #ifndef GS_GPU_H
 #define GS_GPU_H
