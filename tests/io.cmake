@@ -4,3 +4,4 @@
 gs_unit_test(test_patterns LIBS gs_io)
 gs_unit_test(test_fasta LIBS gs_io)
 gs_unit_test(test_fai LIBS gs_io)
+gs_unit_test(test_bgzf LIBS gs_io)

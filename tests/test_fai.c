@@ -2,7 +2,9 @@
  * `seqkit faidx FILE` (same text format as samtools faidx; fai_empty's is
  * written by hand, see tests/data/io/README), ranges read through the index
  * against the streaming reader, and rejection of what cannot be indexed or no
- * longer fits its file.
+ * longer fits its file. BGZF: the same range checks on files compressed by a
+ * small BGZF writer here (and by bgzip when installed), and the .fai text
+ * against `samtools faidx FILE.fa.gz` when samtools is installed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io/fai.h"
@@ -13,8 +15,52 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char tmpdir[256];
+
+/* Write data as BGZF blocks of `block` bytes (at most 0xff00, as bgzip),
+ * then the empty EOF block; independent of src/io/bgzf.c. */
+static void write_bgzf(const char *path, const uint8_t *data, size_t n, size_t block)
+{
+    FILE *f = fopen(path, "wb");
+    uint8_t *out = malloc(70000);
+    for (size_t off = 0;; off += block) {
+        size_t len = n - off < block ? n - off : block;
+        if (off >= n)
+            len = 0; /* the EOF block */
+        z_stream zs = {0};
+        deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+        zs.next_in = (Bytef *)(data + (off < n ? off : 0));
+        zs.avail_in = (uInt)len;
+        zs.next_out = out + 18;
+        zs.avail_out = 70000 - 26;
+        deflate(&zs, Z_FINISH);
+        size_t clen = zs.total_out, bsize = clen + 26;
+        deflateEnd(&zs);
+        static const uint8_t h[16] = {31, 139, 8, 4, 0, 0, 0, 0, 0, 255, 6, 0, 'B', 'C', 2, 0};
+        memcpy(out, h, 16);
+        out[16] = (uint8_t)((bsize - 1) & 0xff);
+        out[17] = (uint8_t)((bsize - 1) >> 8);
+        uint32_t crc = (uint32_t)crc32(0, data + (off < n ? off : 0), (uInt)len);
+        for (int i = 0; i < 4; i++) {
+            out[18 + clen + i] = (uint8_t)(crc >> (8 * i));
+            out[22 + clen + i] = (uint8_t)(len >> (8 * i));
+        }
+        fwrite(out, 1, bsize, f);
+        if (len == 0)
+            break;
+    }
+    fclose(f);
+    free(out);
+}
+
+static int have_tool(const char *name)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
+    return system(cmd) == 0;
+}
 
 static char *slurp(const char *path, size_t *n)
 {
@@ -145,9 +191,12 @@ static void check_ranges(const char *fa, uint64_t *rs)
     memset(recs, 0, sizeof recs);
     size_t n = stream_all(fa, recs, 256);
     CHECK_EQ_U64(n, fai.n);
-    int fd = open(fa, O_RDONLY);
+    gs_seqfile sf;
+    CHECK(gs_seqfile_open(fa, &sf, &err) == GS_OK);
+    if (err.code)
+        fprintf(stderr, "%s\n", err.msg);
     uint64_t bytes = 0;
-    for (size_t i = 0; i < n && i < fai.n; i++) {
+    for (size_t i = 0; i < n && i < fai.n && !err.code; i++) {
         CHECK_EQ_U64(fai.v[i].length, recs[i].n);
         for (int t = 0; t < 40; t++) {
             uint64_t len = recs[i].n;
@@ -155,7 +204,7 @@ static void check_ranges(const char *fa, uint64_t *rs)
             if (t == 0)
                 b = 0, e = len;
             uint8_t *out = gs_guarded_alloc(e - b ? e - b : 1);
-            gs_status st = gs_fai_read_range(fd, fa, &fai.v[i], b, e, out, &bytes, &err);
+            gs_status st = gs_fai_read_range(&sf, &fai.v[i], b, e, out, &bytes, &err);
             CHECK(st == GS_OK);
             if (st != GS_OK)
                 fprintf(stderr, "%s\n", err.msg);
@@ -169,7 +218,7 @@ static void check_ranges(const char *fa, uint64_t *rs)
         free(recs[i].s);
     }
     CHECK(bytes > 0);
-    close(fd);
+    gs_seqfile_close(&sf);
     gs_fai_free(&fai);
 }
 
@@ -200,14 +249,15 @@ static void check_stale(const char *label, const char *before, const char *after
     spit(fa, after, strlen(after));
     gs_status st = gs_fai_load(fa, &fai, &err);
     if (st == GS_OK) { /* the headers still fit: reading must catch it */
-        int fd = open(fa, O_RDONLY);
+        gs_seqfile sf;
         uint64_t bytes = 0;
+        st = gs_seqfile_open(fa, &sf, &err);
         for (size_t i = 0; i < fai.n && st == GS_OK; i++) {
             uint8_t *out = malloc(fai.v[i].length + 1);
-            st = gs_fai_read_range(fd, fa, &fai.v[i], 0, fai.v[i].length, out, &bytes, &err);
+            st = gs_fai_read_range(&sf, &fai.v[i], 0, fai.v[i].length, out, &bytes, &err);
             free(out);
         }
-        close(fd);
+        gs_seqfile_close(&sf);
         gs_fai_free(&fai);
     }
     CHECK(st == GS_EINPUT && strstr(err.msg, "stale index") && strstr(err.msg, fai_path));
@@ -233,6 +283,90 @@ static void check_load_fails(const char *fai_text, const char *need)
         fprintf(stderr, "load: \"%s\", expected \"%s\"\n", err.msg, need);
     CHECK(fai.n == 0);
     unlink(fai_path);
+}
+
+static int same_entries(const gs_fai *a, const gs_fai *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i].name, b->v[i].name) || a->v[i].length != b->v[i].length ||
+            a->v[i].offset != b->v[i].offset || a->v[i].linebases != b->v[i].linebases ||
+            a->v[i].linewidth != b->v[i].linewidth)
+            return 0;
+    return 1;
+}
+
+/* fa compressed as BGZF in blocks of `block` bytes: its .fai is the plain
+ * file's (uncompressed coordinates), it loads back through its .gzi, and
+ * ranges read through both equal the streaming reader's residues. */
+static void check_bgzf(const char *fa, size_t block, uint64_t *rs)
+{
+    size_t n;
+    char *d = slurp(fa, &n);
+    char gz[600], gzi_path[620], fai_path[620];
+    snprintf(gz, sizeof gz, "%s.%zu.fa.gz", fa, block);
+    snprintf(gzi_path, sizeof gzi_path, "%s.gzi", gz);
+    snprintf(fai_path, sizeof fai_path, "%s.fai", gz);
+    write_bgzf(gz, (const uint8_t *)d, n, block);
+    free(d);
+    gs_gzi gzi;
+    gs_fai plain, packed, back;
+    gs_error err = {0};
+    CHECK(gs_gzi_build(gz, &gzi, &err) == GS_OK && gs_gzi_write(gzi_path, &gzi, &err) == GS_OK);
+    gs_gzi_free(&gzi);
+    CHECK(gs_fai_build(fa, &plain, &err) == GS_OK);
+    CHECK(gs_fai_build(gz, &packed, &err) == GS_OK);
+    if (err.code)
+        fprintf(stderr, "bgzf %s: %s\n", gz, err.msg);
+    CHECK(same_entries(&plain, &packed));
+    CHECK(gs_fai_write(fai_path, &packed, &err) == GS_OK);
+    CHECK(gs_fai_load(gz, &back, &err) == GS_OK && same_entries(&back, &packed));
+    if (err.code)
+        fprintf(stderr, "bgzf load %s: %s\n", gz, err.msg);
+    gs_fai_free(&plain);
+    gs_fai_free(&packed);
+    gs_fai_free(&back);
+    check_ranges(gz, rs);
+}
+
+/* The .fai (and .gzi) of a bgzip'ed copy of fa equal what samtools writes. */
+static void check_samtools(const char *fa)
+{
+    if (!have_tool("samtools") || !have_tool("bgzip")) {
+        printf("note: samtools or bgzip not installed: BGZF .fai not compared with samtools faidx\n");
+        return;
+    }
+    char cmd[4096], ours[600], theirs[600], p1[620], p2[620];
+    snprintf(ours, sizeof ours, "%s.ours.fa.gz", fa);
+    snprintf(theirs, sizeof theirs, "%s.st.fa.gz", fa);
+    snprintf(cmd, sizeof cmd, "bgzip -c '%s' > '%s' && cp '%s' '%s' && samtools faidx '%s'", fa,
+             theirs, theirs, ours, theirs);
+    CHECK(system(cmd) == 0);
+    gs_fai fai;
+    gs_gzi gzi;
+    gs_error err = {0};
+    snprintf(p1, sizeof p1, "%s.fai", ours);
+    CHECK(gs_fai_build(ours, &fai, &err) == GS_OK && gs_fai_write(p1, &fai, &err) == GS_OK);
+    gs_fai_free(&fai);
+    snprintf(p1, sizeof p1, "%s.gzi", ours);
+    CHECK(gs_gzi_build(ours, &gzi, &err) == GS_OK && gs_gzi_write(p1, &gzi, &err) == GS_OK);
+    gs_gzi_free(&gzi);
+    if (err.code)
+        fprintf(stderr, "samtools check %s: %s\n", fa, err.msg);
+    const char *ext[2] = {"fai", "gzi"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(p1, sizeof p1, "%s.%s", ours, ext[k]);
+        snprintf(p2, sizeof p2, "%s.%s", theirs, ext[k]);
+        size_t n1 = 0, n2 = 0;
+        char *a = slurp(p1, &n1), *b = slurp(p2, &n2);
+        int same = a && b && n1 == n2 && memcmp(a, b, n1) == 0;
+        CHECK(same);
+        if (!same)
+            fprintf(stderr, "%s: .%s differs from samtools faidx's\n", fa, ext[k]);
+        free(a);
+        free(b);
+    }
 }
 
 int main(void)
@@ -266,7 +400,15 @@ int main(void)
         }
         fclose(f);
         check_ranges(big, &rs);
+        check_bgzf(big, 0xff00, &rs);
+        check_bgzf(big, 4099, &rs); /* many blocks: residues and line ends cross them */
+        check_samtools(big);
     }
+    check_bgzf(stage("io/fai_lf.fa"), 0xff00, &rs);
+    check_bgzf(stage("io/fai_crlf.fa"), 7, &rs);
+    check_bgzf(stage("io/fai_empty.fa"), 13, &rs);
+    check_samtools(stage("io/fai_lf.fa"));
+    check_samtools(stage("io/fai_crlf.fa"));
 
     /* what cannot be indexed */
     check_build_fails(stage("io/fai_mixed.fa"), ":7)");
@@ -284,7 +426,7 @@ int main(void)
         p = tmp_path("z.fa.gz");
         spit(p, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00",
              20);
-        check_build_fails(p, "compressed");
+        check_build_fails(p, "gzip, not BGZF");
         gs_fai fai;
         gs_error err = {0};
         CHECK(gs_fai_build("/nonexistent/x.fa", &fai, &err) == GS_EINPUT);

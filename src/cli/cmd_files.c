@@ -17,7 +17,8 @@ static const char index_usage[] =
     "\n"
     "Write FASTA.fai next to each plain FASTA file, in the format of samtools\n"
     "faidx (NAME LENGTH OFFSET LINEBASES LINEWIDTH), so MPI ranks can seek to\n"
-    "their ranges. gzip files cannot be indexed: decompress them first.\n";
+    "their ranges. BGZF files (bgzip) get FASTA.fai and FASTA.gzi; plain gzip\n"
+    "cannot be indexed: recompress it with bgzip.\n";
 
 static const char info_usage[] =
     "usage: gscan info RESULT.h5\n"
@@ -48,13 +49,26 @@ static gs_status index_files(int argc, char **argv, gs_error *err)
     for (int i = 1; i < argc; i++)
         if (argv[i][0] == '-')
             return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index)", argv[i]);
+    /* BGZF gets FILE.gzi as well (samtools' names); it is written before
+     * FILE.fai because a scan seeks into BGZF only when both exist */
     for (int i = 1; i < argc; i++) {
         gs_fai fai = {0};
+        gs_gzi gzi = {0};
+        gs_compression comp = GS_COMP_NONE;
         char path[4096];
-        snprintf(path, sizeof path, "%s.fai", argv[i]);
         gs_status st = gs_fai_build(argv[i], &fai, err);
         if (st == GS_OK)
+            st = gs_bgzf_detect(argv[i], &comp, err);
+        if (st == GS_OK && comp == GS_COMP_BGZF) {
+            snprintf(path, sizeof path, "%s.gzi", argv[i]);
+            st = gs_gzi_build(argv[i], &gzi, err);
+            if (st == GS_OK)
+                st = gs_gzi_write(path, &gzi, err);
+        }
+        snprintf(path, sizeof path, "%s.fai", argv[i]);
+        if (st == GS_OK)
             st = gs_fai_write(path, &fai, err);
+        gs_gzi_free(&gzi);
         gs_fai_free(&fai);
         if (st != GS_OK)
             return st;

@@ -1,4 +1,11 @@
-/* fai.c - build, write, load and use the samtools .fai index of a plain FASTA.
+/* fai.c - build, write, load and use the samtools .fai index of a FASTA file.
+ *
+ * Plain FASTA is indexed in file bytes. BGZF is indexed in uncompressed bytes
+ * through zlib's gzread, exactly as `samtools faidx file.fa.gz` does, and
+ * every later access goes through bgzf.c and the .gzi: one code path below
+ * reads "FASTA text bytes [at, at + n)" from either (seq_pread), so the
+ * checks are the same for both. Plain gzip has no index of block starts and
+ * is refused.
  *
  * The index must describe exactly the residues the streaming reader (fasta.c)
  * yields, record for record, or ranks that seek with it would scan other text
@@ -44,6 +51,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 enum { FAI_CHUNK = 1 << 20, GAP_MAX = 1 << 20 };
 
@@ -91,18 +99,60 @@ static gs_fai_entry *fai_push(gs_fai *fai, size_t *cap, const char *name, size_t
 /* Build state of the record being indexed. */
 enum { SEQ_FIRST, SEQ_FULL, SEQ_ENDED };
 
+/* Next bytes of the FASTA text (plain: read; BGZF: gzread). */
+static ssize_t text_read(int fd, gzFile gz, uint8_t *buf, size_t n, const char *path,
+                         gs_error *err)
+{
+    if (gz == NULL) {
+        for (;;) {
+            ssize_t got = read(fd, buf, n);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got < 0)
+                gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+            return got;
+        }
+    }
+    int got = gzread(gz, buf, (unsigned)n), zerr = Z_OK;
+    const char *msg = got <= 0 ? gzerror(gz, &zerr) : NULL;
+    if (got < 0 || (got == 0 && zerr != Z_OK)) {
+        gs_fail(err, zerr == Z_ERRNO ? GS_ESYS : GS_EINPUT, "corrupt or truncated BGZF: %s (%s)",
+                zerr == Z_ERRNO ? strerror(errno) : msg, path);
+        return -1;
+    }
+    return got;
+}
+
 gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
 {
     int fd = -1;
+    gzFile gz = NULL;
     uint8_t *buf = NULL;
     char *name = NULL;
     size_t name_len = 0, name_cap = 0, cap = 0;
     memset(fai, 0, sizeof *fai);
 
+    gs_compression comp;
+    if (gs_bgzf_detect(fasta, &comp, err) != GS_OK) {
+        gs_fai_free(fai);
+        return err->code;
+    }
+    if (comp == GS_COMP_GZIP)
+        return gs_fail(err, GS_EINPUT,
+                       "cannot be indexed: gzip, not BGZF; recompress with bgzip (%s)", fasta);
     fd = open(fasta, O_RDONLY);
     if (fd < 0) {
         gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), fasta);
         goto fail;
+    }
+    if (comp == GS_COMP_BGZF) {
+        /* gzdopen takes fd over: gzclose closes it */
+        if ((gz = gzdopen(fd, "rb")) == NULL) {
+            gs_fail(err, GS_ESYS, "cannot start zlib (%s)", fasta);
+            goto fail;
+        }
+        fd = -1;
+        gzbuffer(gz, FAI_CHUNK);
     }
     buf = gs_malloc(FAI_CHUNK, err, "index buffer");
     if (buf == NULL)
@@ -119,20 +169,11 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
     gs_fai_entry *e = NULL;
     int first = 1;
     for (;;) {
-        ssize_t got = read(fd, buf, FAI_CHUNK);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), fasta);
+        ssize_t got = text_read(fd, gz, buf, FAI_CHUNK, fasta, err);
+        if (got < 0)
             goto fail;
-        }
         if (first && got > 0) {
             first = 0;
-            if (got >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
-                gs_fail(err, GS_EINPUT, "cannot index a compressed file; decompress it (%s)",
-                        fasta);
-                goto fail;
-            }
             if (buf[0] != '>') {
                 gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", fasta);
                 goto fail;
@@ -267,13 +308,18 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
             break;
         off += n;
     }
-    close(fd);
+    if (fd >= 0)
+        close(fd);
+    if (gz)
+        gzclose(gz);
     free(buf);
     free(name);
     return GS_OK;
 fail:
     if (fd >= 0)
         close(fd);
+    if (gz)
+        gzclose(gz);
     free(buf);
     free(name);
     gs_fai_free(fai);
@@ -340,6 +386,59 @@ static int pread_full(int fd, uint8_t *out, size_t n, uint64_t at)
         at += (uint64_t)got;
     }
     return 0;
+}
+
+gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err)
+{
+    *f = (gs_seqfile){.path = path, .fd = -1};
+    gs_compression comp;
+    if (gs_bgzf_detect(path, &comp, err) != GS_OK)
+        return err->code;
+    if (comp == GS_COMP_GZIP)
+        return gs_fail(err, GS_EINPUT,
+                       "cannot be indexed: gzip, not BGZF; recompress with bgzip (%s)", path);
+    if (comp == GS_COMP_BGZF)
+        return gs_bgzf_open(path, &f->bgzf, err);
+    if ((f->fd = open(path, O_RDONLY)) < 0)
+        return gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), path);
+    return GS_OK;
+}
+
+void gs_seqfile_close(gs_seqfile *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    gs_bgzf_close(f->bgzf);
+    f->fd = -1;
+    f->bgzf = NULL;
+}
+
+/* Bytes of the FASTA text (uncompressed for BGZF). */
+static uint64_t text_size(const gs_seqfile *f)
+{
+    struct stat st;
+    if (f->bgzf)
+        return gs_bgzf_size(f->bgzf);
+    return fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Text bytes [at, at + n) of f: 0, 1 when the text ends first, -1 with err
+ * set. The file bytes read are added to *bytes. */
+static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
+                     gs_error *err)
+{
+    if (f->bgzf) {
+        size_t got;
+        if (gs_bgzf_read(f->bgzf, at, out, n, &got, bytes, err) != GS_OK)
+            return -1;
+        return got < n;
+    }
+    int rc = pread_full(f->fd, out, n, at);
+    if (rc < 0)
+        gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), f->path);
+    if (rc == 0)
+        *bytes += n;
+    return rc;
 }
 
 static int only_line_ends(const uint8_t *s, size_t n)
@@ -411,7 +510,7 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
     char *path = NULL, *text = NULL;
     uint8_t *gap = NULL;
     FILE *f = NULL;
-    int fd = -1;
+    gs_seqfile sf = {.fd = -1};
     size_t cap = 0;
     memset(fai, 0, sizeof *fai);
     size_t pl = strlen(fasta) + 5;
@@ -478,13 +577,9 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
     f = NULL;
 
     /* Does it still fit the FASTA? (see the top of the file) */
-    fd = open(fasta, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), fasta);
+    if (gs_seqfile_open(fasta, &sf, err) != GS_OK)
         goto fail;
-    }
-    uint64_t size = (uint64_t)st.st_size, prev_end = 0;
+    uint64_t size = text_size(&sf), prev_end = 0, ignored = 0;
     gap = gs_malloc(GAP_MAX, err, "index check");
     if (gap == NULL)
         goto fail;
@@ -499,11 +594,9 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
         else if (to - from > GAP_MAX)
             why = "unindexed bytes before it";
         else {
-            int rc = pread_full(fd, gap, (size_t)(to - from), from);
-            if (rc < 0) {
-                gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), fasta);
+            int rc = seq_pread(&sf, gap, (size_t)(to - from), from, &ignored, err);
+            if (rc < 0)
                 goto fail;
-            }
             if (rc > 0 ||
                 !gap_fits(gap, (size_t)(to - from), e, i == 0, i > 0 && fai->v[i - 1].length == 0))
                 why = e ? "its header is not where the index says"
@@ -517,7 +610,7 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
         if (e)
             prev_end = e->length > 0 ? residue_byte(e, e->length - 1) + 1 : e->offset;
     }
-    close(fd);
+    gs_seqfile_close(&sf);
     free(gap);
     free(text);
     free(path);
@@ -525,8 +618,7 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
 fail:
     if (f)
         fclose(f);
-    if (fd >= 0)
-        close(fd);
+    gs_seqfile_close(&sf);
     free(gap);
     free(text);
     free(path);
@@ -534,9 +626,10 @@ fail:
     return err->code;
 }
 
-gs_status gs_fai_read_range(int fd, const char *path, const gs_fai_entry *e, uint64_t begin,
-                            uint64_t end, uint8_t *out, uint64_t *bytes_read, gs_error *err)
+gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
+                            uint8_t *out, uint64_t *bytes_read, gs_error *err)
 {
+    const char *path = f->path;
     uint8_t *tmp = NULL;
     if (begin > end || end > e->length)
         return gs_fail(err, GS_EINPUT,
@@ -555,17 +648,14 @@ gs_status gs_fai_read_range(int fd, const char *path, const gs_fai_entry *e, uin
         uint64_t col = pos % lb;
         uint64_t f0 = residue_byte(e, pos);
         size_t want = byte_end - f0 < FAI_CHUNK ? (size_t)(byte_end - f0) : FAI_CHUNK;
-        int rc = pread_full(fd, tmp, want, f0);
-        if (rc < 0) {
-            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+        int rc = seq_pread(f, tmp, want, f0, bytes_read, err);
+        if (rc < 0)
             goto fail;
-        }
         if (rc > 0) {
             gs_fail(err, GS_EINPUT, "stale index: record %s ends past the end of the file (%s.fai)",
                     e->name, path);
             goto fail;
         }
-        *bytes_read += want;
         size_t i = 0;
         while (i < want && pos < end) {
             size_t k = (size_t)(lb - col);

@@ -1,16 +1,19 @@
 /* fai.h - the samtools .fai index: NAME LENGTH OFFSET LINEBASES LINEWIDTH.
  *
  * Residue i of a record lies at byte OFFSET + i / LINEBASES * LINEWIDTH +
- * i % LINEBASES of the plain FASTA file. That lets each rank seek straight to
- * its range. Only plain (uncompressed) FASTA is indexed here. Like htslib, a
- * record whose lines (but the last) differ in length, or that has a blank line
- * inside its sequence, cannot be indexed.
+ * i % LINEBASES of the FASTA text. That lets each rank seek straight to its
+ * range. Plain FASTA is indexed in file bytes; BGZF in uncompressed bytes, as
+ * `samtools faidx file.fa.gz` does, and read through its .gzi (bgzf.h). Plain
+ * gzip cannot be indexed. Like htslib, a record whose lines (but the last)
+ * differ in length, or that has a blank line inside its sequence, cannot be
+ * indexed.
  */
 #ifndef GS_FAI_H
 #define GS_FAI_H
 
 #include "../core/gs_error.h"
 #include "../core/gs_types.h"
+#include "bgzf.h"
 
 typedef struct gs_fai_entry {
     char *name;
@@ -25,22 +28,37 @@ typedef struct gs_fai {
     size_t n;
 } gs_fai;
 
-/* Build from a plain FASTA file in one pass (GS_EINPUT with file:line when it
- * cannot be indexed, or when it is compressed or not FASTA). */
+/* Build from a plain or BGZF FASTA file in one pass (GS_EINPUT with file:line
+ * when it cannot be indexed, or when it is plain gzip or not FASTA). */
 gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err);
 /* Write "<fasta>.fai" text exactly as samtools faidx does. */
 gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err);
 /* Read "<fasta>.fai" if it exists: returns GS_OK with fai->n > 0, or GS_OK with
  * fai->n == 0 when there is none. A malformed or stale index (one that does not
- * fit the FASTA: size, offsets, header positions) is GS_EINPUT naming it. */
+ * fit the FASTA: size, offsets, header positions) is GS_EINPUT naming it. A
+ * BGZF FASTA is checked through its .gzi, which must exist then. */
 gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err);
 
-/* Read residues [begin, end) of entry e from fd into out (end - begin bytes).
+/* A FASTA file open for reading ranges: plain (fd) or BGZF (bgzf, through
+ * "<path>.gzi"). Closed: fd < 0 and bgzf NULL. */
+typedef struct gs_seqfile {
+    const char *path; /* borrowed: for messages */
+    int fd;           /* plain FASTA, else -1 */
+    gs_bgzf *bgzf;    /* BGZF, else NULL */
+} gs_seqfile;
+
+/* Open path (borrowed, must outlive f) as plain or BGZF FASTA. Plain gzip is
+ * GS_EINPUT; BGZF needs its .gzi (see gs_bgzf_open). */
+gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err);
+/* Close f if open and mark it closed (safe on a closed one). */
+void gs_seqfile_close(gs_seqfile *f);
+
+/* Read residues [begin, end) of entry e from f into out (end - begin bytes).
  * Checks that no newline or '>' sits where a residue should be (a stale index
- * is GS_EINPUT naming the record and position). The file bytes read are added
- * to *bytes_read. */
-gs_status gs_fai_read_range(int fd, const char *path, const gs_fai_entry *e, uint64_t begin,
-                            uint64_t end, uint8_t *out, uint64_t *bytes_read, gs_error *err);
+ * is GS_EINPUT naming the record and position). The file bytes read
+ * (compressed bytes for BGZF) are added to *bytes_read. */
+gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
+                            uint8_t *out, uint64_t *bytes_read, gs_error *err);
 
 void gs_fai_free(gs_fai *fai);
 

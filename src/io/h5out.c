@@ -674,7 +674,7 @@ static void sync_file(wctx *w, const char *tmp)
 static void make_room_to_close(wctx *w, const char *tmp, struct rlimit *was)
 {
     if (tmp)
-        (void)truncate(tmp, 0);
+        if (truncate(tmp, 0) != 0) { /* the close below reports what matters */ }
     if (getrlimit(RLIMIT_FSIZE, was) == 0 && was->rlim_cur != was->rlim_max) {
         struct rlimit up = {was->rlim_max, was->rlim_max};
         if (setrlimit(RLIMIT_FSIZE, &up) != 0)

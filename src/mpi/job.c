@@ -1,19 +1,20 @@
 /* job.c - the phases of one scan over MPI (see job.h).
  *
  * Data movement: rank 0 decides how the corpus is read. Plain FASTA files
- * with a usable .fai (or one rank 0 builds in one pass) are "ranges": rank 0
- * broadcasts the layout and the plan, and each rank preads only its own
- * pieces. Anything else (gzip, raw, FASTA that cannot be indexed) is
- * "streamed": rank 0 decompresses once and deals blocks to the ranks. One
- * process reads ranges only where indexes exist (so a stale index is an
- * error at any rank count) and otherwise streams the files itself. Hits of the ranges mode form contiguous
- * runs of the global order per rank and are written in place; streamed hits
- * are gathered to rank 0 first.
+ * with a usable .fai (or one rank 0 builds in one pass), and BGZF files with
+ * both their .fai and .gzi, are "ranges": rank 0 broadcasts the layout and
+ * the plan, and each rank reads only its own pieces (pread, or the BGZF
+ * blocks that hold them). Anything else (gzip, raw, FASTA that cannot be
+ * indexed, BGZF without its indexes) is "streamed": rank 0 decompresses once
+ * and deals blocks to the ranks. One process reads ranges only where indexes
+ * exist (so a stale index is an error at any rank count) and otherwise
+ * streams the files itself. Hits of the ranges mode form contiguous runs of
+ * the global order per rank and are written in place; streamed hits are
+ * gathered to rank 0 first.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "job.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ typedef struct job {
     int mode;
     gs_layout layout;      /* rank 0; every rank in ranges mode */
     gs_fai_entry *rec_fai; /* ranges mode: [n_rec] */
-    int *fds;              /* ranges mode: [n_files] */
+    gs_seqfile *fds;       /* ranges mode: [n_files], open where this rank has pieces */
     gs_plan plan;
     uint64_t bytes_read;
     double progress_t0, progress_last;
@@ -53,25 +54,32 @@ typedef struct job {
 
 /* ---- phase 1: patterns, engine, device --------------------------------- */
 
+/* The collective steps come first, so that a rank whose pattern file fails
+ * still takes part in them and reaches the agreement after this phase. */
 static gs_status setup(job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
+    int local_rank, local_size;
+    gs_mpi_node_rank(j->comm, &local_rank, &local_size);
+    int ndev = o->device == GS_DEV_CPU ? 0 : gs_gpu_device_count();
+    j->use_gpu = ndev > 0;
+    j->gpu_device = ndev ? local_rank % ndev : 0;
+    int mine = j->use_gpu && local_rank < ndev;
+    MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm);
+    j->threads = o->threads;
+    if (j->threads <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        j->threads = cores > local_size ? (int)(cores / local_size) : 1;
+    }
+    if (o->device == GS_DEV_GPU && ndev == 0)
+        return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
+
     gs_status st = gs_patset_read(o->patterns, o->alphabet, &j->ps, err);
     if (st == GS_OK)
         st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
     if (st != GS_OK)
         return st;
     j->overlap = j->ks.max_len ? j->ks.max_len - 1 : 0;
-
-    int local_rank, local_size;
-    gs_mpi_node_rank(j->comm, &local_rank, &local_size);
-    int ndev = o->device == GS_DEV_CPU ? 0 : gs_gpu_device_count();
-    if (o->device == GS_DEV_GPU && ndev == 0)
-        return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
-    j->use_gpu = ndev > 0;
-    j->gpu_device = ndev ? local_rank % ndev : 0;
-    int mine = j->use_gpu && local_rank < ndev;
-    MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm);
 
     if (!strcmp(o->engine, "auto"))
         j->engine = j->use_gpu ? &gs_engine_ac : gs_engine_auto(&j->ks);
@@ -81,29 +89,44 @@ static gs_status setup(job *j, gs_error *err)
         return gs_fail(err, GS_EUSAGE, "unknown engine '%s' (--engine)", o->engine);
     if (j->use_gpu && j->engine == &gs_engine_bf)
         return gs_fail(err, GS_EUSAGE, "engine bf runs on the CPU only (--engine bf with --device gpu)");
-
-    j->threads = o->threads;
-    if (j->threads <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        j->threads = cores > local_size ? (int)(cores / local_size) : 1;
-    }
     return GS_OK;
 }
 
 /* ---- phase 2: layout and plan ------------------------------------------ */
 
-/* 1 when the file is plain FASTA (starts with '>', not gzip). */
-static int plain_fasta(const char *path, gs_input_format fmt)
+enum { READ_STREAM, READ_PLAIN, READ_BGZF };
+
+/* How a file can be read by ranges: READ_PLAIN when it is plain FASTA
+ * (starts with '>'), READ_BGZF when it is BGZF with both FILE.fai and
+ * FILE.gzi next to it (whether they still fit is checked when they are
+ * loaded), else READ_STREAM: gzip, raw, or BGZF without its indexes (rank 0
+ * does not index a compressed file on the fly: that would read it twice). */
+static int read_kind(const char *path, gs_input_format fmt)
 {
     if (fmt == GS_INPUT_RAW)
-        return 0;
-    unsigned char b[2] = {0, 0};
+        return READ_STREAM;
+    unsigned char b[18] = {0};
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return 0;
-    size_t n = fread(b, 1, 2, f);
+        return READ_STREAM; /* the reader reports it */
+    size_t n = fread(b, 1, sizeof b, f);
     fclose(f);
-    return n >= 1 && b[0] == '>';
+    gs_compression c = gs_bgzf_sniff(b, n);
+    if (c == GS_COMP_NONE)
+        return n >= 1 && b[0] == '>' ? READ_PLAIN : READ_STREAM;
+    if (c != GS_COMP_BGZF)
+        return READ_STREAM;
+    size_t l = strlen(path) + 5;
+    char *idx = malloc(l);
+    int both = 0;
+    if (idx) {
+        snprintf(idx, l, "%s.fai", path);
+        both = access(idx, F_OK) == 0;
+        snprintf(idx, l, "%s.gzi", path);
+        both = both && access(idx, F_OK) == 0;
+    }
+    free(idx);
+    return both ? READ_BGZF : READ_STREAM;
 }
 
 /* Rank 0: indexes for every file, or *ok = 0 when some file must be streamed. */
@@ -112,14 +135,15 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
     *ok = 1;
     for (size_t f = 0; f < j->o->n_corpus; f++) {
         const char *path = j->o->corpus[f];
-        if (!plain_fasta(path, j->o->format)) {
+        int kind = read_kind(path, j->o->format);
+        if (kind == READ_STREAM) {
             *ok = 0;
             return GS_OK;
         }
         gs_status st = gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
-        if (fai[f].n == 0 && j->size == 1) {
+        if (fai[f].n == 0 && (j->size == 1 || kind == READ_BGZF)) {
             *ok = 0; /* one process streams rather than read the file twice */
             return GS_OK;
         }
@@ -151,7 +175,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
     n_rec = hdr[0];
     bytes = hdr[1];
     if ((buf = gs_malloc(bytes, err, "layout broadcast")) == NULL)
-        return GS_ESYS; /* NB: other ranks are then stuck only if this rank cannot allocate */
+        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     if (j->rank == 0) {
         char *p = buf;
         for (size_t i = 0; i < n_rec; i++) {
@@ -278,13 +302,14 @@ static gs_status make_plan(job *j, gs_error *err)
     j->layout.n_files = o->n_corpus;
     j->fds = gs_malloc(o->n_corpus * sizeof *j->fds, err, "files");
     for (size_t f = 0; j->fds && f < o->n_corpus; f++)
-        j->fds[f] = -1;
+        j->fds[f] = (gs_seqfile){.path = o->corpus[f], .fd = -1};
+    /* each rank opens only the files it has pieces of (for BGZF that loads
+     * the .gzi and checks its tail against the file) */
     for (size_t p = j->plan.first[j->rank]; j->fds && p < j->plan.first[j->rank + 1]; p++) {
         uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
-        if (j->fds[f] < 0 && (j->fds[f] = open(o->corpus[f], O_RDONLY)) < 0) {
-            st = gs_fail(err, GS_EINPUT, "cannot open corpus file (%s, rank %d)", o->corpus[f], j->rank);
+        if (j->fds[f].fd < 0 && j->fds[f].bgzf == NULL &&
+            (st = gs_seqfile_open(o->corpus[f], &j->fds[f], err)) != GS_OK)
             break;
-        }
     }
     return j->fds ? st : GS_ESYS;
 }
@@ -452,9 +477,15 @@ static const gs_engine *reference_engine(const job *j)
     return j->engine == &gs_engine_ac ? &gs_engine_rk : &gs_engine_ac;
 }
 
+/* Field by field: gs_hit has padding bytes that memcmp would compare too. */
 static int same_hits(const gs_hits *a, const gs_hits *b)
 {
-    return a->n == b->n && (a->n == 0 || !memcmp(a->v, b->v, a->n * sizeof *a->v));
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (gs_hit_cmp(&a->v[i], &b->v[i]) != 0)
+            return 0;
+    return 1;
 }
 
 static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *counts,
@@ -483,10 +514,10 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
     gs_scan_res_free(&res);
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
-    sum->verified = 1;
     sum->ref_engine = ref->name;
     sum->t_ref = t_ref;
-    if (bad_counts || any_bad_hits)
+    sum->verified = !bad_counts && !any_bad_hits;
+    if (!sum->verified)
         return gs_fail(err, GS_ESYS,
                        "verify: %s on the %s and %s on the cpu disagree: %llu counts and the hits of "
                        "%d rank(s) differ (%s)",
@@ -503,8 +534,7 @@ static void job_free(job *j)
     gs_keyset_free(&j->ks);
     if (j->fds)
         for (size_t f = 0; f < j->o->n_corpus; f++)
-            if (j->fds[f] >= 0)
-                close(j->fds[f]);
+            gs_seqfile_close(&j->fds[f]);
     free(j->fds);
     if (j->rank != 0) /* rank 0's rec_fai names alias the layout's */
         for (size_t i = 0; i < j->layout.n_rec && j->rec_fai; i++)

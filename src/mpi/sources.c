@@ -14,9 +14,9 @@ gs_source gs_source_reader(gs_reader *r)
 }
 
 void gs_range_src_init(gs_range_src *s, const gs_plan *plan, int rank, const gs_layout *layout,
-                       const gs_fai_entry *rec_fai, const int *fds, size_t block)
+                       const gs_fai_entry *rec_fai, gs_seqfile *files, size_t block)
 {
-    *s = (gs_range_src){.plan = plan, .layout = layout, .rec_fai = rec_fai, .fds = fds,
+    *s = (gs_range_src){.plan = plan, .layout = layout, .rec_fai = rec_fai, .files = files,
                         .block = block, .piece = plan->first[rank],
                         .end_piece = plan->first[rank + 1]};
     if (s->piece < s->end_piece)
@@ -34,8 +34,8 @@ static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
     if (stop > p->read_end)
         stop = p->read_end;
     const gs_record *rec = &s->layout->rec[p->record];
-    if (gs_fai_read_range(s->fds[rec->file], s->layout->files[rec->file], &s->rec_fai[p->record],
-                          s->cur, stop, buf, &s->bytes_read, err) != GS_OK)
+    if (gs_fai_read_range(&s->files[rec->file], &s->rec_fai[p->record], s->cur, stop, buf,
+                          &s->bytes_read, err) != GS_OK)
         return -1;
     *seg = (gs_segment){.record = p->record, .base = s->cur, .text = buf,
                         .len = (size_t)(stop - s->cur), .own = (size_t)own};

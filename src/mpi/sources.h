@@ -1,8 +1,8 @@
 /* sources.h - where a rank's segments come from (gs_source implementations).
  *
  * - reader: a corpus streamed by gs_reader (one process; rank 0 of a streamed job).
- * - ranges: the rank's pieces of the plan, read with pread through .fai
- *   indexes from the shared file system (plain FASTA).
+ * - ranges: the rank's pieces of the plan, read through .fai indexes from
+ *   the shared file system (plain FASTA with pread, BGZF through its .gzi).
  * - streamed: rank 0 streams a corpus that cannot be seeked (gzip) and deals
  *   its segments round-robin to all ranks, itself included, in bounded
  *   messages while they scan; the other ranks receive.
@@ -23,15 +23,15 @@ typedef struct gs_range_src {
     const gs_plan *plan;
     const gs_layout *layout;
     const gs_fai_entry *rec_fai; /* [n_rec]: each record's index entry */
-    const int *fds;              /* [n_files], open read-only */
+    gs_seqfile *files;           /* [n_files]: open where this rank has pieces */
     size_t block, piece;         /* piece: next piece of this rank */
     uint64_t cur;                /* next owned start in that piece */
     size_t end_piece;
-    uint64_t bytes_read;         /* file bytes read so far */
+    uint64_t bytes_read;         /* file bytes read so far (compressed for BGZF) */
 } gs_range_src;
 
 void gs_range_src_init(gs_range_src *s, const gs_plan *plan, int rank, const gs_layout *layout,
-                       const gs_fai_entry *rec_fai, const int *fds, size_t block);
+                       const gs_fai_entry *rec_fai, gs_seqfile *files, size_t block);
 gs_source gs_source_ranges(gs_range_src *s);
 
 typedef struct gs_stream_src {

@@ -2,8 +2,11 @@
 # ranks.sh - `mpiexec -n N gscan scan` gives the same result file for N = 1,
 # 2, 3, 4, 7 (oversubscribing this machine's cores): /counts, /hits, /patterns,
 # /records and /files compared with h5diff, on random workloads and a real
-# genome, plain (ranges read through .fai) and gzip (streamed by rank 0) input,
-# counts and hits, both strands, with small blocks so ranks stream many blocks.
+# genome, plain (ranges read through .fai), BGZF with .fai and .gzi (ranges
+# read through the .gzi), a corpus mixing both, and gzip (streamed by rank 0)
+# input, counts and hits, both strands, with small blocks so ranks stream many
+# blocks. BGZF gives the same counts and hits as its plain text, and each rank
+# reads only about its share of the compressed bytes.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -28,6 +31,16 @@ same() { # a.h5 b.h5 label
 gzip -c w.fa > w.fa.gz
 cp w.fa wi.fa && "$GSCAN" index wi.fa # with a .fai on disk; w.fa gets one built by rank 0
 inputs=(w.fa wi.fa w.fa.gz)
+have_bgzip=0
+if command -v bgzip >/dev/null; then
+  have_bgzip=1
+  bgzip -c w.fa > wb.fa.gz && "$GSCAN" index wb.fa.gz # wb.fa.gz.fai and wb.fa.gz.gzi
+  "$GSCAN" gen -o v -s 12 -n 120K -r 5 -k 10
+  bgzip -c v.fa > vb.fa.gz && "$GSCAN" index vb.fa.gz
+  inputs+=(wb.fa.gz "wi.fa vb.fa.gz")  # BGZF alone, and mixed with plain FASTA
+else
+  echo "note: bgzip (tabix package) not installed: BGZF inputs skipped"
+fi
 if "$root/scripts/fetch-examples.sh" bowtie2-examples ragout-examples >/dev/null 2>&1; then
   zcat "$root/data/cache/vcholerae_o395.fa.gz" > vc.fa
   inputs+=(vc.fa "$root/data/cache/vcholerae_o395.fa.gz")
@@ -35,14 +48,15 @@ fi
 for input in "${inputs[@]}"; do
   pat=w.patterns
   case $input in *vc* | *vcholerae*) pat=$root/data/patterns/demo.fa ;; esac
+  read -r -a files <<<"$input"
   for report in hits counts; do
     hd=; [ $report = hits ] && hd=/hits
     for strand in both forward; do
       [ $strand = forward ] && [ $report = counts ] && continue
       opts=(-q --report $report --strand $strand --block-size 50K -p "$pat")
-      "$MPIEXEC" -n 1 "$GSCAN" scan "${opts[@]}" -o one.h5 "$input"
+      "$MPIEXEC" -n 1 "$GSCAN" scan "${opts[@]}" -o one.h5 "${files[@]}"
       for n in $ranks; do
-        "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" -o many.h5 "$input"
+        "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" -o many.h5 "${files[@]}"
         same one.h5 many.h5 "$(basename "$input") $report $strand n=$n" "$hd"
         runs=$((runs + 1))
         if [ "$(h5dump -a /n_ranks many.h5 | grep -c "(0): $n")" != 1 ]; then
@@ -52,5 +66,28 @@ for input in "${inputs[@]}"; do
     done
   done
 done
+if [ $have_bgzip = 1 ]; then
+  # BGZF read by ranges finds what its plain text does
+  opts=(-q --report hits --block-size 50K -p w.patterns)
+  "$MPIEXEC" -n 1 "$GSCAN" scan "${opts[@]}" -o one.h5 w.fa
+  "$MPIEXEC" -n 3 "$GSCAN" scan "${opts[@]}" -o many.h5 wb.fa.gz
+  runs=$((runs + 1))
+  for d in /counts /patterns /records /hits; do
+    if ! h5diff -q one.h5 many.h5 "$d" "$d" >/dev/null 2>&1; then
+      echo "FAIL wb.fa.gz n=3 against w.fa: $d differs"; fails=$((fails + 1)); break
+    fi
+  done
+  # each of 4 ranks reads about a quarter of the compressed bytes (plus the
+  # blocks its range starts and ends in), so the file is not streamed
+  "$GSCAN" gen -o big -s 13 -n 4M -r 6 -k 20
+  bgzip -c big.fa > big.fa.gz && "$GSCAN" index big.fa.gz
+  runs=$((runs + 1))
+  size=$(stat -c %s big.fa.gz)
+  out=$(GS_DEBUG_IO=1 "$MPIEXEC" -n 4 "$GSCAN" scan -q --block-size 200K -p big.patterns -o r.h5 big.fa.gz 2>&1)
+  if ! awk -v size="$size" '/read [0-9]+ bytes/ { n++; b = $5; sum += b; if (b > size / 4 * 1.05 + 3 * 65536) bad = 1 }
+       END { exit !(n == 4 && !bad && sum <= size * 1.1 && sum > size * 0.9) }' <<<"$out"; then
+    echo "FAIL BGZF bytes read per rank (file $size bytes):"; echo "$out"; fails=$((fails + 1))
+  fi
+fi
 echo "ranks.sh: $((runs - fails)) passed, $fails failed"
 [ $fails = 0 ]

@@ -1,0 +1,71 @@
+/* bgzf.h - BGZF (blocked gzip) files: detection, the .gzi index samtools
+ * writes, and random access by uncompressed offset.
+ *
+ * A BGZF file is a series of gzip members ("blocks") of at most 64 KiB each,
+ * whose header carries the block's compressed size (the "BC" extra field).
+ * The .gzi index lists where blocks start in both coordinates, so a rank can
+ * inflate only the few blocks that hold its range instead of the whole file.
+ */
+#ifndef GS_BGZF_H
+#define GS_BGZF_H
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+
+/* What the first bytes of a file say it is. */
+typedef enum gs_compression {
+    GS_COMP_NONE = 0, /* not gzip (plain text, or too short to tell) */
+    GS_COMP_GZIP = 1, /* gzip that is not BGZF */
+    GS_COMP_BGZF = 2  /* gzip whose first member has a BGZF header */
+} gs_compression;
+
+/* Classify the first n bytes of a file (n >= 18 is needed to see BGZF). */
+gs_compression gs_bgzf_sniff(const uint8_t *head, size_t n);
+/* Open path and classify its first bytes (GS_EINPUT when it cannot be opened). */
+gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err);
+
+/* One .gzi entry: a block starts at byte coff of the file and uoff of the
+ * uncompressed data. */
+typedef struct gs_gzi_entry {
+    uint64_t coff;
+    uint64_t uoff;
+} gs_gzi_entry;
+
+/* The .gzi as samtools (bgzip -i / -r) writes it: a little-endian uint64
+ * count, then (coff, uoff) pairs for every block holding data but the first;
+ * empty blocks (the EOF marker, members of concatenated files) are not listed. */
+typedef struct gs_gzi {
+    gs_gzi_entry *v;
+    size_t n;
+} gs_gzi;
+
+/* Build the index of a BGZF file from its block headers and ISIZE trailers
+ * (nothing is inflated). GS_EINPUT naming the file and offset when it is not
+ * BGZF or a block is truncated. */
+gs_status gs_gzi_build(const char *bgzf_path, gs_gzi *gzi, gs_error *err);
+/* Write gzi to gzi_path (through a temporary file, renamed when complete). */
+gs_status gs_gzi_write(const char *gzi_path, const gs_gzi *gzi, gs_error *err);
+/* Read a .gzi; a missing or malformed one is GS_EINPUT naming it. */
+gs_status gs_gzi_load(const char *gzi_path, gs_gzi *gzi, gs_error *err);
+void gs_gzi_free(gs_gzi *gzi);
+
+/* A BGZF file open for random access through "<path>.gzi". */
+typedef struct gs_bgzf gs_bgzf;
+
+/* Open path and load "<path>.gzi". Checks that the index fits the file where
+ * that is cheap (entries in order and inside the file, the last listed block
+ * and the blocks after it); a missing or stale .gzi is GS_EINPUT naming it.
+ * Blocks read later are checked against the index as they are met. */
+gs_status gs_bgzf_open(const char *path, gs_bgzf **b, gs_error *err);
+/* Uncompressed size of the whole file. */
+uint64_t gs_bgzf_size(const gs_bgzf *b);
+/* Read up to n uncompressed bytes from offset at into out; *got < n only at
+ * the end of the data. Each block is inflated with its CRC32 and ISIZE
+ * checked (a corrupt block is GS_EINPUT naming the file and offset). The
+ * compressed bytes read from the file are added to *bytes_read; the last
+ * block inflated is kept, so consecutive reads do not read it twice. */
+gs_status gs_bgzf_read(gs_bgzf *b, uint64_t at, uint8_t *out, size_t n, size_t *got,
+                       uint64_t *bytes_read, gs_error *err);
+void gs_bgzf_close(gs_bgzf *b);
+
+#endif
