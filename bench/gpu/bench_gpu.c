@@ -1,6 +1,6 @@
 /* bench_gpu.c - time the GPU engines' kernels and the whole device pipeline.
  *
- * Workloads (docs/performance-gpu.md):
+ * Workloads (docs/performance.md (GPU)):
  *   - DNA, 2^30 residues: the genome sequence given with --genome (headers
  *     and newlines already dropped, uppercased here, repeated to 2^30), and
  *     uniform random ACGT; d = 1000, 8000, 16000 distinct 8-mers drawn from

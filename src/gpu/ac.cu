@@ -8,7 +8,7 @@
  * row, and an edge into a leaf goes to the leaf's nearest internal suffix
  * state with a flag. The kernel variant (16- or 32-bit entries, table and
  * counts in shared or global memory) is chosen here from the sizes and the
- * device's shared-memory limit; docs/performance-gpu.md has the numbers.
+ * device's shared-memory limit; docs/performance.md (GPU) has the numbers.
  */
 #include <algorithm>
 #include <new>

@@ -3,7 +3,7 @@
  *
  * "rk" is the rolling formulation; "rkps" (or "rk" with GS_GPU_RK=prefix in
  * the environment) is the prefix-sum formulation kept for comparison: see
- * rk.cuh for both and docs/performance-gpu.md for the measurements.
+ * rk.cuh for both and docs/performance.md (GPU) for the measurements.
  */
 #include <algorithm>
 #include <cstdlib>
