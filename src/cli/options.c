@@ -32,7 +32,7 @@ const char gs_scan_usage[] =
     "      --report WHAT        counts | hits (default counts)\n"
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
     "      --block-size N       residues per block, K/M/G suffixes (default 16M);\n"
-    "                           a rank holds about threads+2 blocks\n"
+    "                           a rank holds at most 2 x (threads + 2) blocks\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
     "                           for (default 4096)\n"
     "      --verify             also run the CPU reference and compare (exit 3 if\n"
