@@ -14,9 +14,11 @@
  * host-to-device transfers and kernels together.
  * Every engine's counts on a workload are compared with the first engine's.
  *
- * Usage: bench_gpu --genome FILE [--out TABLE.md] [--quick] [--one ENGINE TEXT N]
+ * Usage: bench_gpu --genome FILE [--out TABLE.md] [--quick] [--rk] [--one ENGINE TEXT N]
  * --one runs one workload once (TEXT genome, random or binary; N = d or k),
- * for a profiler.
+ * for a profiler. --rk runs only the RK workload and the genome rows, with ac
+ * as the reference and rk's variants ("rk:OPTS" sets GS_GPU_RK=OPTS, see
+ * src/gpu/rk.cu) side by side.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu/gpu.h"
@@ -172,8 +174,17 @@ static double time_engine(const char *eng, const gs_keyset *ks, const uint8_t *t
     gs_error err = {0};
     gs_segment seg = {0, 0, t, n, n};
     double v[16];
-    if (gs_gpu_open(0, eng, ks, 0, n, &g, &err) != GS_OK)
+    char name[64];
+    const char *colon = strchr(eng, ':');
+    /* "rk:OPTS": rk with GS_GPU_RK=OPTS (src/gpu/rk.cu), for comparing variants */
+    snprintf(name, sizeof name, "%.*s", colon ? (int)(colon - eng) : (int)strlen(eng), eng);
+    if (colon)
+        setenv("GS_GPU_RK", colon + 1, 1);
+    else
+        unsetenv("GS_GPU_RK");
+    if (gs_gpu_open(0, name, ks, 0, n, &g, &err) != GS_OK)
         die(eng, &err);
+    unsetenv("GS_GPU_RK");
     for (int r = 0; r <= runs; r++) {
         gs_gpu_times tm;
         if (gs_gpu_submit(g, &seg, &err) != GS_OK ||
@@ -259,11 +270,40 @@ static void bench_pipeline(const uint8_t *t, size_t n, const gs_patset *ps, cons
     gs_keyset_free(&ks);
 }
 
+/* The RK workload: 2^27 random residues over {A, C}, k = 1..256 patterns of
+ * length 10..30 over the same letters. */
+static void bench_rk(const char *const *engines, int n_eng, int runs)
+{
+    const size_t NR = (size_t)1 << 27;
+    uint8_t *bin = random_text(99, NR, "AC", 2);
+    OUT("\n## RK: %zu random residues over {A, C}, k patterns of length 10..30, counts\n\n", NR);
+    OUT("| text | k | engine | kernel ms (median of %d) | GB/s | min-max ms | hits | counts "
+        "agree |\n|---|---|---|---|---|---|---|---|\n",
+        runs);
+    const uint32_t ks_[] = {1, 4, 16, 64, 256};
+    for (int i = 0; i < 5; i++) {
+        gs_patset ps = {0};
+        uint64_t s = 1234 + (uint64_t)i;
+        uint8_t pat[32];
+        for (uint32_t p = 0; p < ks_[i]; p++) {
+            uint32_t len = 10 + (uint32_t)(rng_next(&s) % 21);
+            for (uint32_t j = 0; j < len; j++)
+                pat[j] = "AC"[rng_next(&s) & 1];
+            patset_add(&ps, pat, len);
+        }
+        char label[32];
+        snprintf(label, sizeof label, "%u", ks_[i]);
+        bench_set("binary", bin, NR, &ps, label, engines, n_eng, runs);
+        patset_free(&ps);
+    }
+    free(bin);
+}
+
 int main(int argc, char **argv)
 {
     const char *genome = NULL, *table = NULL, *one_eng = NULL, *one_text = NULL;
     uint32_t one_n = 0;
-    int quick = 0;
+    int quick = 0, rk_only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--genome") == 0 && i + 1 < argc)
             genome = argv[++i];
@@ -271,18 +311,20 @@ int main(int argc, char **argv)
             table = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0)
             quick = 1;
+        else if (strcmp(argv[i], "--rk") == 0)
+            rk_only = 1;
         else if (strcmp(argv[i], "--one") == 0 && i + 3 < argc) {
             one_eng = argv[++i];
             one_text = argv[++i];
             one_n = (uint32_t)atoi(argv[++i]);
         }
         else {
-            fprintf(stderr, "usage: bench_gpu --genome FILE [--out TABLE.md] [--quick]\n");
+            fprintf(stderr, "usage: bench_gpu --genome FILE [--out TABLE.md] [--quick] [--rk]\n");
             return 1;
         }
     }
     if (genome == NULL) {
-        fprintf(stderr, "usage: bench_gpu --genome FILE [--out TABLE.md] [--quick]\n");
+        fprintf(stderr, "usage: bench_gpu --genome FILE [--out TABLE.md] [--quick] [--rk]\n");
         return 1;
     }
     if (gs_gpu_device_count() == 0) {
@@ -319,6 +361,34 @@ int main(int argc, char **argv)
         free(t);
         return 0;
     }
+    static const char *const rk_engines_all[] = {"rk", "rkps", "ac", "wm"};
+    if (rk_only) {
+        static const char *const variants[] = {
+            "ac", "rk:probe", "rk", "rk:lane", "rk:groups=1", "rk:groups=2", "rk:groups=4"};
+        const int nv = (int)(sizeof variants / sizeof *variants);
+        bench_rk(variants, nv, runs);
+        uint8_t *texts[2] = {genome_text(genome, N), random_text(42, N, "ACGT", 4)};
+        const char *names[2] = {"genome", "random"};
+        OUT("\n## DNA, %zu residues, d distinct 8-mers from the text, forward, counts\n\n", N);
+        OUT("| text | d | engine | kernel ms (median of %d) | GB/s | min-max ms | hits | counts "
+            "agree |\n|---|---|---|---|---|---|---|---|\n",
+            runs);
+        const uint32_t ds[] = {1000, 8000, 16000};
+        for (int ti = 0; ti < 2; ti++)
+            for (int di = 0; di < 3; di++) {
+                gs_patset ps = {0};
+                char label[32];
+                draw_kmers(texts[ti], N, ds[di], 8, 7 + (uint64_t)di, &ps);
+                snprintf(label, sizeof label, "%u", ds[di]);
+                bench_set(names[ti], texts[ti], N, &ps, label, variants, 4, runs);
+                patset_free(&ps);
+            }
+        free(texts[0]);
+        free(texts[1]);
+        if (table_out)
+            fclose(table_out);
+        return 0;
+    }
     double t0 = now();
     uint8_t *texts[2] = {genome_text(genome, N), random_text(42, N, "ACGT", 4)};
     const char *names[2] = {"genome", "random"};
@@ -352,30 +422,7 @@ int main(int argc, char **argv)
     free(texts[0]);
     free(texts[1]);
 
-    const size_t NR = (size_t)1 << 27;
-    uint8_t *bin = random_text(99, NR, "AC", 2);
-    OUT("\n## RK: %zu random residues over {A, C}, k patterns of length 10..30, counts\n\n", NR);
-    OUT("| text | k | engine | kernel ms (median of %d) | GB/s | min-max ms | hits | counts "
-        "agree |\n|---|---|---|---|---|---|---|---|\n",
-        runs);
-    const char *rk_engines[] = {"rk", "rkps", "ac", "wm"};
-    const uint32_t ks_[] = {1, 4, 16, 64, 256};
-    for (int i = 0; i < 5; i++) {
-        gs_patset ps = {0};
-        uint64_t s = 1234 + (uint64_t)i;
-        uint8_t pat[32];
-        for (uint32_t p = 0; p < ks_[i]; p++) {
-            uint32_t len = 10 + (uint32_t)(rng_next(&s) % 21);
-            for (uint32_t j = 0; j < len; j++)
-                pat[j] = "AC"[rng_next(&s) & 1];
-            patset_add(&ps, pat, len);
-        }
-        char label[32];
-        snprintf(label, sizeof label, "%u", ks_[i]);
-        bench_set("binary", bin, NR, &ps, label, rk_engines, 4, runs);
-        patset_free(&ps);
-    }
-    free(bin);
+    bench_rk(rk_engines_all, 4, runs);
     if (table_out)
         fclose(table_out);
     return 0;

@@ -20,6 +20,10 @@
 typedef struct rk_state {
     int ps; /* prefix-sum formulation */
     int dna;
+    int probe;    /* dna: the first rolling kernel (global table, text re-read) */
+    int lane;     /* dna: each lane verifies its own candidates (no queue) */
+    uint32_t max_groups;
+    int fixed_groups; /* GS_GPU_RK=groups=N: no merging */
     gs_rk_view v;
     gs_rkps_view pv;
     uint32_t *d_filter, *d_ids, *d_key_off, *d_lens;
@@ -27,6 +31,7 @@ typedef struct rk_state {
     unsigned long long *d_kcodes;
     gs_rk_slot *d_table;
     uint8_t *d_key_bytes;
+    uint4 *d_bucket; /* dna: buckets, then entries */
     unsigned long long *d_dpow, *d_w, *d_P;
     void *d_temp;
     size_t temp_bytes;
@@ -50,6 +55,7 @@ static void rk_close(void *p)
     cudaFree(st->d_lens);
     cudaFree(st->d_table);
     cudaFree(st->d_key_bytes);
+    cudaFree(st->d_bucket);
     cudaFree(st->d_dpow);
     cudaFree(st->d_w);
     cudaFree(st->d_P);
@@ -108,6 +114,70 @@ template <bool DNA, typename H> static void (*rk_pick(uint32_t ng))(gs_rk_view, 
     }
 }
 
+template <typename H, bool LANE>
+static void (*rk_pick_dna(uint32_t ng))(gs_rk_view, gs_gpu_scan)
+{
+    switch (ng) {
+    case 1: return gs_rk_dna_kernel<1, H, LANE>;
+    case 2: return gs_rk_dna_kernel<2, H, LANE>;
+    case 3: return gs_rk_dna_kernel<3, H, LANE>;
+    default: return gs_rk_dna_kernel<4, H, LANE>;
+    }
+}
+
+/* dna: each key's entry (codes of its first lc = min(length, 32) residues,
+ * the first highest) in the bucket of the last f[g] of them, buckets as
+ * (first, count) followed by the entries in one array; its bitmap bit set. */
+static void rk_dna_buckets(const gs_keyset *ks, rk_state *st, const uint32_t *glo,
+                           std::vector<uint32_t> &filter, std::vector<uint4> &buf)
+{
+    const uint32_t ng = st->v.ng;
+    std::vector<uint32_t> per(ng, 0), grp(ks->n_keys), bkt(ks->n_keys), order(ks->n_keys);
+    std::vector<unsigned long long> code(ks->n_keys);
+    uint32_t tbits = 1, maxlc = 1;
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        uint32_t L = gs_key_len(ks, k), g = 0;
+        while (g + 1 < ng && L >= glo[g + 1])
+            g++;
+        grp[k] = g;
+        per[g]++;
+        const uint32_t lc = std::min(L, 32u);
+        maxlc = std::max(maxlc, lc);
+        unsigned long long c = 0;
+        for (uint32_t j = 0; j < lc; j++)
+            c = c << 2 | gs_key(ks, k)[j];
+        code[k] = c;
+    }
+    for (uint32_t g = 0; g < ng; g++)
+        while ((1ull << tbits) < 2ull * per[g])
+            tbits++;
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        const uint32_t g = grp[k];
+        const unsigned long long w = code[k] & st->v.fmask[g];
+        const uint32_t bit = gs_rk_bit(w, g, st->v.fbits);
+        filter[bit >> 5] |= 1u << (bit & 31);
+        bkt[k] = gs_rk_bucket(w, g, tbits);
+        order[k] = k;
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return bkt[a] < bkt[b]; });
+    const size_t nb = (size_t)ng << tbits; /* even: a whole number of uint4 */
+    std::vector<uint2> bucket(nb, make_uint2(0, 0));
+    buf.assign(nb / 2 + ks->n_keys, make_uint4(0, 0, 0, 0));
+    for (uint32_t x = 0; x < ks->n_keys; x++) {
+        const uint32_t k = order[x];
+        uint2 &b = bucket[bkt[k]];
+        if (b.y == 0)
+            b.x = x;
+        b.y++;
+        buf[nb / 2 + x] = make_uint4((uint32_t)code[k], (uint32_t)(code[k] >> 32), k,
+                                     gs_key_len(ks, k));
+    }
+    std::memcpy(buf.data(), bucket.data(), nb * sizeof(uint2));
+    st->v.tbits = tbits;
+    st->v.maxf = maxlc;
+}
+
 /* The rolling formulation's groups, bitmap and table. */
 static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_state *st,
                                  gs_error *err)
@@ -119,8 +189,9 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
     std::vector<unsigned long long> kcodes;
     std::vector<rk_entry> ent;
     std::vector<gs_rk_slot> table;
+    std::vector<uint4> buckets;
     uint32_t glo[GS_RK_GROUPS], ng = 0, fbits = 13, maxf = 0;
-    size_t budget, fbytes, cbytes;
+    size_t budget, fbytes, cbytes, qbytes, tbytes;
     int nb = 0;
     try {
         for (uint32_t k = 0; k < ks->n_keys; k++)
@@ -129,13 +200,34 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
         lens.erase(std::unique(lens.begin(), lens.end()), lens.end());
         /* groups: lengths within 1.5x of the group's shortest; a group whose
          * window is already the widest takes all the longer lengths */
-        for (size_t i = 0; i < lens.size() && ng < GS_RK_GROUPS;) {
+        for (size_t i = 0; i < lens.size() && ng < st->max_groups;) {
             glo[ng++] = lens[i];
-            if (lens[i] >= fcap || ng == GS_RK_GROUPS)
+            if (lens[i] >= fcap || ng == st->max_groups)
                 break;
             uint32_t hi = lens[i] + (lens[i] + 1) / 2;
             while (i < lens.size() && lens[i] < hi)
                 i++;
+        }
+        /* dna: merge a group into the one before while that one's window
+         * would still pass few positions of a 2-letter text (keys / 2^f <=
+         * 1/16): every group costs a bitmap test per residue, measured as
+         * more than the candidates a merge adds (docs/performance.md) */
+        if (dna && !st->probe && !st->fixed_groups && ng > 1) {
+            uint32_t merged[GS_RK_GROUPS], m = 0;
+            for (uint32_t g = 0; g < ng; g++) {
+                if (m > 0) {
+                    const uint32_t f = std::min(merged[m - 1], 32u);
+                    const uint32_t hi = g + 1 < ng ? glo[g + 1] : 0xFFFFFFFFu;
+                    unsigned long long n = 0;
+                    for (uint32_t k = 0; k < ks->n_keys; k++)
+                        n += gs_key_len(ks, k) >= merged[m - 1] && gs_key_len(ks, k) < hi;
+                    if (f >= 32 || n * 16 <= (1ull << f))
+                        continue;
+                }
+                merged[m++] = glo[g];
+            }
+            ng = m;
+            std::copy(merged, merged + m, glo);
         }
         for (uint32_t g = 0; g < ng; g++) {
             st->v.f[g] = std::min(glo[g], fcap);
@@ -145,7 +237,11 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
         while (fbits < 19 && (1ull << fbits) < (unsigned long long)ks->n_keys * 512)
             fbits++;
         filter.assign((size_t)1 << (fbits - 5), 0);
-        for (uint32_t k = 0; k < ks->n_keys; k++) {
+        st->v.fbits = fbits;
+        st->v.ng = ng;
+        if (dna && !st->probe)
+            rk_dna_buckets(ks, st, glo, filter, buckets);
+        for (uint32_t k = 0; !(dna && !st->probe) && k < ks->n_keys; k++) {
             uint32_t L = gs_key_len(ks, k), g = 0;
             while (g + 1 < ng && L >= glo[g + 1])
                 g++;
@@ -172,13 +268,19 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
     if (gs_gpu_upload((void **)&st->d_filter, filter.data(), filter.size() * 4, err) ||
         gs_gpu_upload((void **)&st->d_keys, keys.data(), keys.size() * sizeof(uint4), err) ||
         gs_gpu_upload((void **)&st->d_kcodes, kcodes.data(), kcodes.size() * 8, err) ||
-        gs_gpu_upload((void **)&st->d_table, table.data(), table.size() * sizeof(gs_rk_slot), err))
+        gs_gpu_upload((void **)&st->d_table, table.data(), table.size() * sizeof(gs_rk_slot), err) ||
+        gs_gpu_upload((void **)&st->d_bucket, buckets.data(), buckets.size() * sizeof(uint4), err))
         return err->code;
+    if (dna && !st->probe)
+        maxf = st->v.maxf; /* the longest key part compared in registers */
     st->v.filter = st->d_filter;
     st->v.table = st->d_table;
     st->v.keys = st->d_keys;
     st->v.kcodes = st->d_kcodes;
     st->v.key_bytes = st->d_key_bytes;
+    st->v.key_off = st->d_key_off;
+    st->v.bucket = (const uint2 *)st->d_bucket;
+    st->v.ent = st->d_bucket + ((size_t)ng << st->v.tbits) / 2;
     st->v.fbits = fbits;
     st->v.n_keys = ks->n_keys;
     st->v.chunk = 1024;
@@ -187,16 +289,30 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
     budget = dev->smem_optin - 64;
     fbytes = filter.size() * 4;
     cbytes = (size_t)ks->n_keys * 4;
-    /* + one candidate queue per warp (at most 32 warps a block) */
-    st->v.smem_counts = fbytes + (cbytes + 15) / 16 * 16 + 32 * GS_RK_QCAP * 16 <= budget;
-    st->smem = fbytes + (st->v.smem_counts ? (cbytes + 15) / 16 * 16 : 0);
+    qbytes = dna && !st->probe && st->lane ? 0 : 32 * GS_RK_QCAP * 16;
+    /* the bitmap and one candidate queue per warp (at most 32 warps a block),
+     * then the buckets (dna), then the counts, as far as they fit */
+    tbytes = buckets.size() * sizeof(uint4);
+    if (tbytes && fbytes + qbytes + tbytes <= budget)
+        st->v.bucket_words = (uint32_t)buckets.size();
+    st->smem = fbytes + (size_t)st->v.bucket_words * 16;
+    st->v.smem_counts = st->smem + (cbytes + 15) / 16 * 16 + qbytes <= budget;
+    st->smem += st->v.smem_counts ? (cbytes + 15) / 16 * 16 : 0;
     st->threads = st->smem <= 48 * 1024 ? 256 : st->smem <= 100 * 1024 ? 512 : 1024;
-    st->smem += (size_t)st->threads / 32 * GS_RK_QCAP * 16;
-    if (maxf * bits <= 32)
+    if (qbytes)
+        st->smem += (size_t)st->threads / 32 * GS_RK_QCAP * 16;
+    if (dna && !st->probe) {
+        if (maxf * bits <= 32)
+            st->fn = st->lane ? rk_pick_dna<uint32_t, true>(ng) : rk_pick_dna<uint32_t, false>(ng);
+        else
+            st->fn = st->lane ? rk_pick_dna<unsigned long long, true>(ng)
+                              : rk_pick_dna<unsigned long long, false>(ng);
+    } else if (maxf * bits <= 32) {
         st->fn = dna ? rk_pick<true, uint32_t>(ng) : rk_pick<false, uint32_t>(ng);
-    else
+    } else {
         st->fn = dna ? rk_pick<true, unsigned long long>(ng)
                      : rk_pick<false, unsigned long long>(ng);
+    }
     GS_CUDA_CHECK(cudaFuncSetAttribute(st->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        (int)st->smem));
     GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, st->fn, st->threads,
@@ -267,8 +383,11 @@ fail:
     return err->code;
 }
 
+/* GS_GPU_RK, for comparisons: words "prefix" (the prefix-sum formulation),
+ * "probe" (dna: the first rolling kernel), "lane" (dna: no queue), "queue",
+ * "groups=N" (at most N length groups). */
 static gs_status rk_open_as(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                            int ps, void **state, gs_error *err)
+                            int ps, const char *opt, void **state, gs_error *err)
 {
     std::vector<uint32_t> key_off;
     rk_state *st = new (std::nothrow) rk_state();
@@ -276,6 +395,14 @@ static gs_status rk_open_as(const gs_keyset *ks, const gs_gpu_dev *dev, size_t t
         return gs_fail(err, GS_ESYS, "out of memory (gpu rk engine)");
     st->ps = ps;
     st->dna = ks->alphabet == GS_ALPHA_DNA;
+    st->probe = opt && strstr(opt, "probe") != NULL;
+    st->lane = opt && strstr(opt, "lane") != NULL;
+    st->max_groups = GS_RK_GROUPS;
+    st->fixed_groups = opt && strstr(opt, "groups=") != NULL;
+    if (st->fixed_groups) {
+        int n = atoi(strstr(opt, "groups=") + 7);
+        st->max_groups = n < 1 ? 1 : n > GS_RK_GROUPS ? GS_RK_GROUPS : (uint32_t)n;
+    }
     if (ks->key_off[ks->n_keys] >= 0xFFFFFFFFull) {
         gs_fail(err, GS_ESYS, "keys too large for the GPU (%llu symbols) (gpu rk engine)",
                 (unsigned long long)ks->key_off[ks->n_keys]);
@@ -307,14 +434,14 @@ static gs_status rk_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
 {
     (void)want_hits;
     const char *env = getenv("GS_GPU_RK");
-    return rk_open_as(ks, dev, text_cap, env && strcmp(env, "prefix") == 0, state, err);
+    return rk_open_as(ks, dev, text_cap, env && strstr(env, "prefix") != NULL, env, state, err);
 }
 
 static gs_status rkps_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
                            int want_hits, void **state, gs_error *err)
 {
     (void)want_hits;
-    return rk_open_as(ks, dev, text_cap, 1, state, err);
+    return rk_open_as(ks, dev, text_cap, 1, NULL, state, err);
 }
 
 static gs_status rk_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)

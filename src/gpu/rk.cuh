@@ -10,16 +10,25 @@
  * collides; for bytes d = 256, q = 2^(8f), f <= 8. Keys are grouped by length
  * (up to 4 groups, lengths within 1.5x of the group's shortest, f = that
  * shortest, at most 32) so a short key does not force a short, unselective
- * window on the long ones. Each window's hash is tested against a bitmap in
- * shared memory; hits go to an open-addressing table in global memory and
- * then to a comparison of the key's remaining residues.
- * What bounds it: per residue ~3 instructions for the roll plus ~8 per group
- * for the bitmap test, the text read once with 16-byte loads: instruction
- * issue. Dense candidates (short windows over a 2-letter alphabet: 6% of
- * positions are true candidates with k = 256) move the cost to the probes
- * (table slot, key codes, text codes: dependent L1/L2 loads); sharing them
- * out over the warp (a per-warp queue) raised the active lanes from 6 to 17
- * of 32 and k = 256 from 57 to 148 GB/s (H200). k <= 4: 280-405 GB/s.
+ * window on the long ones; for DNA a group is merged into the one before
+ * while that one's window stays selective on a 2-letter text (keys / 2^f <=
+ * 1/16), since each group costs a bitmap test per residue. Each window's
+ * hash is tested against a bitmap in shared memory.
+ * DNA (gs_rk_dna_kernel): a key is anchored at the end of its first
+ * lc = min(length, 32) residues, so when a window passes the bitmap those
+ * residues are already in the rolling register; its bucket of keys (in
+ * shared memory when it fits) is compared with one 64-bit xor and shift per
+ * key, the text is never re-read (only the tail of keys longer than 32).
+ * Candidates are shared out over the warp through a per-warp queue, after a
+ * vote that skips the queue when no lane has one.
+ * Bytes (gs_rk_kernel; also DNA with GS_GPU_RK=probe, the first version):
+ * hits go to an open-addressing table in global memory and then to a
+ * comparison of the key's remaining residues read from the text.
+ * Measured (H200, 2^27 residues over {A, C}, k = 1..256 keys of 10..30):
+ * 517 / 504 / 320 / 273 / 210 GB/s for k = 1 / 4 / 16 / 64 / 256, against
+ * 405 / 281 / 170 / 150 / 149 for the probe version. At k = 256 6% of
+ * windows are candidates of the 10-residue group (61 keys over 1024 10-mers)
+ * and every group's bitmap test is paid at each residue.
  *
  * Prefix sums ("rkps", the textbook GPU formulation, for comparison). With
  * q = 2^61 - 1, a_i = v(t_i) d^(n-1-i) mod q is summed with CUB's DeviceScan;
@@ -58,6 +67,12 @@ typedef struct gs_rk_view {
     unsigned long long fmask[GS_RK_GROUPS];
     uint32_t maxf;
     int smem_counts;
+    /* dna: buckets of the keys' windows, exact comparison in registers */
+    const uint2 *bucket; /* [ng << tbits]: (first, count) into ent */
+    const uint4 *ent;    /* code lo, code hi, key, length */
+    const uint32_t *key_off;
+    uint32_t tbits;
+    uint32_t bucket_words; /* 0, or the 16-byte words of bucket + ent to copy into shared memory */
 } gs_rk_view;
 
 /* Bitmap bit of a window hash of group g. The high half only mixes in when
@@ -280,6 +295,209 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ 
                 for (uint32_t x = lane; x < min(total, (uint32_t)GS_RK_QCAP); x += 32) {
                     uint4 q = queue[x];
                     gs_rk_probe(&v, &a, scnt, (unsigned long long)q.y << 32 | q.x, q.w, q.z, DNA);
+                }
+                __syncwarp();
+            }
+        }
+    }
+    __syncthreads();
+    gs_flush_counts(a, scnt, v.n_keys);
+}
+
+/* ---- dna: buckets and exact comparison in registers ---- */
+
+/* Bucket of the window bits h of group g: group g's buckets are
+ * [g << tbits, (g + 1) << tbits). A constant other than gs_rk_bit's, so a
+ * window that passes the bitmap by a collision lands in an empty bucket. */
+__host__ __device__ __forceinline__ uint32_t gs_rk_bucket(unsigned long long h, uint32_t g,
+                                                          uint32_t tbits)
+{
+    uint32_t x = ((uint32_t)h ^ ((uint32_t)(h >> 32) * 0x85EBCA6Bu)) * 0xCC9E2D51u;
+    return g << tbits | x >> (32 - tbits);
+}
+
+/* The window x (the residues up to e, the last at bits 0-1) passed group g's
+ * bitmap: compare every key of its bucket. A key's entry holds the 2-bit
+ * codes of its first lc = min(length, 32) residues, the first one highest,
+ * so the key occurs at e + 1 - lc when those bits of x equal them (and, for
+ * keys longer than 32, the text after them equals the rest). lcmin..lcmax:
+ * the lc whose start lies in the lane's chunk and after its last non-base. */
+__device__ __forceinline__ void gs_rk_check(const gs_rk_view &v, const gs_gpu_scan &a,
+                                            uint32_t *scnt, const uint2 *bk, const uint4 *ent,
+                                            unsigned long long x, uint32_t g, uint32_t e,
+                                            uint32_t lcmin, uint32_t lcmax)
+{
+    const uint2 b = bk[gs_rk_bucket(x & v.fmask[g], g, v.tbits)];
+    for (uint32_t j = b.x; j < b.x + b.y; j++) {
+        const uint4 k = ent[j]; /* code lo, code hi, key, length */
+        const uint32_t lc = min(k.w, 32u);
+        if (lc < lcmin || lc > lcmax ||
+            ((x ^ ((unsigned long long)k.y << 32 | k.x)) << (64 - 2 * lc)) != 0)
+            continue;
+        const uint32_t i = e + 1 - lc;
+        if (k.w > 32 && (k.w > a.len - i || !gs_rk_same(a.text + i, v.key_bytes + v.key_off[k.z],
+                                                        32, k.w, true)))
+            continue;
+        gs_note(a, scnt, i, k.z);
+    }
+}
+
+/* The rolling kernel for dna. Unlike the bytes kernel (and the first dna
+ * version, "probe"), a key is anchored at the end of its first lc residues,
+ * not at its start: the bitmap tests the last f residues of that part, and
+ * when the window passes, the whole part is already in the rolling register
+ * (which keeps the last 32 residues), so verifying is a 64-bit compare
+ * against the bucket's keys in shared memory instead of a probe of a global
+ * table and a re-read of the text. A chunk therefore reads up to lc - 1
+ * residues past its last owned start, at most 31.
+ * LANE: each lane verifies its own candidates; otherwise they are shared out
+ * over the warp through the per-warp queue as in gs_rk_kernel. */
+template <int NG, typename H, bool LANE>
+__global__ void __launch_bounds__(1024, 1) gs_rk_dna_kernel(const __grid_constant__ gs_rk_view v,
+                                                         const __grid_constant__ gs_gpu_scan a)
+{
+    extern __shared__ __align__(16) unsigned char gs_rk_smem[];
+    const uint32_t fwords = 1u << (v.fbits - 5);
+    uint32_t *sbits = (uint32_t *)gs_rk_smem;
+    unsigned char *pos = gs_rk_smem + (size_t)fwords * 4;
+    uint32_t *scnt = NULL;
+    if (v.smem_counts) {
+        scnt = (uint32_t *)pos;
+        pos += ((size_t)v.n_keys * 4 + 15) / 16 * 16;
+    }
+    const uint2 *bk = v.bucket;
+    const uint4 *ent = v.ent;
+    if (v.bucket_words) {
+        gs_block_copy16(pos, v.bucket, (size_t)v.bucket_words * 16);
+        bk = (const uint2 *)pos;
+        ent = (const uint4 *)(pos + ((size_t)v.ng << v.tbits) * 8);
+        pos += (size_t)v.bucket_words * 16;
+    }
+    uint4 *queue = (uint4 *)pos + (threadIdx.x >> 5) * GS_RK_QCAP;
+    gs_block_copy16(sbits, v.filter, (size_t)fwords * 4);
+    if (scnt)
+        for (uint32_t k = threadIdx.x; k < v.n_keys; k += blockDim.x)
+            scnt[k] = 0;
+    __syncthreads();
+
+    constexpr int HB = 8 * sizeof(H);
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t n_chunks = (a.own + v.chunk - 1) / v.chunk;
+    for (uint32_t c; gs_next_chunk(a.work, n_chunks, c);) {
+        const bool have = c < n_chunks;
+        const uint32_t s0 = have ? c * v.chunk : 0;
+        const uint32_t lim = have ? min(s0 + v.chunk, a.own) : 0;
+        const uint32_t end = have ? (uint32_t)min((unsigned long long)lim + v.maxf - 1,
+                                                  (unsigned long long)a.len)
+                                  : 0;
+        const uint32_t span = end - s0;
+        const uint32_t wspan = LANE ? span : __reduce_max_sync(0xFFFFFFFFu, span);
+        H h = 0, hp = 0;
+        uint32_t ok = s0; /* keys start at ok or later: in the chunk, after non-bases */
+        uint4 nx = make_uint4(0, 0, 0, 0);
+        if (span)
+            nx = __ldg((const uint4 *)(a.text + s0));
+        for (uint32_t off = 0; off < wspan; off += 16) {
+            const uint32_t p = s0 + off;
+            const bool act = off < span;
+            const uint32_t w[4] = {nx.x, nx.y, nx.z, nx.w};
+            if (off + 16 < span)
+                nx = __ldg((const uint4 *)(a.text + p + 16));
+            uint32_t c4[4], bad = 0, nbm = 0, cand[NG];
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                c4[j] = gs_dna_codes4(w[j]);
+                bad |= gs_dna_bad4(w[j], c4[j]);
+            }
+            if (bad && act)
+#pragma unroll 1
+                for (int j = 0; j < 16; j++) {
+                    uint32_t wj = j < 4 ? w[0] : j < 8 ? w[1] : j < 12 ? w[2] : w[3];
+                    nbm |= (gs_dna_code1((wj >> (8 * (j & 3))) & 0xFFu) > 3u ? 1u : 0u) << j;
+                }
+            hp = h;
+#pragma unroll
+            for (int g = 0; g < NG; g++)
+                cand[g] = 0;
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+#pragma unroll
+                for (int b = 0; b < 4; b++) {
+                    h = (H)(h << 2) | ((c4[j] >> (8 * b)) & 3u);
+#pragma unroll
+                    for (int g = 0; g < NG; g++) {
+                        uint32_t bit = gs_rk_bit((unsigned long long)(h & (H)v.fmask[g]), g,
+                                                 v.fbits);
+                        cand[g] |= ((sbits[bit >> 5] >> (bit & 31)) & 1u) << (4 * j + b);
+                    }
+                }
+            /* keep the windows inside the lane's text, after its last
+             * non-base, that can end a key starting before lim */
+            const H older = HB == 64 ? (H)(hp >> (HB / 2)) : hp;
+            const uint32_t ok0 = ok;
+            uint32_t n = 0;
+#pragma unroll
+            for (int g = 0; g < NG; g++) {
+                const uint32_t f = v.f[g];
+                uint32_t keep = 0;
+                for (uint32_t m = act ? cand[g] : 0; m; m &= m - 1) {
+                    const uint32_t j = __ffs(m) - 1, e = p + j;
+                    const uint32_t nb = nbm & ((2u << j) - 1u);
+                    const uint32_t lo = nb ? p + 32 - __clz(nb) : ok0;
+                    if (e >= a.len || e + 1 < lo + f || e + 1 >= lim + v.maxf)
+                        continue;
+                    const uint32_t lcmin = e + 1 < lim ? 1 : e + 2 - lim;
+                    const uint32_t lcmax = min(e + 1 - lo, 32u);
+                    if (LANE) {
+                        const uint32_t sh = 2 * (15 - j);
+                        const H x = sh ? (H)(h >> sh) | (H)(older << (HB - sh)) : h;
+                        gs_rk_check(v, a, scnt, bk, ent, (unsigned long long)x, g, e, lcmin,
+                                    lcmax);
+                    } else {
+                        keep |= 1u << j;
+                    }
+                }
+                cand[g] = keep;
+                n += __popc(keep);
+            }
+            if (nbm)
+                ok = p + 32 - __clz(nbm);
+            /* share them out: rounds of at most GS_RK_QCAP; one vote first,
+             * since most vectors of most warps have none (the scan of the
+             * counts on every vector halved k = 1 on the 2-letter text) */
+            for (; !LANE && __any_sync(0xFFFFFFFFu, n);) {
+                uint32_t incl = n;
+#pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {
+                    uint32_t y = __shfl_up_sync(0xFFFFFFFFu, incl, d);
+                    if (lane >= (uint32_t)d)
+                        incl += y;
+                }
+                const uint32_t total = __shfl_sync(0xFFFFFFFFu, incl, 31);
+                if (total == 0)
+                    break;
+                uint32_t slot = incl - n;
+#pragma unroll
+                for (int g = 0; g < NG; g++)
+                    while (cand[g] && slot < GS_RK_QCAP) {
+                        const uint32_t j = __ffs(cand[g]) - 1, e = p + j;
+                        cand[g] &= cand[g] - 1;
+                        n--;
+                        const uint32_t nb = nbm & ((2u << j) - 1u);
+                        const uint32_t lo = nb ? p + 32 - __clz(nb) : ok0;
+                        const uint32_t lcmin = e + 1 < lim ? 1 : e + 2 - lim;
+                        const uint32_t lcmax = min(e + 1 - lo, 32u);
+                        const uint32_t sh = 2 * (15 - j);
+                        const unsigned long long x =
+                            (unsigned long long)(sh ? (H)(h >> sh) | (H)(older << (HB - sh)) : h);
+                        queue[slot++] = make_uint4((uint32_t)x, (uint32_t)(x >> 32), e,
+                                                   g | lcmin << 8 | lcmax << 16);
+                    }
+                __syncwarp();
+                for (uint32_t x = lane; x < min(total, (uint32_t)GS_RK_QCAP); x += 32) {
+                    const uint4 q = queue[x];
+                    gs_rk_check(v, a, scnt, bk, ent, (unsigned long long)q.y << 32 | q.x,
+                                q.w & 0xFFu, q.z, (q.w >> 8) & 0xFFu, q.w >> 16);
                 }
                 __syncwarp();
             }
