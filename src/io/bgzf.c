@@ -68,8 +68,7 @@ gs_compression gs_bgzf_sniff(const uint8_t *head, size_t n)
     return n >= HDR && block_size(head) ? GS_COMP_BGZF : GS_COMP_GZIP;
 }
 
-/* pread all of [at, at + n): 0, 1 when the file ends first, -1 on error. */
-static int pread_full(int fd, uint8_t *out, size_t n, uint64_t at)
+int gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at)
 {
     while (n > 0) {
         ssize_t got = pread(fd, out, n, (off_t)at);
@@ -125,7 +124,7 @@ static int block_at(int fd, uint64_t off, uint64_t size, uint32_t *bsize, uint32
         *why = "truncated block header";
         return 1;
     }
-    int rc = pread_full(fd, h, HDR, off);
+    int rc = gs_pread_full(fd, h, HDR, off);
     if (rc)
         return rc < 0 ? -1 : (*why = "truncated block header", 1);
     if ((*bsize = block_size(h)) == 0) {
@@ -136,7 +135,7 @@ static int block_at(int fd, uint64_t off, uint64_t size, uint32_t *bsize, uint32
         *why = "truncated block";
         return 1;
     }
-    rc = pread_full(fd, t, 4, off + *bsize - 4);
+    rc = gs_pread_full(fd, t, 4, off + *bsize - 4);
     if (rc)
         return rc < 0 ? -1 : (*why = "truncated block", 1);
     *isize = le32(t);
@@ -260,7 +259,7 @@ gs_status gs_gzi_load(const char *gzi_path, gs_gzi *gzi, gs_error *err)
     }
     uint64_t size = (uint64_t)st.st_size;
     uint8_t h[8];
-    if (size < 8 || pread_full(fd, h, 8, 0) != 0 || size - 8 != le64(h) * 16 ||
+    if (size < 8 || gs_pread_full(fd, h, 8, 0) != 0 || size - 8 != le64(h) * 16 ||
         le64(h) > size / 16) {
         gs_fail(err, GS_EINPUT, "malformed BGZF index: size does not match its count (%s)",
                 gzi_path);
@@ -271,7 +270,7 @@ gs_status gs_gzi_load(const char *gzi_path, gs_gzi *gzi, gs_error *err)
         if ((buf = gs_malloc((size_t)(size - 8), err, "BGZF index")) == NULL ||
             (gzi->v = gs_malloc(gzi->n * sizeof *gzi->v, err, "BGZF index")) == NULL)
             goto fail;
-        int rc = pread_full(fd, buf, (size_t)(size - 8), 8);
+        int rc = gs_pread_full(fd, buf, (size_t)(size - 8), 8);
         if (rc) {
             gs_fail(err, rc < 0 ? GS_ESYS : GS_EINPUT, "cannot read BGZF index: %s (%s)",
                     rc < 0 ? strerror(errno) : "file shrank", gzi_path);
@@ -446,7 +445,7 @@ static gs_status load_block(gs_bgzf *b, uint64_t off, int listed, uint64_t *byte
         return listed ? stale(b, "no block header where the index lists one", off, err)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: truncated block at byte %" PRIu64
                                 " (%s)", off, b->path);
-    int rc = pread_full(b->fd, b->cbuf, HDR, off);
+    int rc = gs_pread_full(b->fd, b->cbuf, HDR, off);
     uint32_t bsize = rc == 0 ? block_size(b->cbuf) : 0;
     if (rc < 0)
         return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), b->path);
@@ -454,7 +453,7 @@ static gs_status load_block(gs_bgzf *b, uint64_t off, int listed, uint64_t *byte
         return listed ? stale(b, "no block header where the index lists one", off, err)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: bad block header at byte %" PRIu64
                                 " (%s)", off, b->path);
-    if (bsize > b->csize - off || (rc = pread_full(b->fd, b->cbuf + HDR, bsize - HDR, off + HDR)))
+    if (bsize > b->csize - off || (rc = gs_pread_full(b->fd, b->cbuf + HDR, bsize - HDR, off + HDR)))
         return rc < 0 ? gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), b->path)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: truncated block at byte %" PRIu64
                                 " (%s)", off, b->path);

@@ -372,22 +372,6 @@ static uint64_t residue_byte(const gs_fai_entry *e, uint64_t i)
     return e->offset + i / e->linebases * e->linewidth + i % e->linebases;
 }
 
-/* pread all of [at, at + n) or fail; short reads past the end are errors. */
-static int pread_full(int fd, uint8_t *out, size_t n, uint64_t at)
-{
-    while (n > 0) {
-        ssize_t got = pread(fd, out, n, (off_t)at);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return got == 0 ? 1 : -1;
-        out += got;
-        n -= (size_t)got;
-        at += (uint64_t)got;
-    }
-    return 0;
-}
-
 gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err)
 {
     *f = (gs_seqfile){.path = path, .fd = -1};
@@ -433,7 +417,7 @@ static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_
             return -1;
         return got < n;
     }
-    int rc = pread_full(f->fd, out, n, at);
+    int rc = gs_pread_full(f->fd, out, n, at);
     if (rc < 0)
         gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), f->path);
     if (rc == 0)
