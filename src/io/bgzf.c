@@ -22,6 +22,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bgzf.h"
+#include "replace_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -208,42 +209,18 @@ fail:
 
 gs_status gs_gzi_write(const char *gzi_path, const gs_gzi *gzi, gs_error *err)
 {
-    char *tmp = NULL;
-    FILE *f = NULL;
-    size_t tl = strlen(gzi_path) + 32;
-    if ((tmp = gs_malloc(tl, err, "index path")) == NULL)
-        return GS_ESYS;
-    snprintf(tmp, tl, "%s.tmp.%ld", gzi_path, (long)getpid());
-    if ((f = fopen(tmp, "wb")) == NULL) {
-        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), tmp);
-        goto fail;
-    }
+    gs_replace_file r;
+    if (gs_replace_open(&r, gzi_path, "index", err) != GS_OK)
+        return err->code;
     uint8_t b[16];
     put_le64(b, gzi->n);
-    fwrite(b, 1, 8, f);
+    fwrite(b, 1, 8, r.f);
     for (size_t i = 0; i < gzi->n; i++) {
         put_le64(b, gzi->v[i].coff);
         put_le64(b + 8, gzi->v[i].uoff);
-        fwrite(b, 1, 16, f);
+        fwrite(b, 1, 16, r.f);
     }
-    if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), tmp);
-        goto fail;
-    }
-    int rc = fclose(f);
-    f = NULL;
-    if (rc != 0 || rename(tmp, gzi_path) != 0) {
-        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), gzi_path);
-        goto fail;
-    }
-    free(tmp);
-    return GS_OK;
-fail:
-    if (f)
-        fclose(f);
-    unlink(tmp);
-    free(tmp);
-    return err->code;
+    return gs_replace_commit(&r, "index", err);
 }
 
 gs_status gs_gzi_load(const char *gzi_path, gs_gzi *gzi, gs_error *err)

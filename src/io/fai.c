@@ -42,6 +42,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
+#include "replace_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -328,42 +329,15 @@ fail:
 
 gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err)
 {
-    char *tmp = NULL;
-    FILE *f = NULL;
-    size_t tl = strlen(fai_path) + 32;
-    tmp = gs_malloc(tl, err, "index path");
-    if (tmp == NULL)
-        return GS_ESYS;
-    snprintf(tmp, tl, "%s.tmp.%ld", fai_path, (long)getpid());
-    f = fopen(tmp, "w");
-    if (f == NULL) {
-        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), tmp);
-        goto fail;
-    }
+    gs_replace_file r;
+    if (gs_replace_open(&r, fai_path, "index", err) != GS_OK)
+        return err->code;
     for (size_t i = 0; i < fai->n; i++) {
         const gs_fai_entry *e = &fai->v[i];
-        fprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\n", e->name, e->length,
+        fprintf(r.f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\n", e->name, e->length,
                 e->offset, e->linebases, e->linewidth);
     }
-    if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), tmp);
-        goto fail;
-    }
-    int rc = fclose(f);
-    f = NULL;
-    if (rc != 0 || rename(tmp, fai_path) != 0) {
-        gs_fail(err, GS_ESYS, "cannot write index: %s (%s)", strerror(errno), fai_path);
-        goto fail;
-    }
-    free(tmp);
-    return GS_OK;
-fail:
-    if (f)
-        fclose(f);
-    if (tmp)
-        unlink(tmp);
-    free(tmp);
-    return err->code;
+    return gs_replace_commit(&r, "index", err);
 }
 
 /* Byte of residue i of e. */
