@@ -251,7 +251,7 @@ static gs_status ac_open_compact(const gs_keyset *ks, const gs_gpu_dev *dev, ac_
     size_t tb = ((size_t)h->n_int * h->A * (wide ? 4 : 2) + 15) / 16 * 16;
     size_t ob = wide ? 0 : ((size_t)h->n_out * 2 + 15) / 16 * 16;
     size_t smem = tb + ob + (size_t)h->n_out * 4;
-    int nb = 0, dna = ks->alphabet == GS_ALPHA_DNA;
+    int dna = ks->alphabet == GS_ALPHA_DNA;
     h->cdelta.resize(tb / 2, 0);
     h->wdelta.resize(tb / 4, 0);
     h->orep.resize(std::max<size_t>(ob / 2, 8), 0);
@@ -278,11 +278,8 @@ static gs_status ac_open_compact(const gs_keyset *ks, const gs_gpu_dev *dev, ac_
     st->threads = smem <= 56 * 1024 ? 256 : smem <= 112 * 1024 ? 512 : 1024;
     st->cfn = dna ? (wide ? gs_acc_kernel<true, true> : gs_acc_kernel<true, false>)
                   : (wide ? gs_acc_kernel<false, true> : gs_acc_kernel<false, false>);
-    GS_CUDA_CHECK(cudaFuncSetAttribute(st->cfn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)smem));
-    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, st->cfn, st->threads,
-                                                                smem));
-    st->grid = std::max(1, nb) * dev->sm_count;
+    if (gs_gpu_fit_grid(st->cfn, st->threads, smem, dev, &st->grid, err) != GS_OK)
+        goto fail;
     st->compact = 1;
     return GS_OK;
 fail:
@@ -297,7 +294,7 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     ac_state *st = NULL;
     std::vector<uint16_t> d16;
     size_t es, tbytes, cbytes, budget;
-    int nb = 0, e16, stab;
+    int e16, stab;
     gs_status rc = ac_build(ks, &h, err);
     if (rc != GS_OK)
         return rc;
@@ -352,11 +349,8 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     st->v.overlap = ks->max_len ? ks->max_len - 1 : 0;
     st->v.chunk = std::max<uint32_t>(512, (8 * st->v.overlap + 31) / 32 * 32);
     st->v.table_bytes = (uint32_t)(stab ? tbytes : 0);
-    GS_CUDA_CHECK(cudaFuncSetAttribute(st->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)st->smem));
-    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, st->fn, st->threads,
-                                                                st->smem));
-    st->grid = std::max(1, nb) * dev->sm_count;
+    if (gs_gpu_fit_grid(st->fn, st->threads, st->smem, dev, &st->grid, err) != GS_OK)
+        goto fail;
     *state = st;
     return GS_OK;
 fail:

@@ -70,6 +70,22 @@ extern const gs_gpu_engine gs_gpu_engine_ac, gs_gpu_engine_wm, gs_gpu_engine_rk,
  * n == 0 is avoided: at least one element is allocated). */
 gs_status gs_gpu_upload(void **d, const void *h, size_t bytes, gs_error *err);
 
+/* Let kernel fn take smem bytes of dynamic shared memory and size a grid that
+ * fills the device: as many blocks of `threads` as fit on one
+ * multiprocessor, times the multiprocessors. */
+template <typename Kernel>
+static gs_status gs_gpu_fit_grid(Kernel fn, int threads, size_t smem, const gs_gpu_dev *dev,
+                                 int *grid, gs_error *err)
+{
+    int nb = 0;
+    GS_CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, fn, threads, smem));
+    *grid = (nb > 1 ? nb : 1) * dev->sm_count;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
 static inline unsigned gs_gpu_div_up(size_t a, size_t b) { return (unsigned)((a + b - 1) / b); }
 
 #endif

@@ -192,7 +192,6 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
     std::vector<uint4> buckets;
     uint32_t glo[GS_RK_GROUPS], ng = 0, fbits = 13, maxf = 0;
     size_t budget, fbytes, cbytes, qbytes, tbytes;
-    int nb = 0;
     try {
         for (uint32_t k = 0; k < ks->n_keys; k++)
             lens.push_back(gs_key_len(ks, k));
@@ -313,11 +312,8 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
         st->fn = dna ? rk_pick<true, unsigned long long>(ng)
                      : rk_pick<false, unsigned long long>(ng);
     }
-    GS_CUDA_CHECK(cudaFuncSetAttribute(st->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)st->smem));
-    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, st->fn, st->threads,
-                                                                st->smem));
-    st->grid = std::max(1, nb) * dev->sm_count;
+    if (gs_gpu_fit_grid(st->fn, st->threads, st->smem, dev, &st->grid, err) != GS_OK)
+        goto fail;
     return GS_OK;
 fail:
     return err->code;

@@ -55,7 +55,7 @@ static gs_status wm_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
 {
     (void)text_cap;
     (void)want_hits;
-    int dna = ks->alphabet == GS_ALPHA_DNA, nb = 0;
+    int dna = ks->alphabet == GS_ALPHA_DNA;
     uint32_t m = ks->min_len, B = 1, G, maxshift;
     size_t budget, cbytes;
     wm_state *st = NULL;
@@ -133,11 +133,8 @@ static gs_status wm_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     st->smem = st->v.G + (st->v.smem_counts ? cbytes : 0);
     st->threads = st->smem <= 56 * 1024 ? 256 : st->smem <= 112 * 1024 ? 512 : 1024;
     st->fn = dna ? gs_wm_kernel<true> : gs_wm_kernel<false>;
-    GS_CUDA_CHECK(cudaFuncSetAttribute(st->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)st->smem));
-    GS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, st->fn, st->threads,
-                                                                st->smem));
-    st->grid = std::max(1, nb) * dev->sm_count;
+    if (gs_gpu_fit_grid(st->fn, st->threads, st->smem, dev, &st->grid, err) != GS_OK)
+        goto fail;
     *state = st;
     return GS_OK;
 fail:
