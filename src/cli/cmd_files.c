@@ -42,6 +42,22 @@ static int wants_help(int argc, char **argv)
     return 0;
 }
 
+/* Run a file command on rank 0 (its --help too); the other ranks only learn
+ * the agreed status. */
+static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usage,
+                          gs_status (*run)(int, char **, gs_error *), gs_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        if (wants_help(argc, argv))
+            fputs(usage, stdout);
+        else
+            run(argc, argv, err);
+    }
+    return gs_mpi_agree(comm, err);
+}
+
 static gs_status index_files(int argc, char **argv, gs_error *err)
 {
     if (argc < 2)
@@ -78,15 +94,7 @@ static gs_status index_files(int argc, char **argv, gs_error *err)
 
 gs_status gs_cmd_index(int argc, char **argv, MPI_Comm comm, gs_error *err)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        if (wants_help(argc, argv))
-            fputs(index_usage, stdout);
-        else
-            index_files(argc, argv, err);
-    }
-    return gs_mpi_agree(comm, err);
+    return on_rank0(argc, argv, comm, index_usage, index_files, err);
 }
 
 static gs_status info_file(int argc, char **argv, gs_error *err)
@@ -104,15 +112,7 @@ static gs_status info_file(int argc, char **argv, gs_error *err)
 
 gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        if (wants_help(argc, argv))
-            fputs(info_usage, stdout);
-        else
-            info_file(argc, argv, err);
-    }
-    return gs_mpi_agree(comm, err);
+    return on_rank0(argc, argv, comm, info_usage, info_file, err);
 }
 
 static gs_status export_file(int argc, char **argv, gs_error *err)
@@ -163,13 +163,5 @@ static gs_status export_file(int argc, char **argv, gs_error *err)
 
 gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err)
 {
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        if (wants_help(argc, argv))
-            fputs(export_usage, stdout);
-        else
-            export_file(argc, argv, err);
-    }
-    return gs_mpi_agree(comm, err);
+    return on_rank0(argc, argv, comm, export_usage, export_file, err);
 }
