@@ -144,27 +144,6 @@ typedef struct workload {
     char what[160];
 } workload;
 
-static void add_pattern(gs_patset *ps, const uint8_t *b, uint32_t len)
-{
-    ps->v = realloc(ps->v, (ps->n + 1) * sizeof *ps->v);
-    gs_pattern *p = &ps->v[ps->n];
-    p->name = malloc(24);
-    snprintf(p->name, 24, "p%u", ps->n + 1);
-    p->bytes = malloc(len + 1);
-    memcpy(p->bytes, b, len);
-    p->bytes[len] = 0;
-    p->text = malloc(len + 1);
-    memcpy(p->text, b, len);
-    p->text[len] = 0;
-    p->len = len;
-    p->line = ps->n + 1;
-    if (ps->n == 0 || len < ps->min_len)
-        ps->min_len = len;
-    if (len > ps->max_len)
-        ps->max_len = len;
-    ps->n++;
-}
-
 static void free_workload(workload *w)
 {
     for (uint32_t i = 0; i < w->ps.n; i++) {
@@ -210,7 +189,7 @@ static void make_dna_patterns(workload *w, uint64_t *rs, uint32_t P, uint32_t lm
         if (kind == 0 && w->ps.n) { /* duplicate of an earlier pattern */
             const gs_pattern *q = &w->ps.v[gs_test_below(rs, w->ps.n)];
             memcpy(b, q->bytes, q->len);
-            add_pattern(&w->ps, b, q->len);
+            gs_test_add_pattern(&w->ps, b, q->len, 0);
             continue;
         }
         if (kind == 1) { /* palindrome (odd lengths cannot be; they stay random) */
@@ -247,7 +226,7 @@ static void make_dna_patterns(workload *w, uint64_t *rs, uint32_t P, uint32_t lm
             for (uint32_t i = 0; i < d; i++)
                 b[gs_test_below(rs, L)] = (uint8_t)CODES[gs_test_below(rs, 15)];
         }
-        add_pattern(&w->ps, b, L);
+        gs_test_add_pattern(&w->ps, b, L, 0);
     }
 }
 
@@ -265,7 +244,7 @@ static void make_bytes(workload *w, uint64_t *rs, size_t n, uint32_t P, uint32_t
         uint32_t kind = (uint32_t)gs_test_below(rs, 10);
         if (kind == 0 && w->ps.n) {
             const gs_pattern *q = &w->ps.v[gs_test_below(rs, w->ps.n)];
-            add_pattern(&w->ps, q->bytes, q->len);
+            gs_test_add_pattern(&w->ps, q->bytes, q->len, 0);
             continue;
         }
         if (kind <= 3 || n < L) {
@@ -274,7 +253,7 @@ static void make_bytes(workload *w, uint64_t *rs, size_t n, uint32_t P, uint32_t
         } else {
             memcpy(b, w->text + gs_test_below(rs, n - L + 1), L);
         }
-        add_pattern(&w->ps, b, L);
+        gs_test_add_pattern(&w->ps, b, L, 0);
     }
 }
 
@@ -391,9 +370,9 @@ static void check_known(void)
     w.alpha = GS_ALPHA_DNA;
     w.text = (uint8_t *)strdup("ACGTNacgtAAAA");
     w.n = 13;
-    add_pattern(&w.ps, (const uint8_t *)"ACGT", 4); /* palindrome: 2 places x 2 strands */
-    add_pattern(&w.ps, (const uint8_t *)"AA", 2);   /* 3 forward, 0 reverse (TT absent) */
-    add_pattern(&w.ps, (const uint8_t *)"TNA", 3);  /* t-A-A at 8; not T-N-a at 3 (text N) */
+    gs_test_add_pattern(&w.ps, (const uint8_t *)"ACGT", 4, 0); /* palindrome: 2 places x 2 strands */
+    gs_test_add_pattern(&w.ps, (const uint8_t *)"AA", 2, 0);   /* 3 forward, 0 reverse (TT absent) */
+    gs_test_add_pattern(&w.ps, (const uint8_t *)"TNA", 3, 0);  /* t-A-A at 8; not T-N-a at 3 (text N) */
     gs_keyset ks;
     gs_error err = {0};
     CHECK(gs_keyset_build(&w.ps, GS_ALPHA_DNA, 1, 4096, &ks, &err) == GS_OK);
@@ -482,8 +461,8 @@ int main(void)
         } else {
             w.alpha = GS_ALPHA_BYTES;
             make_bytes(&w, &rs, 30000, 12, 1000, 4096);
-            add_pattern(&w.ps, w.text + 7, 1);
-            add_pattern(&w.ps, w.text + 100, 3);
+            gs_test_add_pattern(&w.ps, w.text + 7, 1, 0);
+            gs_test_add_pattern(&w.ps, w.text + 100, 3, 0);
         }
         snprintf(w.what, sizeof w.what, "long keys (%s)", a ? "bytes" : "dna");
         check_workload(&w, 0);

@@ -52,27 +52,6 @@ static void records(workload *w, int n)
     w->rec = calloc((size_t)n, sizeof *w->rec);
 }
 
-static void add_pattern(gs_patset *ps, const uint8_t *seq, size_t len)
-{
-    ps->v = realloc(ps->v, (ps->n + 1) * sizeof *ps->v);
-    gs_pattern *p = &ps->v[ps->n];
-    p->name = malloc(24);
-    snprintf(p->name, 24, "p%u", ps->n + 1);
-    p->text = malloc(len + 1);
-    memcpy(p->text, seq, len);
-    p->text[len] = 0;
-    p->bytes = malloc(len + 1);
-    memcpy(p->bytes, seq, len);
-    p->bytes[len] = 0;
-    p->len = (uint32_t)len;
-    p->line = ps->n + 1;
-    if (ps->n == 0 || len < ps->min_len)
-        ps->min_len = (uint32_t)len;
-    if (len > ps->max_len)
-        ps->max_len = (uint32_t)len;
-    ps->n++;
-}
-
 static void workload_free(workload *w)
 {
     for (uint32_t i = 0; i < w->ps.n; i++) {
@@ -319,9 +298,9 @@ static void dna_patterns(workload *w, uint64_t *rngp, int n_pat, uint32_t maxlen
             }
             buf[i] = c;
         }
-        add_pattern(&w->ps, buf, len);
+        gs_test_add_pattern(&w->ps, buf, len, 0);
         if (gs_test_below(&rng, 20) == 0) /* a duplicate entry */
-            add_pattern(&w->ps, buf, len);
+            gs_test_add_pattern(&w->ps, buf, len, 0);
     }
     *rngp = rng;
 }
@@ -350,9 +329,9 @@ static void short_records(workload *w, uint64_t seed, int n_short, int n_long, s
     }
     dna_patterns(w, &rng, n_pat, 20);
     if (dense) {
-        add_pattern(&w->ps, (const uint8_t *)"A", 1);
-        add_pattern(&w->ps, (const uint8_t *)"CG", 2);
-        add_pattern(&w->ps, (const uint8_t *)"N", 1);
+        gs_test_add_pattern(&w->ps, (const uint8_t *)"A", 1, 0);
+        gs_test_add_pattern(&w->ps, (const uint8_t *)"CG", 2, 0);
+        gs_test_add_pattern(&w->ps, (const uint8_t *)"N", 1, 0);
     }
 }
 
@@ -376,7 +355,7 @@ static void short_bytes(workload *w, uint64_t seed, int n_rec, int n_pat)
         uint32_t len = 1 + (uint32_t)gs_test_below(&rng, 8);
         for (uint32_t i = 0; i < len; i++)
             buf[i] = (uint8_t)("\0abcdN"[gs_test_below(&rng, 6)]);
-        add_pattern(&w->ps, buf, len);
+        gs_test_add_pattern(&w->ps, buf, len, 0);
     }
 }
 
@@ -403,12 +382,12 @@ static void random_bytes(workload *w, uint64_t seed, int n_pat, uint32_t maxlen,
         size_t at = planted ? gs_test_below(&rng, rc->n - len + 1) : 0;
         for (uint32_t i = 0; i < len; i++)
             buf[i] = planted ? rc->text[at + i] : (uint8_t)("\0abcd"[gs_test_below(&rng, 5)]);
-        add_pattern(&w->ps, buf, len);
+        gs_test_add_pattern(&w->ps, buf, len, 0);
     }
     if (wide) /* every byte value in some key: the 256-class automaton */
         for (int b = 0; b < 256; b += 2) {
             uint8_t two[2] = {(uint8_t)b, (uint8_t)(b + 1)};
-            add_pattern(&w->ps, two, 2);
+            gs_test_add_pattern(&w->ps, two, 2, 0);
         }
 }
 
@@ -429,7 +408,7 @@ static void many_kmers(workload *w, uint64_t seed, int n_pat, uint32_t k)
             uint32_t code = planted ? gs_dna_code[w->rec[0].text[at + i]] : 4;
             buf[i] = (uint8_t)DNA[code < 4 ? code : gs_test_below(&rng, 4)];
         }
-        add_pattern(&w->ps, buf, k);
+        gs_test_add_pattern(&w->ps, buf, k, 0);
     }
 }
 
@@ -450,7 +429,7 @@ static void long_keys(workload *w, uint64_t seed)
     uint32_t lens[] = {4096, 3000, 1500, 997, 64, 5, 1};
     for (int j = 0; j < 7; j++) {
         size_t at = gs_test_below(&rng, n - lens[j]);
-        add_pattern(&w->ps, w->rec[0].text + at, lens[j]);
+        gs_test_add_pattern(&w->ps, w->rec[0].text + at, lens[j], 0);
     }
 }
 
@@ -517,7 +496,7 @@ static void genome(void)
             pat[i] = (uint8_t)DNA[gs_dna_code[w.rec[0].text[at + i]] & 3];
         if (p % 10 == 0)
             pat[len / 2] = 'N';
-        add_pattern(&w.ps, pat, len);
+        gs_test_add_pattern(&w.ps, pat, len, 0);
     }
     size_t blocks[] = {5000, 1u << 20};
     check_workload(&w, blocks, 2);
@@ -597,9 +576,9 @@ int main(void)
         uint64_t rng = 7000;
         w.rec[0].n = 50000;
         w.rec[0].text = dna_text(&rng, w.rec[0].n);
-        add_pattern(&w.ps, (const uint8_t *)"A", 1);
-        add_pattern(&w.ps, (const uint8_t *)"N", 1);
-        add_pattern(&w.ps, (const uint8_t *)"CG", 2);
+        gs_test_add_pattern(&w.ps, (const uint8_t *)"A", 1, 0);
+        gs_test_add_pattern(&w.ps, (const uint8_t *)"N", 1, 0);
+        gs_test_add_pattern(&w.ps, (const uint8_t *)"CG", 2, 0);
         check_workload(&w, big, 1);
         workload_free(&w);
     }

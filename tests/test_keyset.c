@@ -12,20 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A line number that is not the pattern index, so messages are seen to
+ * name the line. */
 static void add(gs_patset *ps, const char *seq, size_t len)
 {
-    ps->v = realloc(ps->v, (ps->n + 1) * sizeof *ps->v);
-    gs_pattern *p = &ps->v[ps->n];
-    p->name = malloc(24);
-    snprintf(p->name, 24, "p%u", ps->n + 1);
-    p->text = malloc(len + 1);
-    memcpy(p->text, seq, len);
-    p->text[len] = 0;
-    p->bytes = malloc(len + 1);
-    memcpy(p->bytes, seq, len + 1);
-    p->len = (uint32_t)len;
-    p->line = ps->n * 2 + 3; /* a line number that is not the pattern index */
-    ps->n++;
+    gs_test_add_pattern(ps, seq, len, ps->n * 2 + 3);
 }
 
 static void clear(gs_patset *ps)

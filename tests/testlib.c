@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE
 #include "testlib.h"
 
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -57,4 +58,34 @@ const char *gs_test_data(const char *name)
     const char *d = getenv("GS_TEST_DATA");
     snprintf(path, sizeof path, "%s/%s", d ? d : "tests/data", name);
     return path;
+}
+
+void gs_test_add_pattern(gs_patset *ps, const void *seq, size_t len, uint32_t line)
+{
+    gs_pattern *v = realloc(ps->v, (ps->n + 1) * sizeof *v);
+    if (v == NULL) {
+        perror("realloc");
+        exit(3);
+    }
+    ps->v = v;
+    gs_pattern *p = &ps->v[ps->n];
+    p->name = malloc(24);
+    p->text = malloc(len + 1);
+    p->bytes = malloc(len + 1);
+    if (!p->name || !p->text || !p->bytes) {
+        perror("malloc");
+        exit(3);
+    }
+    snprintf(p->name, 24, "p%u", ps->n + 1);
+    memcpy(p->text, seq, len);
+    p->text[len] = 0;
+    memcpy(p->bytes, seq, len);
+    p->bytes[len] = 0;
+    p->len = (uint32_t)len;
+    p->line = line ? line : ps->n + 1;
+    if (ps->n == 0 || p->len < ps->min_len)
+        ps->min_len = p->len;
+    if (p->len > ps->max_len)
+        ps->max_len = p->len;
+    ps->n++;
 }

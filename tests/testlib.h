@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "io/patterns.h"
+
 extern int gs_test_failures;
 
 #define CHECK(cond)                                                                   \
@@ -39,6 +41,11 @@ uint64_t gs_test_below(uint64_t *state, uint64_t n);
 /* A buffer of n bytes whose last byte is the last one before a PROT_NONE page. */
 uint8_t *gs_guarded_alloc(size_t n);
 void gs_guarded_free(uint8_t *p, size_t n);
+
+/* Append a pattern built in memory (name p<N>, text and bytes = seq, the
+ * given line, or its 1-based number for 0), keeping min_len and max_len; the test frees ps with
+ * gs_patset_free. */
+void gs_test_add_pattern(gs_patset *ps, const void *seq, size_t len, uint32_t line);
 
 /* Path of a file under tests/data (GS_TEST_DATA), in a static buffer. */
 const char *gs_test_data(const char *name);
