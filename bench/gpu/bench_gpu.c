@@ -363,8 +363,9 @@ int main(int argc, char **argv)
     }
     static const char *const rk_engines_all[] = {"rk", "rkps", "ac", "wm"};
     if (rk_only) {
-        static const char *const variants[] = {
-            "ac", "rk:probe", "rk", "rk:lane", "rk:groups=1", "rk:groups=2", "rk:groups=4"};
+        static const char *const variants[] = {"ac",          "rk:probe", "rk",
+                                               "rk:lane",     "rk:ext=0", "rk:ext=2",
+                                               "rk:ext=6",    "rk:groups=2"};
         const int nv = (int)(sizeof variants / sizeof *variants);
         bench_rk(variants, nv, runs);
         uint8_t *texts[2] = {genome_text(genome, N), random_text(42, N, "ACGT", 4)};

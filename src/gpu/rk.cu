@@ -6,6 +6,7 @@
  * rk.cuh for both and docs/performance.md (GPU) for the measurements.
  */
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -24,6 +25,7 @@ typedef struct rk_state {
     int lane;     /* dna: each lane verifies its own candidates (no queue) */
     uint32_t max_groups;
     int fixed_groups; /* GS_GPU_RK=groups=N: no merging */
+    int fixed_ext;    /* GS_GPU_RK=ext=N: every group's bitmap window f + N; -1: chosen */
     gs_rk_view v;
     gs_rkps_view pv;
     uint32_t *d_filter, *d_ids, *d_key_off, *d_lens;
@@ -125,11 +127,102 @@ static void (*rk_pick_dna(uint32_t ng))(gs_rk_view, gs_gpu_scan)
     }
 }
 
+static unsigned long long rk_mask(uint32_t nbits)
+{
+    return nbits >= 64 ? ~0ull : (1ull << nbits) - 1;
+}
+
+static uint32_t rk_fbits(double bits)
+{
+    uint32_t fbits = 13;
+    while (fbits < 19 && (double)(1ull << fbits) < bits * 512)
+        fbits++;
+    return fbits;
+}
+
+#define RK_EXT_MAX 6
+
+/* dna: which of the length groups glo[0 .. *ng) (the 1.5x rule) to merge,
+ * and how far each group's bitmap window reaches back past its f residues
+ * (ext[g]). A key is anchored at the end of its first lc residues, so the
+ * bitmap can test up to lc of them: a window of f + ext residues sets one
+ * bit for a key with lc >= f + ext and 4^(f + ext - lc) bits (every choice
+ * of the residues before it) for a shorter one. Chosen by the expected cost
+ * per position on a 2-letter text (the least selective DNA text): 1/16 of a
+ * candidate per group for its bitmap test (measured, docs/performance.md),
+ * plus the windows that pass: 2^-min(lc, f + ext) per key and the bitmap's
+ * false positives. GS_GPU_RK=ext=N fixes ext at N (as far as the keys
+ * reach), groups=N turns merging off. */
+static void rk_dna_plan(const gs_keyset *ks, const rk_state *st, uint32_t *glo, uint32_t *ng,
+                        uint32_t *ext, uint32_t *fbits)
+{
+    double cnt[33] = {0}; /* keys by lc */
+    for (uint32_t k = 0; k < ks->n_keys; k++)
+        cnt[std::min(gs_key_len(ks, k), 32u)] += 1;
+    const uint32_t n0 = *ng;
+    double best = HUGE_VAL;
+    uint32_t best_glo[GS_RK_GROUPS] = {0}, best_ng = n0;
+    for (uint32_t mask = 0; mask < (1u << (n0 - 1)); mask++) {
+        if (st->fixed_groups && mask)
+            break;
+        /* bit i of mask: base group i + 1 joins the group before it */
+        uint32_t lo[GS_RK_GROUPS], hi[GS_RK_GROUPS], emax[GS_RK_GROUPS], g0[GS_RK_GROUPS];
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n0; i++)
+            if (i == 0 || !((mask >> (i - 1)) & 1u)) {
+                g0[m] = glo[i];
+                lo[m++] = std::min(glo[i], 32u);
+            }
+        for (uint32_t g = 0; g < m; g++) {
+            hi[g] = g + 1 < m ? lo[g + 1] : 33;
+            uint32_t top = lo[g];
+            for (uint32_t lc = lo[g]; lc < hi[g]; lc++)
+                if (cnt[lc] > 0)
+                    top = lc;
+            emax[g] = std::min(top - lo[g], st->fixed_ext >= 0 ? (uint32_t)st->fixed_ext
+                                                                : (uint32_t)RK_EXT_MAX);
+        }
+        uint32_t e[GS_RK_GROUPS] = {0, 0, 0, 0};
+        if (st->fixed_ext >= 0)
+            std::copy(emax, emax + m, e);
+        for (;;) {
+            double bits = 0, cand = 0;
+            for (uint32_t g = 0; g < m; g++)
+                for (uint32_t lc = lo[g]; lc < hi[g]; lc++) {
+                    const uint32_t w = lo[g] + e[g];
+                    bits += cnt[lc] * std::ldexp(1.0, 2 * (int)(w > lc ? w - lc : 0));
+                    cand += cnt[lc] * std::ldexp(1.0, -(int)std::min(lc, w));
+                }
+            const double fp = 1 - std::exp(-bits / std::ldexp(1.0, (int)rk_fbits(bits)));
+            const double cost = m / 16.0 + cand + m * fp;
+            if (cost < best) {
+                best = cost;
+                best_ng = m;
+                std::copy(g0, g0 + m, best_glo);
+                std::copy(e, e + m, ext);
+                *fbits = rk_fbits(bits);
+            }
+            if (st->fixed_ext >= 0)
+                break;
+            uint32_t g = 0; /* next ext vector */
+            while (g < m && e[g] == emax[g])
+                e[g++] = 0;
+            if (g == m)
+                break;
+            e[g]++;
+        }
+    }
+    *ng = best_ng;
+    std::copy(best_glo, best_glo + best_ng, glo);
+}
+
 /* dna: each key's entry (codes of its first lc = min(length, 32) residues,
  * the first highest) in the bucket of the last f[g] of them, buckets as
- * (first, count) followed by the entries in one array; its bitmap bit set. */
+ * (first, count) followed by the entries in one array; its bitmap bits set
+ * for the last f[g] + ext[g] residues (rk_dna_plan). */
 static void rk_dna_buckets(const gs_keyset *ks, rk_state *st, const uint32_t *glo,
-                           std::vector<uint32_t> &filter, std::vector<uint4> &buf)
+                           const uint32_t *ext, std::vector<uint32_t> &filter,
+                           std::vector<uint4> &buf)
 {
     const uint32_t ng = st->v.ng;
     std::vector<uint32_t> per(ng, 0), grp(ks->n_keys), bkt(ks->n_keys), order(ks->n_keys);
@@ -152,11 +245,17 @@ static void rk_dna_buckets(const gs_keyset *ks, rk_state *st, const uint32_t *gl
         while ((1ull << tbits) < 2ull * per[g])
             tbits++;
     for (uint32_t k = 0; k < ks->n_keys; k++) {
-        const uint32_t g = grp[k];
-        const unsigned long long w = code[k] & st->v.fmask[g];
-        const uint32_t bit = gs_rk_bit(w, g, st->v.fbits);
-        filter[bit >> 5] |= 1u << (bit & 31);
-        bkt[k] = gs_rk_bucket(w, g, tbits);
+        const uint32_t g = grp[k], lc = std::min(gs_key_len(ks, k), 32u);
+        const uint32_t wl = st->v.f[g] + ext[g]; /* the bitmap's window */
+        /* the residues of the window before the key's start: every choice */
+        const unsigned long long n_pre = lc >= wl ? 1 : 1ull << (2 * (wl - lc));
+        for (unsigned long long x = 0; x < n_pre; x++) {
+            const unsigned long long w =
+                lc >= wl ? code[k] & st->v.bmask[g] : x << (2 * lc) | code[k];
+            const uint32_t bit = gs_rk_bit(w, g, st->v.fbits);
+            filter[bit >> 5] |= 1u << (bit & 31);
+        }
+        bkt[k] = gs_rk_bucket(code[k] & st->v.fmask[g], g, tbits);
         order[k] = k;
     }
     std::stable_sort(order.begin(), order.end(),
@@ -190,7 +289,7 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
     std::vector<rk_entry> ent;
     std::vector<gs_rk_slot> table;
     std::vector<uint4> buckets;
-    uint32_t glo[GS_RK_GROUPS], ng = 0, fbits = 13, maxf = 0;
+    uint32_t glo[GS_RK_GROUPS], ext[GS_RK_GROUPS] = {0, 0, 0, 0}, ng = 0, fbits = 13, maxf = 0;
     size_t budget, fbytes, cbytes, qbytes, tbytes;
     try {
         for (uint32_t k = 0; k < ks->n_keys; k++)
@@ -207,39 +306,21 @@ static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_
             while (i < lens.size() && lens[i] < hi)
                 i++;
         }
-        /* dna: merge a group into the one before while that one's window
-         * would still pass few positions of a 2-letter text (keys / 2^f <=
-         * 1/16): every group costs a bitmap test per residue, measured as
-         * more than the candidates a merge adds (docs/performance.md) */
-        if (dna && !st->probe && !st->fixed_groups && ng > 1) {
-            uint32_t merged[GS_RK_GROUPS], m = 0;
-            for (uint32_t g = 0; g < ng; g++) {
-                if (m > 0) {
-                    const uint32_t f = std::min(merged[m - 1], 32u);
-                    const uint32_t hi = g + 1 < ng ? glo[g + 1] : 0xFFFFFFFFu;
-                    unsigned long long n = 0;
-                    for (uint32_t k = 0; k < ks->n_keys; k++)
-                        n += gs_key_len(ks, k) >= merged[m - 1] && gs_key_len(ks, k) < hi;
-                    if (f >= 32 || n * 16 <= (1ull << f))
-                        continue;
-                }
-                merged[m++] = glo[g];
-            }
-            ng = m;
-            std::copy(merged, merged + m, glo);
-        }
+        if (dna && !st->probe && ng > 0)
+            rk_dna_plan(ks, st, glo, &ng, ext, &fbits);
+        else
+            fbits = rk_fbits((double)ks->n_keys);
         for (uint32_t g = 0; g < ng; g++) {
             st->v.f[g] = std::min(glo[g], fcap);
-            st->v.fmask[g] = st->v.f[g] * bits >= 64 ? ~0ull : (1ull << (st->v.f[g] * bits)) - 1;
+            st->v.fmask[g] = rk_mask(st->v.f[g] * bits);
+            st->v.bmask[g] = rk_mask((st->v.f[g] + ext[g]) * bits);
             maxf = std::max(maxf, st->v.f[g]);
         }
-        while (fbits < 19 && (1ull << fbits) < (unsigned long long)ks->n_keys * 512)
-            fbits++;
         filter.assign((size_t)1 << (fbits - 5), 0);
         st->v.fbits = fbits;
         st->v.ng = ng;
         if (dna && !st->probe)
-            rk_dna_buckets(ks, st, glo, filter, buckets);
+            rk_dna_buckets(ks, st, glo, ext, filter, buckets);
         for (uint32_t k = 0; !(dna && !st->probe) && k < ks->n_keys; k++) {
             uint32_t L = gs_key_len(ks, k), g = 0;
             while (g + 1 < ng && L >= glo[g + 1])
@@ -381,7 +462,8 @@ fail:
 
 /* GS_GPU_RK, for comparisons: words "prefix" (the prefix-sum formulation),
  * "probe" (dna: the first rolling kernel), "lane" (dna: no queue), "queue",
- * "groups=N" (at most N length groups). */
+ * "groups=N" (at most N length groups), "ext=N" (dna: bitmap windows N
+ * residues past each group's shortest key, as far as its keys reach). */
 static gs_status rk_open_as(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
                             int ps, const char *opt, void **state, gs_error *err)
 {
@@ -394,9 +476,14 @@ static gs_status rk_open_as(const gs_keyset *ks, const gs_gpu_dev *dev, size_t t
     st->probe = opt && strstr(opt, "probe") != NULL;
     st->lane = opt && strstr(opt, "lane") != NULL;
     st->max_groups = GS_RK_GROUPS;
-    st->fixed_groups = opt && strstr(opt, "groups=") != NULL;
-    if (st->fixed_groups) {
-        int n = atoi(strstr(opt, "groups=") + 7);
+    const char *groups = opt ? strstr(opt, "groups=") : NULL;
+    st->fixed_groups = groups != NULL;
+    const char *ext = opt ? strstr(opt, "ext=") : NULL;
+    st->fixed_ext = ext ? atoi(ext + 4) : -1;
+    if (st->fixed_ext > RK_EXT_MAX)
+        st->fixed_ext = RK_EXT_MAX;
+    if (groups) {
+        int n = atoi(groups + 7);
         st->max_groups = n < 1 ? 1 : n > GS_RK_GROUPS ? GS_RK_GROUPS : (uint32_t)n;
     }
     if (ks->key_off[ks->n_keys] >= 0xFFFFFFFFull) {

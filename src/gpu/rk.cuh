@@ -10,25 +10,28 @@
  * collides; for bytes d = 256, q = 2^(8f), f <= 8. Keys are grouped by length
  * (up to 4 groups, lengths within 1.5x of the group's shortest, f = that
  * shortest, at most 32) so a short key does not force a short, unselective
- * window on the long ones; for DNA a group is merged into the one before
- * while that one's window stays selective on a 2-letter text (keys / 2^f <=
- * 1/16), since each group costs a bitmap test per residue. Each window's
- * hash is tested against a bitmap in shared memory.
+ * window on the long ones. Each window's hash is tested against a bitmap in
+ * shared memory.
  * DNA (gs_rk_dna_kernel): a key is anchored at the end of its first
  * lc = min(length, 32) residues, so when a window passes the bitmap those
  * residues are already in the rolling register; its bucket of keys (in
  * shared memory when it fits) is compared with one 64-bit xor and shift per
  * key, the text is never re-read (only the tail of keys longer than 32).
+ * The bitmap tests f + ext residues ending there (bmask), not only the f of
+ * the bucket: a key with lc >= f + ext sets one bit, a shorter one a bit for
+ * every choice of the residues before it, so longer keys stop passing on
+ * their last f residues alone. rk.cu picks ext and which groups to merge by
+ * the expected cost on a 2-letter text (one group and ext = 4 for 256 keys
+ * of 10..30: about 4.3% of windows pass, 3.5% of them by a key's window and
+ * 0.8% by a bitmap collision, against 6.7% with the two groups of ext = 0).
  * Candidates are shared out over the warp through a per-warp queue, after a
  * vote that skips the queue when no lane has one.
  * Bytes (gs_rk_kernel; also DNA with GS_GPU_RK=probe, the first version):
  * hits go to an open-addressing table in global memory and then to a
  * comparison of the key's remaining residues read from the text.
  * Measured (H200, 2^27 residues over {A, C}, k = 1..256 keys of 10..30):
- * 517 / 504 / 320 / 273 / 210 GB/s for k = 1 / 4 / 16 / 64 / 256, against
- * 405 / 281 / 170 / 150 / 149 for the probe version. At k = 256 6% of
- * windows are candidates of the 10-residue group (61 keys over 1024 10-mers)
- * and every group's bitmap test is paid at each residue.
+ * 517 / 505 / 369 / 344 / 299 GB/s for k = 1 / 4 / 16 / 64 / 256, against
+ * 405 / 282 / 170 / 150 / 149 for the probe version.
  *
  * Prefix sums ("rkps", the textbook GPU formulation, for comparison). With
  * q = 2^61 - 1, a_i = v(t_i) d^(n-1-i) mod q is summed with CUB's DeviceScan;
@@ -65,6 +68,7 @@ typedef struct gs_rk_view {
     uint32_t ng;                   /* groups */
     uint32_t f[GS_RK_GROUPS];      /* window length of each group */
     unsigned long long fmask[GS_RK_GROUPS];
+    unsigned long long bmask[GS_RK_GROUPS]; /* dna: the bitmap's window, f + ext residues */
     uint32_t maxf;
     int smem_counts;
     /* dna: buckets of the keys' windows, exact comparison in registers */
@@ -426,7 +430,7 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_dna_kernel(const __grid_constan
                     h = (H)(h << 2) | ((c4[j] >> (8 * b)) & 3u);
 #pragma unroll
                     for (int g = 0; g < NG; g++) {
-                        uint32_t bit = gs_rk_bit((unsigned long long)(h & (H)v.fmask[g]), g,
+                        uint32_t bit = gs_rk_bit((unsigned long long)(h & (H)v.bmask[g]), g,
                                                  v.fbits);
                         cand[g] |= ((sbits[bit >> 5] >> (bit & 31)) & 1u) << (4 * j + b);
                     }
