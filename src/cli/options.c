@@ -33,6 +33,7 @@ const char gs_scan_usage[] =
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
     "      --block-size N       residues per block, K/M/G suffixes (default 16M);\n"
     "                           a rank holds at most 2 x (threads + 2) blocks\n"
+    "                           (9 with a GPU)\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
     "                           for (default 4096)\n"
     "      --verify             also run the CPU reference and compare (exit 3 if\n"

@@ -1,16 +1,19 @@
 /* pipeline.c - read -> match -> collect for one rank.
  *
- * CPU: the calling thread reads segments into a pool of threads + 2 batch
- * buffers (each up to two blocks) and hands them to worker threads through a
- * queue; each worker owns its key counts and hits, so the hot path takes no
- * lock. Memory stays bounded by the pool whatever the corpus size. GPU: the calling thread reads and submits;
- * the GPU pipeline overlaps copies and kernels itself.
- * Hits of all workers are merged and sorted once at the end.
+ * The calling thread reads segments into a pool of batch buffers (each up to
+ * two blocks; short records are packed many to a batch) and hands them on
+ * through a queue. Memory stays bounded by the pool whatever the corpus size.
+ * CPU: threads + 2 buffers, worker threads match; each worker owns its key
+ * counts and hits, so the hot path takes no lock, and the hits of all
+ * workers are merged and sorted once at the end. GPU: 3 buffers and one
+ * feeding thread that opens the GPU and submits them in order; the GPU
+ * pipeline overlaps copies and kernels itself.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,7 +51,8 @@ typedef struct pool {
     int n_slots;
     queue filled, free_q;
     pthread_mutex_t mu;
-    int failed; /* a worker ran out of memory */
+    int sync;         /* mu and the conditions are initialised */
+    atomic_int stop;  /* a consumer failed: read no further */
 } pool;
 
 typedef struct worker {
@@ -125,61 +129,66 @@ static void *worker_main(void *arg)
                                 .oom = 0};
             w->kh.n = 0;
             cfg->engine->scan(p->compiled, seg->text, seg->len, seg->own, &out);
-            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, &w->hits)))
+            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, &w->hits))) {
                 w->oom = 1;
+                atomic_store(&p->stop, 1);
+            }
         }
         q_push(p, &p->free_q, s);
     }
     return NULL;
 }
 
-static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+/* Buffers and queues for n_slots batches, all in free_q. */
+static gs_status pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_error *err)
 {
-    gs_status st = GS_OK;
-    int nt = cfg->threads > 0 ? cfg->threads : 1;
-    pool p = {.cfg = cfg, .n_slots = nt + 2};
-    worker *w = gs_calloc((size_t)nt, sizeof *w, err, "scan workers");
-    p.slots = gs_calloc((size_t)p.n_slots, sizeof *p.slots, err, "scan buffers");
-    p.filled.v = gs_calloc((size_t)p.n_slots, sizeof(int), err, "scan queue");
-    p.free_q.v = gs_calloc((size_t)p.n_slots, sizeof(int), err, "scan queue");
-    int started = 0;
-    void *compiled = NULL;
-    if (!w || !p.slots || !p.filled.v || !p.free_q.v) {
-        st = GS_ESYS;
-        goto fail;
+    *p = (pool){.cfg = cfg, .n_slots = n_slots};
+    p->slots = gs_calloc((size_t)n_slots, sizeof *p->slots, err, "scan buffers");
+    p->filled.v = gs_calloc((size_t)n_slots, sizeof(int), err, "scan queue");
+    p->free_q.v = gs_calloc((size_t)n_slots, sizeof(int), err, "scan queue");
+    if (!p->slots || !p->filled.v || !p->free_q.v)
+        return GS_ESYS;
+    p->filled.cap = p->free_q.cap = n_slots;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->filled.cond, NULL);
+    pthread_cond_init(&p->free_q.cond, NULL);
+    p->sync = 1;
+    for (int i = 0; i < n_slots; i++) {
+        if ((p->slots[i].buf = gs_malloc(2 * (cfg->block + cfg->overlap), err, "scan block")) == NULL)
+            return GS_ESYS;
+        p->free_q.v[p->free_q.n++] = i;
     }
-    p.filled.cap = p.free_q.cap = p.n_slots;
-    pthread_mutex_init(&p.mu, NULL);
-    pthread_cond_init(&p.filled.cond, NULL);
-    pthread_cond_init(&p.free_q.cond, NULL);
-    if ((st = cfg->engine->compile(cfg->ks, &compiled, err)) != GS_OK)
-        goto fail_sync;
-    p.compiled = compiled;
-    for (int i = 0; i < p.n_slots; i++) {
-        if ((p.slots[i].buf = gs_malloc(2 * (cfg->block + cfg->overlap), err, "scan block")) == NULL) {
-            st = GS_ESYS;
-            goto fail_engine;
-        }
-        p.free_q.v[p.free_q.n++] = i;
-    }
-    for (int i = 0; i < nt; i++) {
-        w[i].p = &p;
-        if ((w[i].key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), err, "key counts")) == NULL) {
-            st = GS_ESYS;
-            goto fail_workers;
-        }
-    }
-    for (; started < nt; started++)
-        if (pthread_create(&w[started].tid, NULL, worker_main, &w[started])) {
-            st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
-            goto fail_workers;
-        }
+    return GS_OK;
+}
 
-    /* Fill a batch while another whole segment still fits after a block's
-     * worth of residues: at most two blocks a batch. */
-    for (int more = 1; more;) {
-        int s = q_pop(&p, &p.free_q);
-        slot *sl = &p.slots[s];
+static void pool_free(pool *p)
+{
+    for (int i = 0; p->slots && i < p->n_slots; i++) {
+        free(p->slots[i].buf);
+        free(p->slots[i].seg);
+    }
+    if (p->sync) {
+        pthread_cond_destroy(&p->filled.cond);
+        pthread_cond_destroy(&p->free_q.cond);
+        pthread_mutex_destroy(&p->mu);
+    }
+    free(p->slots);
+    free(p->filled.v);
+    free(p->free_q.v);
+}
+
+/* The reading side of both paths, on the calling thread: fill a batch while
+ * another whole segment still fits after a block's worth of residues (at
+ * most two blocks a batch), queue it on filled, and stop at the end of the
+ * source, on a read error, or once a consumer has set p->stop. Closes
+ * filled either way. */
+static gs_status pool_read(pool *p, gs_source *src, gs_scan_res *res, gs_error *err)
+{
+    const gs_scan_cfg *cfg = p->cfg;
+    gs_status st = GS_OK;
+    for (int more = 1; more && !atomic_load(&p->stop);) {
+        int s = q_pop(p, &p->free_q);
+        slot *sl = &p->slots[s];
         size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
         sl->n = 0;
         while (used < cfg->block) {
@@ -211,8 +220,40 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *re
             break;
         if (cfg->progress)
             cfg->progress(cfg->progress_ctx, res->residues);
-        q_push(&p, sl->n ? &p.filled : &p.free_q, s);
+        q_push(p, sl->n ? &p->filled : &p->free_q, s);
     }
+    q_close(p, &p->filled);
+    return st;
+}
+
+static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+{
+    gs_status st;
+    int nt = cfg->threads > 0 ? cfg->threads : 1;
+    pool p;
+    worker *w = gs_calloc((size_t)nt, sizeof *w, err, "scan workers");
+    int started = 0;
+    void *compiled = NULL;
+    if ((st = pool_init(&p, cfg, nt + 2, err)) != GS_OK || w == NULL) {
+        st = GS_ESYS;
+        goto fail;
+    }
+    if ((st = cfg->engine->compile(cfg->ks, &compiled, err)) != GS_OK)
+        goto fail;
+    p.compiled = compiled;
+    for (int i = 0; i < nt; i++) {
+        w[i].p = &p;
+        if ((w[i].key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), err, "key counts")) == NULL) {
+            st = GS_ESYS;
+            goto fail_workers;
+        }
+    }
+    for (; started < nt; started++)
+        if (pthread_create(&w[started].tid, NULL, worker_main, &w[started])) {
+            st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
+            goto fail_workers;
+        }
+    st = pool_read(&p, src, res, err);
 
 fail_workers:
     q_close(&p, &p.filled);
@@ -239,57 +280,70 @@ fail_workers:
         free(w[i].kh.v);
         gs_hits_free(&w[i].hits);
     }
-fail_engine:
-    for (int i = 0; i < p.n_slots; i++) {
-        free(p.slots[i].buf);
-        free(p.slots[i].seg);
-    }
-    cfg->engine->destroy(compiled);
-fail_sync:
-    pthread_cond_destroy(&p.filled.cond);
-    pthread_cond_destroy(&p.free_q.cond);
-    pthread_mutex_destroy(&p.mu);
 fail:
+    cfg->engine->destroy(compiled);
+    pool_free(&p);
     free(w);
-    free(p.slots);
-    free(p.filled.v);
-    free(p.free_q.v);
     return st;
+}
+
+/* GPU: one feeding thread opens the GPU, submits the batches the calling
+ * thread reads, in order, and collects the results; so reading overlaps the
+ * GPU's setup (context, pinned buffers, tables) and the copy of every
+ * segment into pinned memory, and only the feeder makes CUDA calls. */
+typedef struct feeder {
+    pool *p;
+    gs_scan_res *res;
+    gs_status st;
+    gs_error err;
+    gs_gpu_times t;
+} feeder;
+
+static void *feeder_main(void *arg)
+{
+    feeder *f = arg;
+    pool *p = f->p;
+    const gs_scan_cfg *cfg = p->cfg;
+    gs_gpu *g = NULL;
+    f->st = gs_gpu_open(cfg->gpu_device, cfg->engine->name, cfg->ks, cfg->want_hits, cfg->block,
+                        &g, &f->err);
+    if (f->st != GS_OK)
+        atomic_store(&p->stop, 1);
+    for (int s; (s = q_pop(p, &p->filled)) >= 0;) {
+        const slot *sl = &p->slots[s];
+        for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
+            if ((f->st = gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
+                atomic_store(&p->stop, 1);
+        q_push(p, &p->free_q, s);
+    }
+    if (f->st == GS_OK)
+        f->st = gs_gpu_finish(g, f->res->key_counts, &f->res->hits, &f->t, &f->err);
+    gs_gpu_close(g);
+    return NULL;
 }
 
 static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
 {
-    gs_gpu *g = NULL;
-    gs_status st = gs_gpu_open(cfg->gpu_device, cfg->engine->name, cfg->ks, cfg->want_hits,
-                               cfg->block, &g, err);
-    uint8_t *buf = gs_malloc(cfg->block + cfg->overlap, err, "scan block");
-    if (st != GS_OK || buf == NULL) {
-        st = st != GS_OK ? st : GS_ESYS;
+    pool p;
+    feeder f = {.p = &p, .res = res, .st = GS_OK};
+    pthread_t tid;
+    gs_status st = pool_init(&p, cfg, 3, err);
+    if (st != GS_OK)
+        goto fail;
+    if (pthread_create(&tid, NULL, feeder_main, &f)) {
+        st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;
     }
-    for (;;) {
-        gs_segment seg;
-        double t0 = gs_now();
-        int r = src->next(src->ctx, buf, &seg, err);
-        res->t_read += gs_now() - t0;
-        if (r < 0) {
-            st = err->code ? err->code : GS_ESYS;
-            goto fail;
-        }
-        if (r == 0)
-            break;
-        res->residues += seg.own;
-        if (cfg->progress)
-            cfg->progress(cfg->progress_ctx, res->residues);
-        if ((st = gs_gpu_submit(g, &seg, err)) != GS_OK)
-            goto fail;
+    st = pool_read(&p, src, res, err);
+    pthread_join(tid, NULL);
+    /* a read error comes first: the GPU side may only have stopped after it */
+    if (st == GS_OK && f.st != GS_OK) {
+        *err = f.err;
+        st = f.st;
     }
-    gs_gpu_times t = {0, 0};
-    st = gs_gpu_finish(g, res->key_counts, &res->hits, &t, err);
-    res->t_transfer += t.transfer;
+    res->t_transfer += f.t.transfer;
 fail:
-    free(buf);
-    gs_gpu_close(g);
+    pool_free(&p);
     return st;
 }
 

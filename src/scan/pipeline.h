@@ -5,7 +5,7 @@
  * blocks sent by rank 0) is hidden behind gs_source, so the same pipeline
  * serves one process and every MPI rank. The calling thread is the only one
  * that calls src->next (MPI_THREAD_FUNNELED is enough); worker threads only
- * match.
+ * match, and on a GPU one feeding thread makes every CUDA call.
  */
 #ifndef GS_PIPELINE_H
 #define GS_PIPELINE_H
