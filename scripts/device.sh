@@ -14,8 +14,9 @@
 #   test: ctest -L gpu (every GPU engine against the CPU brute-force engine);
 #   e2e:  the real binary, build-gpu/gscan: --verify with ac, wm and rk on the
 #         three genomes and on a gscan gen workload; mpiexec -n 2 (two ranks
-#         sharing the GPU) -d gpu against -d cpu, compared with h5diff; and a
-#         whole-command timing table (-d gpu against -d cpu -t 16, ~1 GiB
+#         sharing the GPU) -d gpu against -d cpu, compared with h5diff;
+#         tests/mpi/ranks.sh (quick) and failures.sh, where -d auto is the
+#         GPU; and a whole-command timing table (-d gpu against -d cpu -t 16, ~1 GiB
 #         plain FASTA as one record and as 2,000-residue records), printed last;
 #   bench: bench/gpu/bench_gpu over 2^30-residue texts (kernels alone).
 # Logs and tables go to $OUT (default out/device/): at most 8 files.
@@ -151,6 +152,18 @@ e2e() {
   done
   mpi_run genomes ac $demo $genomes || st=1
   mpi_run gen wm "$w/gen.patterns" "$w/gen.fa" || st=1
+  # ctest's MPI suites where -d auto means the GPU: every rank count gives
+  # the same file, and an error on any rank gives one message, exit 2, no file
+  for f in ranks failures; do
+    local t0
+    t0=$(now)
+    if GS_TEST_QUICK=1 timeout 900 bash "tests/mpi/$f.sh" "$G" >"$w/$f.log" 2>&1; then
+      elog "PASS tests/mpi/$f.sh, -d auto = gpu ($(since "$t0") s): $(tail -1 "$w/$f.log")"
+    else
+      elog "FAIL tests/mpi/$f.sh, -d auto = gpu: $(grep FAIL "$w/$f.log" | head -3 | tr '\n' ' ')"
+      st=1
+    fi
+  done
 
   # whole-command timing: 2^30 residues of real DNA as plain FASTA
   genome_seq
