@@ -23,7 +23,7 @@
 # GS_DEVICE_SANITIZE=1 also runs test_gpu (quick mode) under compute-sanitizer.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 steps=" ${*:-test e2e bench} "
 want() { [[ "$steps" == *" $1 "* || "$steps" == *" all "* ]]; }
 out=${OUT:-$root/out/device}
@@ -118,10 +118,10 @@ mpi_run() {
 # median of 3 whole-command runs: prints "wall read transfer scan" (rank 0's
 # phases); $1 is the launcher ("" or "mpiexec -n N")
 time_run() {
-  local i t0 launch=$1
+  local t0 launch=$1
   shift
   : >"$w/times"
-  for i in 1 2 3; do
+  for _ in 1 2 3; do
     t0=$(now)
     timeout 300 $launch "$G" scan -q "$@" -o "$w/t.h5" 2>>"$w/err" || return 1
     echo "$(since "$t0") $(phase "$w/t.h5" read) $(phase "$w/t.h5" transfer)" \
@@ -186,7 +186,8 @@ e2e() {
     echo "|---|---|---|---|---|---|---|"
   } >"$out/e2e.md"
   for f in one many; do
-    local desc="1 record ($(du -m "$w/$f.fa" | cut -f1) MB)"
+    local desc
+    desc="1 record ($(du -m "$w/$f.fa" | cut -f1) MB)"
     [ $f = many ] && desc="$(( (n + 1999) / 2000 )) records of 2,000 ($(du -m "$w/$f.fa" | cut -f1) MB)"
     for g in "gpu" "cpu -t 16" "index" "mpiexec -n 4|gpu" "mpiexec -n 4|cpu -t 4"; do
       local r launch=""
