@@ -31,9 +31,12 @@ const char gs_scan_usage[] =
     "      --input-format F     auto | fasta | raw (default auto)\n"
     "      --report WHAT        counts | hits (default counts)\n"
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
+    "      --readers N          reading threads per rank for indexed input (.fai,\n"
+    "                           BGZF .fai + .gzi), 1 to 64 (default: threads / 4,\n"
+    "                           at most 4)\n"
     "      --block-size N       residues per block, K/M/G suffixes (default 16M);\n"
-    "                           a rank holds at most 2 x (threads + 2) blocks\n"
-    "                           (9 with a GPU)\n"
+    "                           a rank holds at most 2 x (threads + 1 + readers)\n"
+    "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
     "                           for (default 4096)\n"
     "      --verify             also run the CPU reference and compare (exit 3 if\n"
@@ -45,7 +48,7 @@ const char gs_scan_usage[] =
     "  -h, --help               this help\n";
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
-       OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_CORPUS };
+       OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS };
 
 static const struct option long_opts[] = {
     {"patterns", required_argument, NULL, 'p'},
@@ -57,6 +60,7 @@ static const struct option long_opts[] = {
     {"input-format", required_argument, NULL, OPT_INPUT_FORMAT},
     {"report", required_argument, NULL, OPT_REPORT},
     {"threads", required_argument, NULL, 't'},
+    {"readers", required_argument, NULL, OPT_READERS},
     {"block-size", required_argument, NULL, OPT_BLOCK},
     {"max-expansions", required_argument, NULL, OPT_MAXEXP},
     {"verify", no_argument, NULL, OPT_VERIFY},
@@ -168,6 +172,12 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
         if (gs_parse_size(val, &n) || n < 1 || n > 1024)
             return gs_fail(err, bad, "threads must be a number from 1 to 1024, not '%s' (%s)", val, where);
         o->threads = (int)n;
+        break;
+    case OPT_READERS:
+        if (gs_parse_size(val, &n) || n < 1 || n > GS_MAX_READERS)
+            return gs_fail(err, bad, "readers must be a number from 1 to %d, not '%s' (%s)",
+                           GS_MAX_READERS, val, where);
+        o->readers = (int)n;
         break;
     case OPT_BLOCK:
         if (gs_parse_size(val, &n) || n < 1 || n > (1ULL << 34))

@@ -43,10 +43,11 @@ typedef struct job {
     int use_gpu, gpu_device, n_gpus, threads;
     size_t overlap;
     int mode;
+    int readers;           /* reading threads per rank: ranges mode, else 1 */
     gs_layout layout;      /* rank 0; every rank in ranges mode */
     gs_fai_entry *rec_fai; /* ranges mode: [n_rec] */
-    gs_seqfile *fds;       /* ranges mode: [n_files], open where this rank has pieces */
-    gs_plan plan;
+    gs_seqfile *fds;       /* ranges mode: [readers][n_files], each reader's files */
+    gs_plan plan;          /* ranges mode: size x readers parts, rank r's are r x readers ... */
     uint64_t bytes_read;
     double progress_t0, progress_last;
     double t[GS_N_PHASES];
@@ -227,13 +228,17 @@ static gs_status make_plan(job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
     gs_status st = GS_OK;
-    int mode = MODE_LOCAL;
+    int mode[2] = {MODE_LOCAL, 1}; /* the mode and the readers per rank */
     gs_fai *fai = NULL;
     if (j->rank == 0) {
         int ok = 0;
         fai = gs_calloc(o->n_corpus, sizeof *fai, err, "indexes");
         st = fai ? load_indexes(j, fai, &ok, err) : GS_ESYS;
-        mode = ok ? MODE_RANGES : j->size > 1 ? MODE_STREAMED : MODE_LOCAL;
+        mode[0] = ok ? MODE_RANGES : j->size > 1 ? MODE_STREAMED : MODE_LOCAL;
+        /* indexed ranges can be read by several threads, each with its own
+         * part of the plan: --readers, or a quarter of the threads, 1..4 */
+        if (ok)
+            mode[1] = o->readers ? o->readers : j->threads < 8 ? 1 : j->threads < 16 ? j->threads / 4 : 4;
         if (st == GS_OK && ok) {
             size_t n = 0;
             for (size_t f = 0; f < o->n_corpus; f++)
@@ -261,8 +266,10 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
-    MPI_Bcast(&mode, 1, MPI_INT, 0, j->comm);
-    j->mode = mode;
+    MPI_Bcast(mode, 2, MPI_INT, 0, j->comm);
+    j->mode = mode[0];
+    j->readers = mode[1];
+    const int parts = j->size * j->readers;
     if (j->mode != MODE_RANGES)
         return GS_OK;
 
@@ -276,7 +283,7 @@ static gs_status make_plan(job *j, gs_error *err)
          * so the others could compute it, but one source of truth is simpler
          * to reason about when layouts grow large. */
         if (st == GS_OK && j->rank == 0)
-            st = gs_partition_plan(len, j->layout.n_rec, j->size, j->overlap, &j->plan, err);
+            st = gs_partition_plan(len, j->layout.n_rec, parts, j->overlap, &j->plan, err);
         free(len);
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK)
@@ -285,10 +292,10 @@ static gs_status make_plan(job *j, gs_error *err)
     MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm);
     if (j->rank != 0) {
         j->plan.n_pieces = np;
-        j->plan.n_ranks = j->size;
+        j->plan.n_ranks = parts;
         j->plan.overlap = j->overlap;
         j->plan.pieces = gs_malloc(np * sizeof *j->plan.pieces, err, "plan");
-        j->plan.first = gs_malloc(((size_t)j->size + 1) * sizeof *j->plan.first, err, "plan");
+        j->plan.first = gs_malloc(((size_t)parts + 1) * sizeof *j->plan.first, err, "plan");
         if (j->plan.pieces == NULL || j->plan.first == NULL)
             MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     }
@@ -296,20 +303,25 @@ static gs_status make_plan(job *j, gs_error *err)
         uint64_t n = np - off < (1u << 24) ? np - off : (1u << 24);
         MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm);
     }
-    MPI_Bcast(j->plan.first, (j->size + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm);
+    MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm);
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
     j->layout.n_files = o->n_corpus;
-    j->fds = gs_malloc(o->n_corpus * sizeof *j->fds, err, "files");
-    for (size_t f = 0; j->fds && f < o->n_corpus; f++)
-        j->fds[f] = (gs_seqfile){.path = o->corpus[f], .fd = -1};
-    /* each rank opens only the files it has pieces of (for BGZF that loads
-     * the .gzi and checks its tail against the file) */
-    for (size_t p = j->plan.first[j->rank]; j->fds && p < j->plan.first[j->rank + 1]; p++) {
-        uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
-        if (j->fds[f].fd < 0 && j->fds[f].bgzf == NULL &&
-            (st = gs_seqfile_open(o->corpus[f], &j->fds[f], err)) != GS_OK)
-            break;
+    j->fds = gs_malloc((size_t)j->readers * o->n_corpus * sizeof *j->fds, err, "files");
+    for (size_t f = 0; j->fds && f < (size_t)j->readers * o->n_corpus; f++)
+        j->fds[f] = (gs_seqfile){.path = o->corpus[f % o->n_corpus], .fd = -1};
+    /* each reader opens only the files its part has pieces of (for BGZF
+     * that loads the .gzi and checks its tail against the file); readers
+     * share nothing, so a BGZF block cache needs no lock */
+    for (int r = 0; j->fds && st == GS_OK && r < j->readers; r++) {
+        const size_t part = (size_t)j->rank * j->readers + r;
+        gs_seqfile *fds = j->fds + (size_t)r * o->n_corpus;
+        for (size_t p = j->plan.first[part]; p < j->plan.first[part + 1]; p++) {
+            uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
+            if (fds[f].fd < 0 && fds[f].bgzf == NULL &&
+                (st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
+                break;
+        }
     }
     return j->fds ? st : GS_ESYS;
 }
@@ -326,7 +338,7 @@ static void show_progress(void *ctx, uint64_t residues)
     double mb = (double)residues / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
     if (j->mode == MODE_RANGES) {
         uint64_t mine = 0;
-        for (size_t p = j->plan.first[0]; p < j->plan.first[1]; p++)
+        for (size_t p = j->plan.first[0]; p < j->plan.first[j->readers]; p++)
             mine += j->plan.pieces[p].end - j->plan.pieces[p].begin;
         fprintf(stderr, "\rgscan: rank 0 %5.1f%% (%.1f M residues, %.0f M/s)   ",
                 mine ? 100.0 * (double)residues / (double)mine : 100.0, mb, rate);
@@ -356,11 +368,16 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     gs_reader *reader = NULL;
     gs_status st = GS_OK;
     if (j->mode == MODE_RANGES) {
-        gs_range_src rs;
-        gs_range_src_init(&rs, &j->plan, j->rank, &j->layout, j->rec_fai, j->fds, (size_t)o->block);
-        gs_source src = gs_source_ranges(&rs);
-        st = gs_scan_run(&cfg, &src, res, err);
-        j->bytes_read += rs.bytes_read;
+        gs_range_src rs[GS_MAX_READERS];
+        gs_source src[GS_MAX_READERS];
+        for (int r = 0; r < j->readers; r++) {
+            gs_range_src_init(&rs[r], &j->plan, j->rank * j->readers + r, &j->layout, j->rec_fai,
+                              j->fds + (size_t)r * o->n_corpus, (size_t)o->block);
+            src[r] = gs_source_ranges(&rs[r]);
+        }
+        st = gs_scan_run(&cfg, src, j->readers, res, err);
+        for (int r = 0; r < j->readers; r++)
+            j->bytes_read += rs[r].bytes_read;
     } else {
         if (j->rank == 0) {
             gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap};
@@ -370,13 +387,13 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         gs_source inner = reader ? gs_source_reader(reader) : (gs_source){0};
         if (j->mode == MODE_LOCAL) {
             if (st == GS_OK)
-                st = gs_scan_run(&cfg, &inner, res, err);
+                st = gs_scan_run(&cfg, &inner, 1, res, err);
         } else {
             gs_stream_src ss;
             gs_stream_src_init(&ss, j->comm, inner);
             gs_source src = gs_source_streamed(&ss);
             if (st == GS_OK)
-                st = gs_scan_run(&cfg, &src, res, err);
+                st = gs_scan_run(&cfg, &src, 1, res, err);
             gs_stream_src_stop(&ss, (size_t)o->block + j->overlap);
             *t_send += ss.t_send;
         }
@@ -533,7 +550,7 @@ static void job_free(job *j)
     gs_patset_free(&j->ps);
     gs_keyset_free(&j->ks);
     if (j->fds)
-        for (size_t f = 0; f < j->o->n_corpus; f++)
+        for (size_t f = 0; f < (size_t)j->readers * j->o->n_corpus; f++)
             gs_seqfile_close(&j->fds[f]);
     free(j->fds);
     if (j->rank != 0) /* rank 0's rec_fai names alias the layout's */
@@ -550,7 +567,7 @@ static void job_free(job *j)
 
 gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum, gs_error *err)
 {
-    job j = {.o = o, .comm = comm};
+    job j = {.o = o, .comm = comm, .readers = 1};
     gs_scan_res res = {0};
     uint64_t *counts = NULL;
     memset(sum, 0, sizeof *sum);

@@ -17,6 +17,9 @@
 #include "../core/gs_types.h"
 #include "../io/fasta.h"
 
+/* Most reading threads per rank (--readers). */
+#define GS_MAX_READERS 64
+
 typedef enum gs_device_kind { GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU } gs_device_kind;
 
 typedef struct gs_scan_opts {
@@ -29,6 +32,7 @@ typedef struct gs_scan_opts {
     gs_input_format format;  /* --input-format */
     int report_hits;         /* --report hits (1) | counts (0) */
     int threads;             /* -t, 0: one per core */
+    int readers;             /* --readers (1 .. GS_MAX_READERS), 0: from threads */
     int verify;              /* --verify */
     int progress;            /* 1 --progress, 0 --quiet, -1 default (a terminal) */
     uint64_t block;          /* --block-size residues */

@@ -1,13 +1,14 @@
 /* pipeline.c - read -> match -> collect for one rank.
  *
- * The calling thread reads segments into a pool of batch buffers (each up to
- * two blocks; short records are packed many to a batch) and hands them on
- * through a queue. Memory stays bounded by the pool whatever the corpus size.
- * CPU: threads + 2 buffers, worker threads match; each worker owns its key
- * counts and hits, so the hot path takes no lock, and the hits of all
- * workers are merged and sorted once at the end. GPU: 3 buffers and one
- * feeding thread that opens the GPU and submits them in order; the GPU
- * pipeline overlaps copies and kernels itself.
+ * Readers (the calling thread, plus one thread per further source) read
+ * segments into a pool of batch buffers (each up to two blocks; short
+ * records are packed many to a batch) and hand them on through a queue.
+ * Memory stays bounded by the pool whatever the corpus size. CPU: threads +
+ * 1 + readers buffers, worker threads match; each worker owns its key counts
+ * and hits, so the hot path takes no lock, and the hits of all workers are
+ * merged and sorted once at the end. GPU: 2 + readers buffers and one
+ * feeding thread that opens the GPU and submits them in the order they
+ * come; the GPU pipeline overlaps copies and kernels itself.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline.h"
@@ -52,7 +53,8 @@ typedef struct pool {
     queue filled, free_q;
     pthread_mutex_t mu;
     int sync;         /* mu and the conditions are initialised */
-    atomic_int stop;  /* a consumer failed: read no further */
+    atomic_int stop;  /* a reader or consumer failed: read no further */
+    atomic_ullong residues; /* owned residues read so far, all readers */
 } pool;
 
 typedef struct worker {
@@ -177,15 +179,28 @@ static void pool_free(pool *p)
     free(p->free_q.v);
 }
 
-/* The reading side of both paths, on the calling thread: fill a batch while
- * another whole segment still fits after a block's worth of residues (at
- * most two blocks a batch), queue it on filled, and stop at the end of the
- * source, on a read error, or once a consumer has set p->stop. Closes
- * filled either way. */
-static gs_status pool_read(pool *p, gs_source *src, gs_scan_res *res, gs_error *err)
+/* One reading thread: its source, what it read, how it ended. */
+typedef struct reader {
+    pool *p;
+    gs_source *src;
+    int first; /* the calling thread's: reports progress */
+    uint64_t residues;
+    double t_read;
+    gs_status st;
+    gs_error err;
+    pthread_t tid;
+} reader;
+
+/* Fill a batch while another whole segment still fits after a block's
+ * worth of residues (at most two blocks a batch), queue it on filled, and
+ * stop at the end of the source, on a read error (which stops the other
+ * readers too), or once a consumer has set p->stop. */
+static void *reader_main(void *arg)
 {
+    reader *r = arg;
+    pool *p = r->p;
     const gs_scan_cfg *cfg = p->cfg;
-    gs_status st = GS_OK;
+    r->st = GS_OK;
     for (int more = 1; more && !atomic_load(&p->stop);) {
         int s = q_pop(p, &p->free_q);
         slot *sl = &p->slots[s];
@@ -196,37 +211,79 @@ static gs_status pool_read(pool *p, gs_source *src, gs_scan_res *res, gs_error *
                 size_t c = sl->cap ? 2 * sl->cap : 64;
                 gs_segment *v = realloc(sl->seg, c * sizeof *v);
                 if (v == NULL) {
-                    st = gs_fail(err, GS_ESYS, "out of memory (segment table)");
+                    r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
                     break;
                 }
                 sl->seg = v;
                 sl->cap = c;
             }
             double t0 = gs_now();
-            int r = src->next(src->ctx, sl->buf + used, &sl->seg[sl->n], err);
-            res->t_read += gs_now() - t0;
-            if (r < 0)
-                st = err->code ? err->code : GS_ESYS;
-            if (r <= 0) {
+            int got = r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &r->err);
+            r->t_read += gs_now() - t0;
+            if (got < 0)
+                r->st = r->err.code ? r->err.code : GS_ESYS;
+            if (got <= 0) {
                 more = 0;
                 break;
             }
             used += sl->seg[sl->n].len;
-            res->residues += sl->seg[sl->n++].own;
+            r->residues += sl->seg[sl->n].own;
+            atomic_fetch_add(&p->residues, sl->seg[sl->n++].own);
             if (cap - used < cfg->block + cfg->overlap)
                 break;
         }
-        if (st != GS_OK)
+        if (r->st != GS_OK) {
+            atomic_store(&p->stop, 1);
+            q_push(p, &p->free_q, s);
             break;
-        if (cfg->progress)
-            cfg->progress(cfg->progress_ctx, res->residues);
+        }
+        if (r->first && cfg->progress)
+            cfg->progress(cfg->progress_ctx, atomic_load(&p->residues));
         q_push(p, sl->n ? &p->filled : &p->free_q, s);
     }
+    return NULL;
+}
+
+/* The reading side of both paths: one reader per source, the first on the
+ * calling thread (the only one that may make MPI calls, which only a
+ * single source needs) and the others on threads of their own; filled is
+ * closed once all are done. The first error in source order is returned;
+ * t_read is the longest any reader spent in its source. */
+static gs_status read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res, gs_error *err)
+{
+    gs_status st = GS_OK;
+    int started = 1;
+    reader *rd = gs_calloc((size_t)n_src, sizeof *rd, err, "reading threads");
+    if (rd == NULL) {
+        q_close(p, &p->filled);
+        return GS_ESYS;
+    }
+    for (int i = 0; i < n_src; i++)
+        rd[i] = (reader){.p = p, .src = &src[i], .first = i == 0};
+    for (; started < n_src; started++)
+        if (pthread_create(&rd[started].tid, NULL, reader_main, &rd[started])) {
+            st = gs_fail(err, GS_ESYS, "cannot start reading thread %d of %d", started + 1, n_src);
+            atomic_store(&p->stop, 1);
+            break;
+        }
+    reader_main(&rd[0]);
+    for (int i = 1; i < started; i++)
+        pthread_join(rd[i].tid, NULL);
     q_close(p, &p->filled);
+    for (int i = 0; i < started; i++) {
+        res->residues += rd[i].residues;
+        res->t_read = rd[i].t_read > res->t_read ? rd[i].t_read : res->t_read;
+        if (st == GS_OK && rd[i].st != GS_OK) {
+            *err = rd[i].err;
+            st = rd[i].st;
+        }
+    }
+    free(rd);
     return st;
 }
 
-static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,
+                        gs_error *err)
 {
     gs_status st;
     int nt = cfg->threads > 0 ? cfg->threads : 1;
@@ -234,7 +291,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *re
     worker *w = gs_calloc((size_t)nt, sizeof *w, err, "scan workers");
     int started = 0;
     void *compiled = NULL;
-    if ((st = pool_init(&p, cfg, nt + 2, err)) != GS_OK || w == NULL) {
+    if ((st = pool_init(&p, cfg, nt + 1 + n_src, err)) != GS_OK || w == NULL) {
         st = GS_ESYS;
         goto fail;
     }
@@ -253,7 +310,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *re
             st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
             goto fail_workers;
         }
-    st = pool_read(&p, src, res, err);
+    st = read_all(&p, src, n_src, res, err);
 
 fail_workers:
     q_close(&p, &p.filled);
@@ -322,19 +379,20 @@ static void *feeder_main(void *arg)
     return NULL;
 }
 
-static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,
+                        gs_error *err)
 {
     pool p;
     feeder f = {.p = &p, .res = res, .st = GS_OK};
     pthread_t tid;
-    gs_status st = pool_init(&p, cfg, 3, err);
+    gs_status st = pool_init(&p, cfg, 2 + n_src, err);
     if (st != GS_OK)
         goto fail;
     if (pthread_create(&tid, NULL, feeder_main, &f)) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;
     }
-    st = pool_read(&p, src, res, err);
+    st = read_all(&p, src, n_src, res, err);
     pthread_join(tid, NULL);
     /* a read error comes first: the GPU side may only have stopped after it */
     if (st == GS_OK && f.st != GS_OK) {
@@ -347,17 +405,20 @@ fail:
     return st;
 }
 
-gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err)
+gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,
+                      gs_error *err)
 {
     memset(res, 0, sizeof *res);
     double t0 = gs_now();
     res->key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), err, "key counts");
     if (res->key_counts == NULL)
         return GS_ESYS;
-    gs_status st = cfg->use_gpu ? run_gpu(cfg, src, res, err) : run_cpu(cfg, src, res, err);
-    /* The GPU sorts each segment's hits and segments arrive in order; CPU
-     * workers finish segments in any order. */
-    if (st == GS_OK && !cfg->use_gpu && res->hits.n > 1)
+    gs_status st = cfg->use_gpu ? run_gpu(cfg, src, n_src, res, err)
+                                : run_cpu(cfg, src, n_src, res, err);
+    /* The GPU sorts each segment's hits and, from one source, segments
+     * arrive in order; CPU workers finish segments in any order, and
+     * several sources interleave. */
+    if (st == GS_OK && (!cfg->use_gpu || n_src > 1) && res->hits.n > 1)
         qsort(res->hits.v, res->hits.n, sizeof *res->hits.v, gs_hit_cmp);
     res->t_scan = gs_now() - t0;
     return st;

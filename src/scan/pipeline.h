@@ -3,9 +3,11 @@
  *
  * Where the segments come from (a streamed file, index-addressed ranges, or
  * blocks sent by rank 0) is hidden behind gs_source, so the same pipeline
- * serves one process and every MPI rank. The calling thread is the only one
- * that calls src->next (MPI_THREAD_FUNNELED is enough); worker threads only
- * match, and on a GPU one feeding thread makes every CUDA call.
+ * serves one process and every MPI rank. The calling thread reads the first
+ * source, and is the only one that may make MPI calls (MPI_THREAD_FUNNELED
+ * is enough); further sources (indexed ranges) are read by threads of their
+ * own. Worker threads only match, and on a GPU one feeding thread makes
+ * every CUDA call.
  */
 #ifndef GS_PIPELINE_H
 #define GS_PIPELINE_H
@@ -30,7 +32,8 @@ typedef struct gs_scan_cfg {
     int threads;             /* CPU workers, >= 1 */
     int want_hits;
     size_t block, overlap;   /* buffer capacity is block + overlap */
-    /* Called from the reading thread after each segment (may be NULL). */
+    /* Called from the calling thread after each of its batches with the
+     * residues all readers have read (may be NULL). */
     void (*progress)(void *ctx, uint64_t residues);
     void *progress_ctx;
 } gs_scan_cfg;
@@ -39,12 +42,16 @@ typedef struct gs_scan_res {
     uint64_t *key_counts; /* [n_keys] */
     gs_hits hits;         /* sorted in spec §3 order */
     uint64_t residues;    /* owned residues scanned */
-    double t_read;        /* seconds the reading thread spent in src->next */
+    double t_read;        /* seconds in src->next: the longest of the readers */
     double t_transfer;    /* GPU copies */
     double t_scan;        /* wall time of the whole pipeline */
 } gs_scan_res;
 
-gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, gs_scan_res *res, gs_error *err);
+/* Scan the segments of n_src sources (n_src >= 1; with more than one, each
+ * is read by a thread of its own and their segments may interleave, so
+ * src[1..] must not make MPI calls). */
+gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,
+                      gs_error *err);
 void gs_scan_res_free(gs_scan_res *res);
 
 /* Wall-clock seconds (monotonic). */

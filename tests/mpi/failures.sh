@@ -40,6 +40,11 @@ for n in 1 2 3; do
   expect "stale index (cut) n=$n" 2 "cut.fa" "$MPIEXEC" -n $n "$GSCAN" scan -q -p w.patterns -o out.h5 cut.fa
   expect "stale index (moved) n=$n" 2 "moved.fa" "$MPIEXEC" -n $n "$GSCAN" scan -q -p w.patterns -o out.h5 moved.fa
 done
+# ... found by a reading thread other than the calling one
+for n in 1 2; do
+  expect "stale index (moved) n=$n --readers 3" 2 "moved.fa" "$MPIEXEC" -n $n "$GSCAN" scan -q \
+    --readers 3 --block-size 10K -p w.patterns -o out.h5 moved.fa
+done
 # A gzip stream that breaks off while rank 0 deals it to the others.
 gzip -c w.fa | head -c 60000 > broken.fa.gz
 for n in 1 3; do

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # ranks.sh - `mpiexec -n N gscan scan` gives the same result file for N = 1,
-# 2, 3, 4, 7 (oversubscribing this machine's cores): /counts, /hits, /patterns,
-# /records and /files compared with h5diff, on random workloads and a real
-# genome, plain (ranges read through .fai), BGZF with .fai and .gzi (ranges
-# read through the .gzi), a corpus mixing both, and gzip (streamed by rank 0)
-# input, counts and hits, both strands, with small blocks so ranks stream many
-# blocks. BGZF gives the same counts and hits as its plain text, and each rank
-# reads only about its share of the compressed bytes.
+# 2, 3, 4, 7 (oversubscribing this machine's cores), and with 2 or 3 reading
+# threads per rank (--readers): /counts, /hits, /patterns, /records and /files
+# compared with h5diff, on random workloads and a real genome, plain (ranges
+# read through .fai), BGZF with .fai and .gzi (ranges read through the .gzi),
+# a corpus mixing both, and gzip (streamed by rank 0) input, counts and hits,
+# both strands, with small blocks so ranks stream many blocks. BGZF gives the
+# same counts and hits as its plain text, and each rank reads only about its
+# share of the compressed bytes.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -62,6 +63,12 @@ for input in "${inputs[@]}"; do
         if [ "$(h5dump -a /n_ranks many.h5 | grep -c "(0): $n")" != 1 ]; then
           echo "FAIL n_ranks attribute is not $n"; fails=$((fails + 1))
         fi
+      done
+      # several reading threads per rank (indexed input; others ignore it)
+      for nr in "1 3" "2 2"; do
+        read -r n r <<<"$nr"
+        "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" --readers "$r" -o many.h5 "${files[@]}"
+        same one.h5 many.h5 "$(basename "$input") $report $strand n=$n --readers $r" "$hd"
       done
     done
   done
