@@ -180,7 +180,8 @@ e2e() {
     echo "$n residues of real DNA (genomes.seq repeated) as plain FASTA, 60-column lines, in"
     echo "the page cache; \`gscan scan -q -e ac --strand forward --report counts -p k8.txt\`;"
     echo "wall = whole command, median of 3; read/transfer/scan = /timing of that run (rank 0)."
-    echo "Rows with mpiexec ran after \`gscan index\` (each rank reads its own ranges)."
+    echo "Rows marked indexed ran after \`gscan index\`: each rank reads its own ranges, with"
+    echo "\`--readers\` threads (default: a quarter of its threads, at most 4)."
     echo
     echo "| input | device | wall s | residues/s | read s | transfer s | scan s |"
     echo "|---|---|---|---|---|---|---|"
@@ -189,10 +190,13 @@ e2e() {
     local desc
     desc="1 record ($(du -m "$w/$f.fa" | cut -f1) MB)"
     [ $f = many ] && desc="$(( (n + 1999) / 2000 )) records of 2,000 ($(du -m "$w/$f.fa" | cut -f1) MB)"
-    for g in "gpu" "cpu -t 16" "index" "mpiexec -n 4|gpu" "mpiexec -n 4|cpu -t 4"; do
+    local idx=""
+    for g in "gpu" "cpu -t 16" "index" "gpu --readers 1" "gpu" "cpu -t 16 --readers 1" \
+      "cpu -t 16" "mpiexec -n 4|gpu" "mpiexec -n 4|cpu -t 4"; do
       local r launch=""
       if [ "$g" = index ]; then
         "$G" index "$w/$f.fa" 2>>"$w/err" || { elog "FAIL gscan index $f"; st=1; break; }
+        idx=", indexed"
         continue
       fi
       [[ "$g" == *"|"* ]] && { launch=${g%|*}; g=${g#*|}; }
@@ -205,7 +209,7 @@ e2e() {
         st=1
         continue
       fi
-      echo "| $desc | ${launch:+$launch, }$g | $1 |" \
+      echo "| $desc | ${launch:+$launch, }$g$idx | $1 |" \
         "$(awk -v n=$n -v t="$1" 'BEGIN { printf "%.2f G", n / t / 1e9 }') | $2 | $3 | $4 |" \
         >>"$out/e2e.md"
     done
