@@ -403,8 +403,13 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         }
     }
     gs_layout_free(&scratch);
-    if (show && j->rank == 0)
+    if (show && j->rank == 0) {
+        if (st == GS_OK) { /* the last state, whenever the last report was */
+            j->progress_last = 0;
+            show_progress(j, res->residues);
+        }
         fprintf(stderr, "\n");
+    }
     return st;
 }
 

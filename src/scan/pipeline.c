@@ -55,6 +55,8 @@ typedef struct pool {
     int sync;         /* mu and the conditions are initialised */
     atomic_int stop;  /* a reader or consumer failed: read no further */
     atomic_ullong residues; /* owned residues read so far, all readers */
+    int helpers;            /* reading threads besides the calling one still reading (mu) */
+    pthread_cond_t helper_done;
 } pool;
 
 typedef struct worker {
@@ -154,6 +156,7 @@ static gs_status pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_erro
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->filled.cond, NULL);
     pthread_cond_init(&p->free_q.cond, NULL);
+    pthread_cond_init(&p->helper_done, NULL);
     p->sync = 1;
     for (int i = 0; i < n_slots; i++) {
         if ((p->slots[i].buf = gs_malloc(2 * (cfg->block + cfg->overlap), err, "scan block")) == NULL)
@@ -172,6 +175,7 @@ static void pool_free(pool *p)
     if (p->sync) {
         pthread_cond_destroy(&p->filled.cond);
         pthread_cond_destroy(&p->free_q.cond);
+        pthread_cond_destroy(&p->helper_done);
         pthread_mutex_destroy(&p->mu);
     }
     free(p->slots);
@@ -244,6 +248,17 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
+static void *helper_main(void *arg)
+{
+    reader *r = arg;
+    reader_main(r);
+    pthread_mutex_lock(&r->p->mu);
+    r->p->helpers--;
+    pthread_cond_signal(&r->p->helper_done);
+    pthread_mutex_unlock(&r->p->mu);
+    return NULL;
+}
+
 /* The reading side of both paths: one reader per source, the first on the
  * calling thread (the only one that may make MPI calls, which only a
  * single source needs) and the others on threads of their own; filled is
@@ -260,13 +275,38 @@ static gs_status read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res, 
     }
     for (int i = 0; i < n_src; i++)
         rd[i] = (reader){.p = p, .src = &src[i], .first = i == 0};
-    for (; started < n_src; started++)
-        if (pthread_create(&rd[started].tid, NULL, reader_main, &rd[started])) {
+    for (; started < n_src; started++) {
+        pthread_mutex_lock(&p->mu);
+        p->helpers++;
+        pthread_mutex_unlock(&p->mu);
+        if (pthread_create(&rd[started].tid, NULL, helper_main, &rd[started])) {
             st = gs_fail(err, GS_ESYS, "cannot start reading thread %d of %d", started + 1, n_src);
             atomic_store(&p->stop, 1);
+            pthread_mutex_lock(&p->mu);
+            p->helpers--;
+            pthread_mutex_unlock(&p->mu);
             break;
         }
+    }
     reader_main(&rd[0]);
+    /* keep the progress going while the other readers finish */
+    pthread_mutex_lock(&p->mu);
+    while (p->helpers > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&p->helper_done, &p->mu, &ts);
+        if (p->cfg->progress) {
+            pthread_mutex_unlock(&p->mu);
+            p->cfg->progress(p->cfg->progress_ctx, atomic_load(&p->residues));
+            pthread_mutex_lock(&p->mu);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
     for (int i = 1; i < started; i++)
         pthread_join(rd[i].tid, NULL);
     q_close(p, &p->filled);
