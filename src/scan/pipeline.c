@@ -384,10 +384,11 @@ fail:
     return st;
 }
 
-/* GPU: one feeding thread opens the GPU, submits the batches the calling
- * thread reads, in order, and collects the results; so reading overlaps the
- * GPU's setup (context, pinned buffers, tables) and the copy of every
- * segment into pinned memory, and only the feeder makes CUDA calls. */
+/* GPU: one feeding thread opens the GPU, submits the batches the readers
+ * queue, in the order they come (one reader: corpus order), and collects
+ * the results; so reading overlaps the GPU's setup (context, pinned
+ * buffers, tables) and the copy of every segment into pinned memory, and
+ * only the feeder makes CUDA calls. */
 typedef struct feeder {
     pool *p;
     gs_scan_res *res;
