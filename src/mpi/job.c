@@ -47,7 +47,8 @@ typedef struct job {
     gs_layout layout;      /* rank 0; every rank in ranges mode */
     gs_fai_entry *rec_fai; /* ranges mode: [n_rec] */
     gs_seqfile *fds;       /* ranges mode: [readers][n_files], each reader's files */
-    gs_plan plan;          /* ranges mode: size x readers parts, rank r's are r x readers ... */
+    gs_plan plan;          /* ranges mode: size x readers parts; rank r reads parts
+                            * r x readers .. (r + 1) x readers - 1 */
     uint64_t bytes_read;
     double progress_t0, progress_last;
     double t[GS_N_PHASES];
@@ -238,7 +239,10 @@ static gs_status make_plan(job *j, gs_error *err)
         /* indexed ranges can be read by several threads, each with its own
          * part of the plan: --readers, or a quarter of the threads, 1..4 */
         if (ok)
-            mode[1] = o->readers ? o->readers : j->threads < 8 ? 1 : j->threads < 16 ? j->threads / 4 : 4;
+            mode[1] = o->readers     ? o->readers
+                      : j->threads < 8  ? 1
+                      : j->threads < 16 ? j->threads / 4
+                                        : 4;
         if (st == GS_OK && ok) {
             size_t n = 0;
             for (size_t f = 0; f < o->n_corpus; f++)
