@@ -33,7 +33,7 @@ const char gs_scan_usage[] =
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
     "      --readers N          reading threads per rank for indexed input (.fai,\n"
     "                           BGZF .fai + .gzi), 1 to 64 (default: threads / 4,\n"
-    "                           at most 4)\n"
+    "                           at least 1, at most 4)\n"
     "      --block-size N       residues per block, K/M/G suffixes (default 16M);\n"
     "                           a rank holds at most 2 x (threads + 1 + readers)\n"
     "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
