@@ -299,6 +299,28 @@ static void bench_rk(const char *const *engines, int n_eng, int runs)
     free(bin);
 }
 
+/* The DNA table: genome and random texts of n residues, d = 1000, 8000 and
+ * 16000 distinct 8-mers drawn from each, engines side by side. */
+static void bench_kmers(uint8_t *const texts[2], size_t n, const char *const *engines, int n_eng,
+                        int runs)
+{
+    static const char *const names[2] = {"genome", "random"};
+    static const uint32_t ds[] = {1000, 8000, 16000};
+    OUT("\n## DNA, %zu residues, d distinct 8-mers from the text, forward, counts\n\n", n);
+    OUT("| text | d | engine | kernel ms (median of %d) | GB/s | min-max ms | hits | counts "
+        "agree |\n|---|---|---|---|---|---|---|---|\n",
+        runs);
+    for (int ti = 0; ti < 2; ti++)
+        for (int di = 0; di < 3; di++) {
+            gs_patset ps = {0};
+            char label[32];
+            draw_kmers(texts[ti], n, ds[di], 8, 7 + (uint64_t)di, &ps);
+            snprintf(label, sizeof label, "%u", ds[di]);
+            bench_set(names[ti], texts[ti], n, &ps, label, engines, n_eng, runs);
+            patset_free(&ps);
+        }
+}
+
 int main(int argc, char **argv)
 {
     const char *genome = NULL, *table = NULL, *one_eng = NULL, *one_text = NULL;
@@ -369,21 +391,7 @@ int main(int argc, char **argv)
         const int nv = (int)(sizeof variants / sizeof *variants);
         bench_rk(variants, nv, runs);
         uint8_t *texts[2] = {genome_text(genome, N), random_text(42, N, "ACGT", 4)};
-        const char *names[2] = {"genome", "random"};
-        OUT("\n## DNA, %zu residues, d distinct 8-mers from the text, forward, counts\n\n", N);
-        OUT("| text | d | engine | kernel ms (median of %d) | GB/s | min-max ms | hits | counts "
-            "agree |\n|---|---|---|---|---|---|---|---|\n",
-            runs);
-        const uint32_t ds[] = {1000, 8000, 16000};
-        for (int ti = 0; ti < 2; ti++)
-            for (int di = 0; di < 3; di++) {
-                gs_patset ps = {0};
-                char label[32];
-                draw_kmers(texts[ti], N, ds[di], 8, 7 + (uint64_t)di, &ps);
-                snprintf(label, sizeof label, "%u", ds[di]);
-                bench_set(names[ti], texts[ti], N, &ps, label, variants, 4, runs);
-                patset_free(&ps);
-            }
+        bench_kmers(texts, N, variants, 4, runs);
         free(texts[0]);
         free(texts[1]);
         if (table_out)
@@ -392,24 +400,9 @@ int main(int argc, char **argv)
     }
     double t0 = now();
     uint8_t *texts[2] = {genome_text(genome, N), random_text(42, N, "ACGT", 4)};
-    const char *names[2] = {"genome", "random"};
     fprintf(stderr, "bench_gpu: texts built in %.1f s\n", now() - t0);
-
-    OUT("\n## DNA, %zu residues, d distinct 8-mers from the text, forward, counts\n\n", N);
-    OUT("| text | d | engine | kernel ms (median of %d) | GB/s | min-max ms | hits | counts "
-        "agree |\n|---|---|---|---|---|---|---|---|\n",
-        runs);
-    const char *dna_engines[] = {"ac", "wm", "rk", "rkps"};
-    const uint32_t ds[] = {1000, 8000, 16000};
-    for (int ti = 0; ti < 2; ti++)
-        for (int di = 0; di < 3; di++) {
-            gs_patset ps = {0};
-            char label[32];
-            draw_kmers(texts[ti], N, ds[di], 8, 7 + (uint64_t)di, &ps);
-            snprintf(label, sizeof label, "%u", ds[di]);
-            bench_set(names[ti], texts[ti], N, &ps, label, dna_engines, 4, runs);
-            patset_free(&ps);
-        }
+    const char *const dna_engines[] = {"ac", "wm", "rk", "rkps"};
+    bench_kmers(texts, N, dna_engines, 4, runs);
 
     OUT("\n## Pipeline: genome, d = 1000, submit..finish on the host clock (best of 2)\n\n");
     OUT("| what | wall | rate | device |\n|---|---|---|---|\n");
