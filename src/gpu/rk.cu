@@ -193,14 +193,15 @@ static void rk_dna_plan(const gs_keyset *ks, const rk_state *st, uint32_t *glo, 
                     bits += cnt[lc] * std::ldexp(1.0, 2 * (int)(w > lc ? w - lc : 0));
                     cand += cnt[lc] * std::ldexp(1.0, -(int)std::min(lc, w));
                 }
-            const double fp = 1 - std::exp(-bits / std::ldexp(1.0, (int)rk_fbits(bits)));
+            const uint32_t fb = rk_fbits(bits);
+            const double fp = 1 - std::exp(-bits / std::ldexp(1.0, (int)fb));
             const double cost = m / 16.0 + cand + m * fp;
             if (cost < best) {
                 best = cost;
                 best_ng = m;
                 std::copy(g0, g0 + m, best_glo);
                 std::copy(e, e + m, ext);
-                *fbits = rk_fbits(bits);
+                *fbits = fb;
             }
             if (st->fixed_ext >= 0)
                 break;
