@@ -12,7 +12,7 @@
 # that passed is appended to DIR/SHA256SUMS, for citing the exact input of a
 # result later.
 #
-# Seekable: spec §4 lets every rank read its own range of a corpus only where
+# Seekable: contract §4 lets every rank read its own range of a corpus only where
 # the input is seekable; a plain gzip file is decompressed once, by rank 0.
 #   plain  (default) decompress to plain FASTA and write the .fai with
 #          `gscan index` (or `samtools faidx` when gscan is not on PATH)

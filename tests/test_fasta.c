@@ -1,6 +1,6 @@
 /* test_fasta.c - the corpus reader against a whole-file reference parser.
  *
- * The reference loads each file into memory and applies spec §1 directly
+ * The reference loads each file into memory and applies contract §1 directly
  * (records at lines starting with '>', name = first word, '\r', ' ', '\t'
  * dropped; raw = every byte). The reader's segments must reproduce it exactly
  * for many block and overlap sizes, in guarded buffers of exactly

@@ -3,7 +3,7 @@
  * The reference is gs_engine_bf (src/match/bf.c) run over the same segments;
  * its key hits are expanded to (pattern, strand) hits here and sorted with
  * gs_hit_cmp. Each GPU engine must give the same per-key counts and the same
- * hit list in the same order (the GPU output is not sorted here: spec §3
+ * hit list in the same order (the GPU output is not sorted here: contract §3
  * order is part of what is checked). Workloads: seeded random dna and bytes
  * texts and pattern sets (lengths 1..64, planted and absent, IUPAC codes,
  * both strands, N runs, lowercase, NUL bytes, all 256 byte values), counts

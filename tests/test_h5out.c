@@ -46,7 +46,7 @@ static char *files[NF];
 static gs_layout lay;
 
 /* Five hand-made hits: a palindrome on both strands, a reverse-only pattern,
- * one absent pattern. Sorted as spec §3 says. */
+ * one absent pattern. Sorted as contract §3 says. */
 static const gs_hit small_hits[] = {
     {10, 0, 0, 1}, {10, 0, 0, -1}, {42, 0, 2, 1}, {7, 1, 1, -1}, {60, 2, 2, 1},
 };

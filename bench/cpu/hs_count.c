@@ -18,7 +18,7 @@
  *   them, as in gscan.
  * - Corpus: the file is read whole, the record boundaries found ('>' lines),
  *   and each record's sequence is joined (newlines, '\r', spaces and tabs
- *   dropped, as spec §1 says) into a per-thread buffer and scanned as one
+ *   dropped, as contract §1 says) into a per-thread buffer and scanned as one
  *   block, so no match spans two records and none is lost at a line break.
  * - Threads: T threads, each with its own scratch (hs_clone_scratch) and
  *   counts, take records from a shared queue ordered by decreasing size, so

@@ -1,6 +1,6 @@
 /* commands.h - the gscan subcommands. Each takes its own argv (argv[0] is the
  * command name), runs on every rank, and returns a status with err set; main
- * prints the message once and exits with the status (spec §5). */
+ * prints the message once and exits with the status (contract §5). */
 #ifndef GS_COMMANDS_H
 #define GS_COMMANDS_H
 

@@ -1,5 +1,5 @@
 /* main.c - gscan's entry point: MPI start-up, command dispatch, and the one
- * place that prints errors and picks the exit status (spec §5).
+ * place that prints errors and picks the exit status (contract §5).
  *
  * gscan is always an MPI program; run without mpiexec it is one rank. Every
  * command returns an agreed status on all ranks, so rank 0 prints the

@@ -1,4 +1,4 @@
-/* options.h - the command line and --config files of gscan (spec §2).
+/* options.h - the command line and --config files of gscan (contract §2).
  *
  * Every command parses into a plain struct here, so the commands themselves
  * never see argv. A --config file holds "key = value" lines whose keys are the

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-/* Exit statuses of spec §5; a function's return value is one of these. */
+/* Exit statuses of contract §5; a function's return value is one of these. */
 typedef enum gs_status {
     GS_OK = 0,      /* success */
     GS_EUSAGE = 1,  /* bad command line */

@@ -51,7 +51,7 @@ typedef struct gs_segment {
     size_t own;          /* owned start positions, own <= len */
 } gs_segment;
 
-/* One hit as it leaves a rank (spec §1, §3). */
+/* One hit as it leaves a rank (contract §1, §3). */
 typedef struct gs_hit {
     uint64_t start;   /* 0-based, leftmost position on the forward strand */
     uint32_t record;  /* index into the layout */
@@ -69,7 +69,7 @@ typedef struct gs_hits {
 int gs_hits_push(gs_hits *h, const gs_hit *hit);
 void gs_hits_free(gs_hits *h);
 
-/* Spec §3 order: record, start, strand (forward before reverse), pattern. */
+/* Contract §3 order: record, start, strand (forward before reverse), pattern. */
 int gs_hit_cmp(const void *a, const void *b);
 
 #endif

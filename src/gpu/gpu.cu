@@ -23,7 +23,7 @@
  * own < len closes its batch. Each slot keeps (offset, record, base) per
  * segment, and a hit's packed position is mapped back after the device sort;
  * segments arrive in corpus order, so sorting by (packed position, strand,
- * pattern) is already spec §3 order. The bytes alphabet has no byte that
+ * pattern) is already contract §3 order. The bytes alphabet has no byte that
  * matches nothing, so there a batch is one segment.
  *
  * Overflow of a slot's hit buffer is found at retire (the kernels count past

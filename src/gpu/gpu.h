@@ -5,7 +5,7 @@
  * queues its transfer and scan; gs_gpu_finish waits for all of them and hands
  * back the per-key counts and the hits. Segments must be submitted in corpus
  * order; each batch's hits are compacted and sorted on the device, so the
- * hits come back in spec §3 order. Without a CUDA build (gpu_none.c) every
+ * hits come back in contract §3 order. Without a CUDA build (gpu_none.c) every
  * call reports that no GPU is available.
  *
  * Batching: with the dna alphabet, consecutive segments share one transfer

@@ -5,7 +5,7 @@
  * outputs are counted, offset with CUB's exclusive scan, written as one
  * 64-bit sort key each, pos << (1 + pbits) | strand << pbits | pattern, and
  * sorted with CUB's radix sort over only the bits in use, so the hits leave
- * the device in spec §3 order (the record and segment are the same for all).
+ * the device in contract §3 order (the record and segment are the same for all).
  */
 #ifndef GS_GPU_HITS_CUH
 #define GS_GPU_HITS_CUH

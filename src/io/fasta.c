@@ -20,7 +20,7 @@
  * segment, which starts at base + own. Records never share a segment.
  *
  * Empty files: with --input-format auto or raw an empty file is one empty raw
- * record named after the file (it does not start with '>', spec §1), so every
+ * record named after the file (it does not start with '>', contract §1), so every
  * corpus file is visible in /records; with --input-format fasta it is a FASTA
  * file of no records. Empty records are in the layout but yield no segment.
  *

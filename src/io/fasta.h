@@ -1,7 +1,7 @@
 /* fasta.h - stream a corpus (FASTA or raw; plain, gzip, multi-member gzip or
  * BGZF) as bounded blocks of residues.
  *
- * Reading rules (spec §1): a record starts at a line beginning with '>'; its
+ * Reading rules (contract §1): a record starts at a line beginning with '>'; its
  * name is the header's first whitespace-delimited word; sequence lines are
  * joined with '\r', ' ' and '\t' dropped. Records never join. A file that does
  * not start with '>' (after decompression) is raw: all its bytes unchanged form

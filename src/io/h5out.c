@@ -1,4 +1,4 @@
-/* h5out.c - write the result file of spec §3 with parallel HDF5.
+/* h5out.c - write the result file of contract §3 with parallel HDF5.
  *
  * Why it is built this way:
  * - One file, written by every rank at once through MPI-IO. Each rank writes
@@ -95,7 +95,7 @@ enum { STRAND_SECONDS = 60 };
 /* The others cannot be reached: a collective HDF5 call failed here but not
  * there, and they wait in it for this rank forever. No status can travel
  * back to the command layer through another collective, so this is the one
- * place library code reports and ends the job itself (spec §5: one failing
+ * place library code reports and ends the job itself (contract §5: one failing
  * rank ends the job with its message, never a hang). */
 static void stranded(wctx *w)
 {

@@ -1,4 +1,4 @@
-/* h5out.h - write and read the result file of spec §3 (HDF5).
+/* h5out.h - write and read the result file of contract §3 (HDF5).
  *
  * Writing is collective over an MPI communicator (one process is a
  * communicator of one): every rank passes its own hits, already sorted and

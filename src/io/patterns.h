@@ -1,6 +1,6 @@
 /* patterns.h - read a pattern file (FASTA or one pattern a line).
  *
- * Formats (spec §2): FASTA (">name" then sequence lines, joined), or text with
+ * Formats (contract §2): FASTA (">name" then sequence lines, joined), or text with
  * one pattern a line, optionally "name<TAB>sequence"; '#' starts a comment in
  * the text form; blank lines are skipped. Unnamed patterns are named p<N>
  * (N = 1-based pattern number, i.e. its id + 1). The file is validated against the alphabet here so

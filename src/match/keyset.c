@@ -12,7 +12,7 @@
  * so a (pattern, strand) can never land twice on one key: the per-(pattern,
  * strand) deduplication the header promises needs no extra work. A palindromic
  * expansion lands on the same key as forward and reverse output, and both are
- * kept (spec §1: a palindrome hits both strands).
+ * kept (contract §1: a palindrome hits both strands).
  */
 #include "keyset.h"
 

@@ -7,7 +7,7 @@
  * only find key occurrences; the expansion back to patterns is done once,
  * outside the hot loop. Because expansions are deduplicated per (pattern,
  * strand), one text position can never report the same (pattern, strand) twice
- * (spec §1: expansions at the same start make one hit).
+ * (contract §1: expansions at the same start make one hit).
  */
 #ifndef GS_KEYSET_H
 #define GS_KEYSET_H

@@ -443,7 +443,7 @@ static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts
 }
 
 /* Streamed mode: the hits of dealt blocks interleave across ranks, so they
- * are gathered to rank 0 and sorted there (spec §4 allows either). Rank 0
+ * are gathered to rank 0 and sorted there (contract §4 allows either). Rank 0
  * first makes room for all of them, and the ranks agree on that before any
  * hit moves, so a failed allocation cannot leave a sender blocked. */
 static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)

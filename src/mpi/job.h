@@ -1,10 +1,10 @@
-/* job.h - one "gscan scan" over MPI_COMM_WORLD (spec §4): the phases every
+/* job.h - one "gscan scan" over MPI_COMM_WORLD (contract §4): the phases every
  * rank runs, from reading the patterns to the renamed result file.
  *
  * Rank 0 learns the corpus layout and sends the plan; each rank scans what
  * the plan gives it; counts meet in MPI_Reduce; hits are written by all ranks
  * into one HDF5 file. After each phase the ranks agree on success, so an error
- * on any rank ends every rank with one message and spec §5's status.
+ * on any rank ends every rank with one message and contract §5's status.
  */
 #ifndef GS_JOB_H
 #define GS_JOB_H

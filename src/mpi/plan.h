@@ -1,4 +1,4 @@
-/* plan.h - the partition plan: which rank owns which residues (spec §4).
+/* plan.h - the partition plan: which rank owns which residues (contract §4).
  *
  * A pure function of the corpus layout, the number of ranks and the overlap,
  * so it is tested without MPI and every rank can check what rank 0 sent.

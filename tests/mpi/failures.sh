@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # failures.sh - an error on any rank ends every rank within seconds with one
-# located message and spec §5's exit status, never a hang and never a result
+# located message and contract §5's exit status, never a hang and never a result
 # file; and each rank reads only its own byte ranges of a plain FASTA.
 set -uo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
