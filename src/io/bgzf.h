@@ -72,4 +72,15 @@ gs_status gs_bgzf_read(gs_bgzf *b, uint64_t at, uint8_t *out, size_t n, size_t *
                        uint64_t *bytes_read, gs_error *err);
 void gs_bgzf_close(gs_bgzf *b);
 
+/* Most threads gs_bgzf_convert uses. */
+#define GS_BGZF_MAX_THREADS 256
+
+/* Recompress in_path (plain or gzip, multi-member included) as BGZF into
+ * out_path (through a temporary file renamed when complete, so out_path may
+ * be in_path): blocks of at most 0xff00 input bytes, as htslib writes them,
+ * deflated by threads (1..GS_BGZF_MAX_THREADS) with libdeflate at level
+ * (1..12), then the EOF block. Corrupt input is GS_EINPUT naming in_path. */
+gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, int threads,
+                          gs_error *err);
+
 #endif
