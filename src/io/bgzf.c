@@ -547,21 +547,11 @@ static gs_status run_jobs(gs_bgzf *b, job *jobs, size_t n, int final, gs_error *
     if (n == 0)
         return GS_OK;
     pool_arg a[GS_BGZF_MAX_THREADS];
-    pthread_t tid[GS_BGZF_MAX_THREADS];
-    int made[GS_BGZF_MAX_THREADS] = {0};
     int threads = (size_t)b->threads < n ? b->threads : (int)n;
     b->cache_coff = UINT64_MAX; /* b->ubuf is about to change */
     for (int t = 0; t < threads; t++)
         a[t] = (pool_arg){b, jobs, n, final, t, threads};
-    for (int t = 1; t < threads; t++)
-        made[t] = pthread_create(&tid[t], NULL, inflate_jobs, &a[t]) == 0;
-    inflate_jobs(&a[0]);
-    for (int t = 1; t < threads; t++) {
-        if (made[t])
-            pthread_join(tid[t], NULL);
-        else
-            inflate_jobs(&a[t]); /* no thread: its share runs here */
-    }
+    gs_run_parallel(inflate_jobs, a, sizeof *a, threads);
     for (size_t j = 0; j < n; j++)
         if (jobs[j].why)
             return corrupt_block(b, jobs[j].why, jobs[j].coff, err);
@@ -571,6 +561,22 @@ static gs_status run_jobs(gs_bgzf *b, job *jobs, size_t n, int final, gs_error *
         b->cache_len = jobs[n - 1].len;
     }
     return GS_OK;
+}
+
+void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
+{
+    pthread_t tid[GS_BGZF_MAX_THREADS];
+    int made[GS_BGZF_MAX_THREADS] = {0};
+    char *arg = args;
+    for (int t = 1; t < n && t < GS_BGZF_MAX_THREADS; t++)
+        made[t] = pthread_create(&tid[t], NULL, fn, arg + (size_t)t * size) == 0;
+    fn(arg);
+    for (int t = 1; t < n; t++) {
+        if (made[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn(arg + (size_t)t * size); /* no thread: its share runs here */
+    }
 }
 
 gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err)

@@ -20,7 +20,6 @@
 #include "replace_file.h"
 
 #include <libdeflate.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,18 +139,8 @@ gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, 
         b.out_len = out_len;
         size_t blocks = (n + IN_MAX - 1) / IN_MAX;
         int used = blocks < (size_t)threads ? (int)blocks : threads;
-        pthread_t tid[GS_BGZF_MAX_THREADS];
-        int made[GS_BGZF_MAX_THREADS] = {0};
         b.threads = used;
-        for (int t = 1; t < used; t++)
-            made[t] = pthread_create(&tid[t], NULL, work, &w[t]) == 0;
-        work(&w[0]);
-        for (int t = 1; t < used; t++) {
-            if (made[t])
-                pthread_join(tid[t], NULL);
-            else
-                work(&w[t]); /* no thread: its share runs here */
-        }
+        gs_run_parallel(work, w, sizeof *w, used);
         for (size_t i = 0; i < blocks; i++)
             fwrite(out + i * OUT_MAX, 1, out_len[i], rf.f);
         if (n < (size_t)BATCH * IN_MAX)
