@@ -329,8 +329,14 @@ static gs_status make_plan(job *j, gs_error *err)
         gs_seqfile *fds = j->fds + (size_t)r * o->n_corpus;
         for (size_t p = j->plan.first[part]; p < j->plan.first[part + 1]; p++) {
             uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
-            if (fds[f].fd < 0 && fds[f].bgzf == NULL &&
-                (st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
+            if (fds[f].fd >= 0 || fds[f].bgzf != NULL)
+                continue;
+            if ((st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
+                break;
+            /* BGZF: a reader inflates each segment's blocks on its share of
+             * the rank's threads (inflating, not parsing, is its work) */
+            if (fds[f].bgzf &&
+                (st = gs_bgzf_set_threads(fds[f].bgzf, j->threads / j->readers, err)) != GS_OK)
                 break;
         }
     }
