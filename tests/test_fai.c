@@ -369,6 +369,81 @@ static void check_samtools(const char *fa)
     }
 }
 
+/* Read [begin, end) of fa's only record through its fresh index, after
+ * setting byte at to c: GS_EINPUT "stale index" is expected. */
+static void check_stale_byte(const char *fa, uint64_t at, char c, uint64_t begin, uint64_t end,
+                             const char *label)
+{
+    size_t n = 0;
+    char *text = slurp(fa, &n);
+    char *fai_path = malloc(strlen(fa) + 5);
+    sprintf(fai_path, "%s.fai", fa);
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK && fai.n == 1);
+    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
+    gs_fai_free(&fai);
+    char old = text[at];
+    text[at] = c;
+    spit(fa, text, n);
+    gs_status st = gs_fai_load(fa, &fai, &err);
+    if (st == GS_OK) {
+        gs_seqfile sf;
+        uint64_t bytes = 0;
+        uint8_t *out = malloc(end - begin + 1);
+        st = gs_seqfile_open(fa, &sf, &err);
+        if (st == GS_OK)
+            st = gs_fai_read_range(&sf, &fai.v[0], begin, end, out, &bytes, &err);
+        free(out);
+        gs_seqfile_close(&sf);
+        gs_fai_free(&fai);
+    }
+    CHECK(st == GS_EINPUT && strstr(err.msg, "stale index") && strstr(err.msg, fai_path));
+    if (st != GS_EINPUT || !strstr(err.msg, "stale index"))
+        fprintf(stderr, "stale case %s: status %d \"%s\"\n", label, st, err.msg);
+    text[at] = old;
+    spit(fa, text, n);
+    unlink(fai_path);
+    free(fai_path);
+    free(text);
+}
+
+/* A stale index whose line ends fall where a read is cut: on the 1 MiB
+ * read chunk, at the end of a range (where a block or a rank's piece stops
+ * and the next starts after the line end), or a tab or space inside a line. */
+static void check_stale_edges(uint64_t *rs)
+{
+    enum { LB = 60, LW = 61, HDR = 3, CH = 1 << 20 };
+    const char *fa = tmp_path("edges.fa");
+    const uint64_t len = 20000 * LB;
+    FILE *f = fopen(fa, "wb");
+    fputs(">e\n", f);
+    for (uint64_t i = 0; i < len; i++) {
+        fputc("ACGT"[gs_test_below(rs, 4)], f);
+        if ((i + 1) % LB == 0)
+            fputc('\n', f);
+    }
+    fclose(f);
+    /* a line end replaced by a residue exactly where the first 1 MiB chunk
+     * of a read from residue b ends */
+    int cases = 0;
+    for (uint64_t b = 0; b < LB; b++) {
+        uint64_t edge = HDR + b + CH; /* first byte of the second chunk */
+        if ((edge - HDR) % LW != LB)
+            continue;
+        check_stale_byte(fa, edge, 'A', b, len, "line end on the read chunk");
+        cases++;
+    }
+    CHECK(cases > 0);
+    /* the same for CRLF-like widths is covered by the range-edge case below:
+     * a line end just after the last residue of a range */
+    check_stale_byte(fa, HDR + 5 * LW + LB, 'A', 0, 6 * LB, "line end at a range end");
+    check_stale_byte(fa, HDR + 5 * LW + LB, 'A', 2 * LB + 7, 6 * LB, "line end at a range end");
+    check_stale_byte(fa, HDR + 3 * LW + 17, '\t', 0, len, "tab in a line");
+    check_stale_byte(fa, HDR + 3 * LW + 17, ' ', 3 * LB, 4 * LB, "space in a line");
+    check_stale_byte(fa, HDR + 3 * LW, '>', 3 * LB, 4 * LB, "header at a line start");
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fai.XXXXXX");
@@ -455,6 +530,7 @@ int main(void)
                 ">a x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n>c\nA\n");
     check_stale("renamed", orig, ">a x\nACGTACGT\nACGTACGT\nACG\n>q\nTTTTTTTT\nTTTTTTTT\nTT\n");
     check_stale("shifted", orig, ">ab x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n");
+    check_stale_edges(&rs);
 
     /* malformed index files */
     check_load_fails("a\t4\t3\t4\n", "5 tab-separated fields");

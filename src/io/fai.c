@@ -38,7 +38,11 @@
  *   - after the last record only line ends and blank lines follow.
  * That reads only the headers, not the sequence, so loading stays cheap; a
  * changed line length inside a record that keeps every header in place is
- * caught later by gs_fai_read_range, which checks each line end it crosses.
+ * caught later by gs_fai_read_range, which checks every byte it passes: each
+ * line end between residues it reads, the one right after its last residue
+ * too (so ranges that meet at a line end, and line ends cut by its read
+ * chunk, are all checked), and that no sequence line holds a line end,
+ * '\r', space or tab (the streaming reader drops those, the index cannot).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
@@ -584,6 +588,20 @@ fail:
     return err->code;
 }
 
+/* A byte the reader drops or ends a line at: inside a sequence line it means
+ * the line is not what the index says (the streaming reader would yield other
+ * residues than the offset arithmetic). */
+static int not_residue(uint8_t c)
+{
+    return c == '\n' || c == '\r' || c == ' ' || c == '\t';
+}
+
+/* Reads walk the text with a byte cursor and check every byte they pass: the
+ * residues (no line end, '\r', space or tab; no '>' opening a line) and every
+ * line end between two residues of the record that the range touches, the
+ * one after its last residue included, so that ranges which meet at a line
+ * end (blocks, pieces of ranks) leave no line end unchecked. A line end cut
+ * by the 1 MiB read chunk is finished at the start of the next chunk. */
 gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
                             uint8_t *out, uint64_t *bytes_read, gs_error *err)
 {
@@ -598,15 +616,15 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
     tmp = gs_malloc(FAI_CHUNK, err, "range buffer");
     if (tmp == NULL)
         return GS_ESYS;
-    const uint64_t byte_end = residue_byte(e, end - 1) + 1;
     const uint32_t lb = e->linebases, gapw = e->linewidth - e->linebases;
-    uint64_t pos = begin;
+    const int tail_gap = end < e->length && end % lb == 0; /* the range ends a line */
+    const uint64_t stop = residue_byte(e, end - 1) + 1 + (tail_gap ? gapw : 0);
+    uint64_t at = residue_byte(e, begin), pos = begin, col = begin % lb;
+    uint32_t gap_left = 0; /* bytes of a line end still to check */
     uint8_t *o = out;
-    while (pos < end) {
-        uint64_t col = pos % lb;
-        uint64_t f0 = residue_byte(e, pos);
-        size_t want = byte_end - f0 < FAI_CHUNK ? (size_t)(byte_end - f0) : FAI_CHUNK;
-        int rc = seq_pread(f, tmp, want, f0, bytes_read, err);
+    while (at < stop) {
+        size_t want = stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK;
+        int rc = seq_pread(f, tmp, want, at, bytes_read, err);
         if (rc < 0)
             goto fail;
         if (rc > 0) {
@@ -615,35 +633,10 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
             goto fail;
         }
         size_t i = 0;
-        while (i < want && pos < end) {
-            size_t k = (size_t)(lb - col);
-            if (k > end - pos)
-                k = (size_t)(end - pos);
-            if (k > want - i)
-                k = want - i;
-            const uint8_t *s = tmp + i;
-            memcpy(o, s, k);
-            int bad = min_byte(s, k) <= '\r' && (memchr(s, '\n', k) || memchr(s, '\r', k));
-            if (bad || (col == 0 && s[0] == '>')) {
-                size_t j = 0;
-                while (j < k && s[j] != '\n' && s[j] != '\r' &&
-                       !(j == 0 && col == 0 && s[0] == '>'))
-                    j++;
-                gs_fail(err, GS_EINPUT,
-                        "stale index: record %s has a line end or header where "
-                        "residue %" PRIu64 " should be (%s.fai)",
-                        e->name, pos + j, path);
-                goto fail;
-            }
-            o += k, i += k, pos += k, col += k;
-            if (col < lb || pos == end)
-                continue;
-            /* the line end: '\n', after '\r' or blanks when LINEWIDTH says so */
-            if (i + gapw > want)
-                break; /* crosses the chunk: the next chunk starts at the next line */
-            for (uint32_t j = 0; j < gapw; j++) {
-                uint8_t c = tmp[i + j];
-                int ok = j + 1 == gapw ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
+        while (i < want) {
+            if (gap_left) { /* the line end: '\n', after '\r' or blanks when LINEWIDTH says so */
+                uint8_t c = tmp[i++];
+                int ok = gap_left == 1 ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
                 if (!ok) {
                     gs_fail(err, GS_EINPUT,
                             "stale index: record %s has no line end after "
@@ -651,10 +644,35 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
                             e->name, pos - 1, path);
                     goto fail;
                 }
+                if (--gap_left == 0)
+                    col = 0;
+                continue;
             }
-            i += gapw;
-            col = 0;
+            size_t k = (size_t)(lb - col);
+            if (k > end - pos)
+                k = (size_t)(end - pos);
+            if (k > want - i)
+                k = want - i;
+            const uint8_t *s = tmp + i;
+            memcpy(o, s, k);
+            size_t j = k;
+            if (min_byte(s, k) <= ' ')
+                for (j = 0; j < k && !not_residue(s[j]);)
+                    j++;
+            if (j < k || (col == 0 && s[0] == '>')) {
+                if (j == k)
+                    j = 0;
+                gs_fail(err, GS_EINPUT,
+                        "stale index: record %s has a line end, blank or header where "
+                        "residue %" PRIu64 " should be (%s.fai)",
+                        e->name, pos + j, path);
+                goto fail;
+            }
+            o += k, i += k, pos += k, col += k;
+            if (col == lb && pos < e->length)
+                gap_left = gapw;
         }
+        at += want;
     }
     free(tmp);
     return GS_OK;

@@ -54,8 +54,10 @@ gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err);
 void gs_seqfile_close(gs_seqfile *f);
 
 /* Read residues [begin, end) of entry e from f into out (end - begin bytes).
- * Checks that no newline or '>' sits where a residue should be (a stale index
- * is GS_EINPUT naming the record and position). The file bytes read
+ * Checks that no line end, '\r', space, tab or line-opening '>' sits where a
+ * residue should be, and that every line end between residues of the range,
+ * and the one right after its last residue, is where the index says (a stale
+ * index is GS_EINPUT naming the record and position). The file bytes read
  * (compressed bytes for BGZF) are added to *bytes_read. */
 gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
                             uint8_t *out, uint64_t *bytes_read, gs_error *err);
