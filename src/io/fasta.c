@@ -3,7 +3,12 @@
  *
  * Every file goes through zlib's gzread: it reads plain files directly and
  * decodes gzip, concatenated gzip members and BGZF (which is multi-member gzip)
- * alike, so there is one code path. Input arrives in 1 MiB chunks and is parsed
+ * alike, so there is one code path. A file ("-": stdin) is opened once, as a
+ * descriptor handed to gzdopen, and its reading (FASTA or raw, fasta.h) is
+ * decided on the first chunk it yields, which parsing then goes on from: a
+ * pipe or FIFO is never sniffed and reopened, so none of its bytes is lost.
+ * refill() is the one place decompressed bytes come from, so a faster
+ * inflater can take gzread's place there alone. Input arrives in 1 MiB chunks and is parsed
  * with memchr/memcpy over whole lines; per residue the work is a copy plus one
  * vectorisable test for the rare bytes that must be dropped (' ', '\t', '\r'),
  * never a function call. Nearly every FASTA line has the length of the one
@@ -124,9 +129,10 @@ static int refill(gs_reader *r, gs_error *err)
         else if (zerr == Z_MEM_ERROR)
             gs_fail(err, GS_ESYS, "out of memory decompressing (%s)", path);
         else {
-            size_t pl = strlen(path); /* zlib prefixes its message with "path: " */
-            if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
-                msg += pl + 2;
+            /* zlib prefixes its message with the name gzdopen gave: "<fd:N>: " */
+            const char *colon = strncmp(msg, "<fd:", 4) == 0 ? strstr(msg, ">: ") : NULL;
+            if (colon)
+                msg = colon + 3;
             gs_fail(err, GS_EINPUT,
                     "corrupt or truncated gzip: %s after %llu decompressed bytes (%s)", msg,
                     (unsigned long long)r->file_off, path);
@@ -138,43 +144,95 @@ static int refill(gs_reader *r, gs_error *err)
     return 0;
 }
 
+/* Compressed bytes read from the current file; a pipe has no offset to ask
+ * for (gzoffset fails), so its decompressed bytes stand in. */
+static uint64_t file_bytes_in(const gs_reader *r)
+{
+    z_off_t off = gzoffset(r->gz);
+    return off >= 0 ? (uint64_t)off : r->file_off;
+}
+
 static void close_file(gs_reader *r)
 {
     if (r->gz) {
-        r->bytes_done += (uint64_t)gzoffset(r->gz);
+        r->bytes_done += file_bytes_in(r);
         gzclose(r->gz);
         r->gz = NULL;
     }
     r->fi++;
 }
 
-/* Open file r->fi and decide how it is read. */
+/* The known compressed formats zlib cannot read: named so the message says
+ * what to do instead of scanning their bytes as text. */
+static const char *foreign_compression(const uint8_t *b, size_t n)
+{
+    if (n >= 6 && !memcmp(b, "\xfd" "7zXZ\0", 6))
+        return "xz";
+    if (n >= 10 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9' && !memcmp(b + 4, "1AY&SY", 6))
+        return "bzip2";
+    if (n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+        return "zstd";
+    return NULL;
+}
+
+/* Open file r->fi ("-" is stdin) once, read its first chunk and decide from
+ * those bytes how it is read (the decision rule is in fasta.h). Nothing is
+ * opened or read a second time, so pipes and FIFOs stream like files. */
 static gs_status open_file(gs_reader *r, gs_error *err)
 {
     const char *path = r->layout->files[r->fi];
-    r->gz = gzopen(path, "rb");
-    if (r->gz == NULL)
-        return gs_fail(err, errno ? GS_EINPUT : GS_ESYS, "cannot open corpus file: %s (%s)",
-                       errno ? strerror(errno) : "out of memory", path);
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(STDIN_FILENO);
+    if (fd < 0)
+        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
+    r->gz = gzdopen(fd, "rb");
+    if (r->gz == NULL) {
+        close(fd);
+        return gs_fail(err, GS_ESYS, "out of memory opening (%s)", path);
+    }
     gzbuffer(r->gz, CHUNK);
     r->eof = 0;
     r->pos = r->end = 0;
     r->file_off = 0;
     r->raw_started = 0;
     r->line_start = 1;
-    int got = refill(r, err);
+    int got = refill(r, err); /* gzread fills the whole chunk unless the file ends */
     if (got < 0)
         return err->code;
-    int fasta_start = got > 0 && r->in[0] == '>';
-    if (r->o.format == GS_INPUT_RAW)
+    size_t p = 0;
+    if (r->end >= 3 && !memcmp(r->in, "\xef\xbb\xbf", 3))
+        p = 3;
+    while (p < r->end && (r->in[p] == ' ' || r->in[p] == '\t' || r->in[p] == '\r' || r->in[p] == '\n'))
+        p++;
+    int fasta_start = p < r->end && r->in[p] == '>';
+    if (r->o.format == GS_INPUT_RAW) {
         r->raw = 1;
-    else if (r->o.format == GS_INPUT_FASTA) {
-        if (got > 0 && !fasta_start)
+        return GS_OK;
+    }
+    if (fasta_start) {
+        r->raw = 0;
+        r->pos = p; /* the BOM and blank lines before the first header are not text */
+        return GS_OK;
+    }
+    if (r->o.format == GS_INPUT_FASTA) { /* empty or blank: a FASTA file of no records */
+        if (p < r->end || r->end == CHUNK)
             return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
         r->raw = 0;
-    } else {
-        r->raw = !fasta_start;
+        r->pos = p;
+        return GS_OK;
     }
+    const char *z = foreign_compression(r->in, r->end);
+    if (z)
+        return gs_fail(err, GS_EINPUT,
+                       "%s-compressed: gscan reads plain, gzip and BGZF; decompress it or pipe "
+                       "it in (%s)",
+                       z, path);
+    const uint8_t *nul = r->o.any_bytes ? NULL : memchr(r->in, 0, r->end);
+    if (nul)
+        return gs_fail(err, GS_EINPUT,
+                       "neither FASTA nor text: a NUL byte at offset %zu; --input-format raw "
+                       "scans its bytes (%s)",
+                       (size_t)(nul - r->in), path);
+    r->raw = 1;
     return GS_OK;
 }
 
@@ -345,6 +403,48 @@ static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err
     return 0;
 }
 
+int gs_input_seekable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* stat, never open: opening a FIFO to test it could take the writer's data
+ * or leave it writing to no reader. */
+gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *err)
+{
+    struct stat *st = gs_calloc(n_files + 1, sizeof *st, err, "file list");
+    if (st == NULL)
+        return GS_ESYS;
+    for (size_t i = 0; i < n_files; i++) {
+        int in = !strcmp(files[i], "-");
+        if (in ? fstat(STDIN_FILENO, &st[i]) != 0 : stat(files[i], &st[i]) != 0) {
+            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            goto fail;
+        }
+        if (S_ISDIR(st[i].st_mode)) {
+            gs_fail(err, GS_EINPUT, "corpus file is a directory (%s)", files[i]);
+            goto fail;
+        }
+        if (!in && access(files[i], R_OK) != 0) {
+            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            goto fail;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (st[k].st_dev == st[i].st_dev && st[k].st_ino == st[i].st_ino) {
+                gs_fail(err, GS_EUSAGE,
+                        "the same corpus file given twice: argument %zu (%s) and argument %zu (%s)",
+                        k + 1, files[k], i + 1, files[i]);
+                goto fail;
+            }
+    }
+    free(st);
+    return GS_OK;
+fail:
+    free(st);
+    return err->code;
+}
+
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **out, gs_error *err)
 {
@@ -362,20 +462,9 @@ gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_read
             goto fail;
         }
         layout->n_files++;
-        /* The file's existence is input: check every file before any work. */
-        struct stat st;
-        int fd = open(files[i], O_RDONLY);
-        if (fd < 0) {
-            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
-            goto fail;
-        }
-        int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        close(fd);
-        if (dir) {
-            gs_fail(err, GS_EINPUT, "corpus file is a directory (%s)", files[i]);
-            goto fail;
-        }
     }
+    if (gs_corpus_check(files, n_files, err) != GS_OK)
+        goto fail;
     r = gs_calloc(1, sizeof *r, err, "reader");
     if (r == NULL)
         goto fail;
@@ -427,7 +516,7 @@ uint64_t gs_reader_bytes_in(const gs_reader *r)
 {
     uint64_t n = r->bytes_done;
     if (r->gz)
-        n += (uint64_t)gzoffset(r->gz);
+        n += file_bytes_in(r);
     return n;
 }
 

@@ -4,9 +4,9 @@
  * with a usable .fai (or one rank 0 builds in one pass), and BGZF files with
  * both their .fai and .gzi, are "ranges": rank 0 broadcasts the layout and
  * the plan, and each rank reads only its own pieces (pread, or the BGZF
- * blocks that hold them). Anything else (gzip, raw, FASTA that cannot be
- * indexed, BGZF without its indexes) is "streamed": rank 0 decompresses once
- * and deals blocks to the ranks. One process reads ranges only where indexes
+ * blocks that hold them). Anything else (gzip, raw, pipes, FIFOs and stdin,
+ * FASTA that cannot be indexed, BGZF without its indexes) is "streamed":
+ * rank 0 reads it once and deals blocks to the ranks. One process reads ranges only where indexes
  * exist (so a stale index is an error at any rank count) and otherwise
  * streams the files itself. Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
@@ -73,6 +73,12 @@ static gs_status setup(job *j, gs_error *err)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         j->threads = cores > local_size ? (int)(cores / local_size) : 1;
     }
+    for (size_t f = 0; o->verify && j->rank == 0 && f < o->n_corpus; f++)
+        if (!gs_input_seekable(o->corpus[f]))
+            return gs_fail(err, GS_EUSAGE,
+                           "--verify reads the corpus twice, a pipe or stdin only once: "
+                           "write it to a file first (%s)",
+                           o->corpus[f]);
     if (o->device == GS_DEV_GPU && ndev == 0)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
 
@@ -105,8 +111,8 @@ enum { READ_STREAM, READ_PLAIN, READ_BGZF };
  * does not index a compressed file on the fly: that would read it twice). */
 static int read_kind(const char *path, gs_input_format fmt)
 {
-    if (fmt == GS_INPUT_RAW)
-        return READ_STREAM;
+    if (fmt == GS_INPUT_RAW || !gs_input_seekable(path))
+        return READ_STREAM; /* a pipe is not sniffed here: its bytes go to the reader */
     unsigned char b[18] = {0};
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -135,6 +141,8 @@ static int read_kind(const char *path, gs_input_format fmt)
 static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
 {
     *ok = 1;
+    if (gs_corpus_check((const char *const *)j->o->corpus, j->o->n_corpus, err) != GS_OK)
+        return err->code;
     for (size_t f = 0; f < j->o->n_corpus; f++) {
         const char *path = j->o->corpus[f];
         int kind = read_kind(path, j->o->format);
@@ -384,7 +392,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
             j->bytes_read += rs[r].bytes_read;
     } else {
         if (j->rank == 0) {
-            gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap};
+            gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap,
+                                  .any_bytes = o->alphabet == GS_ALPHA_BYTES};
             st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
                                 layout ? layout : &scratch, &reader, err);
         }
