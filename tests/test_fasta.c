@@ -458,6 +458,17 @@ int main(void)
         CHECK(gs_input_seekable(a) && !gs_input_seekable("-") && !gs_input_seekable("/dev/null"));
     }
 
+    /* Repeated record names: counted, the first pair in record order named. */
+    {
+        gs_record rec[5] = {{"b", 0, 0}, {"a", 0, 0}, {"c", 0, 1}, {"a", 0, 1}, {"b", 0, 1}};
+        gs_layout L = {.rec = rec, .n_rec = 5};
+        size_t a, b;
+        gs_error err = {0};
+        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == 2 && a == 1 && b == 3);
+        rec[3].name = "d", rec[4].name = "e";
+        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == 0);
+    }
+
     /* Empty files: auto and raw give one empty record, fasta none. */
     {
         const char *e = tmp_path("empty.fa");

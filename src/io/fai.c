@@ -453,6 +453,31 @@ static int gap_fits(const uint8_t *s, size_t n, const gs_fai_entry *e, int at_fi
     return 1;
 }
 
+/* Does the text at from (after line ends) open with a header named like
+ * one of the entries before e? That is a record samtools faidx left out of
+ * its index ("Ignoring duplicate sequence"), not a stale index. */
+static int dropped_duplicate(gs_seqfile *f, uint64_t from, const gs_fai *fai, size_t e,
+                             uint8_t *buf, gs_error *err)
+{
+    uint64_t size = text_size(f), ignored = 0;
+    size_t n = size - from < 65536 ? (size_t)(size - from) : 65536, h = 0;
+    if (from >= size || seq_pread(f, buf, n, from, &ignored, err) != 0)
+        return 0;
+    while (h < n && (buf[h] == '\n' || buf[h] == '\r' || buf[h] == ' ' || buf[h] == '\t'))
+        h++;
+    if (h == n || buf[h] != '>')
+        return 0;
+    size_t a = h + 1, b;
+    while (a < n && (buf[a] == ' ' || buf[a] == '\t'))
+        a++;
+    for (b = a; b < n && !(buf[b] == ' ' || buf[b] == '\t' || buf[b] == '\r' || buf[b] == '\n');)
+        b++;
+    for (size_t i = 0; i < e; i++)
+        if (strlen(fai->v[i].name) == b - a && memcmp(fai->v[i].name, buf + a, b - a) == 0)
+            return 1;
+    return 0;
+}
+
 static int parse_u64(const char *s, const char *end, uint64_t *v)
 {
     if (s == end)
@@ -563,6 +588,15 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
                 !gap_fits(gap, (size_t)(to - from), e, i == 0, i > 0 && fai->v[i - 1].length == 0))
                 why = e ? "its header is not where the index says"
                         : "unindexed text after the last record";
+        }
+        if (why && dropped_duplicate(&sf, from, fai, i, gap, err)) {
+            gs_seqfile_close(&sf);
+            free(gap);
+            free(text);
+            free(path);
+            gs_fai_free(fai);
+            fai->omits_dups = 1;
+            return GS_OK;
         }
         if (why) {
             gs_fail(err, GS_EINPUT, "stale index: record %s: %s; rebuild it with gscan index (%s)",

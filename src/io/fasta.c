@@ -512,6 +512,43 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
     }
 }
 
+typedef struct named {
+    const char *name;
+    size_t id;
+} named;
+
+static int by_name_then_id(const void *x, const void *y)
+{
+    const named *p = x, *q = y;
+    int c = strcmp(p->name, q->name);
+    return c ? c : (p->id > q->id) - (p->id < q->id);
+}
+
+long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err)
+{
+    long dups = 0;
+    *a = *b = 0;
+    if (l->n_rec < 2)
+        return 0;
+    named *v = gs_malloc(l->n_rec * sizeof *v, err, "record names");
+    if (v == NULL)
+        return -1;
+    for (size_t i = 0; i < l->n_rec; i++)
+        v[i] = (named){l->rec[i].name, i};
+    qsort(v, l->n_rec, sizeof *v, by_name_then_id);
+    size_t first = 0; /* the first record of the current run of one name */
+    for (size_t k = 1; k < l->n_rec; k++) {
+        if (strcmp(v[k].name, v[first].name) != 0) {
+            first = k;
+            continue;
+        }
+        if (dups++ == 0 || v[k].id < *b)
+            *a = v[first].id, *b = v[k].id;
+    }
+    free(v);
+    return dups;
+}
+
 uint64_t gs_reader_bytes_in(const gs_reader *r)
 {
     uint64_t n = r->bytes_done;

@@ -153,6 +153,11 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
         gs_status st = gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
+        if (fai[f].omits_dups)
+            fprintf(stderr,
+                    "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
+                    "faidx keeps the first): not used; gscan index writes one that keeps them\n",
+                    path);
         if (fai[f].n == 0 && (j->size == 1 || kind == READ_BGZF)) {
             *ok = 0; /* one process streams rather than read the file twice */
             return GS_OK;
@@ -563,6 +568,20 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 
 /* ---- the job ------------------------------------------------------------ */
 
+/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
+ * as samtools keeps the first and gscan index keeps all), but said. */
+static void warn_dup_names(const gs_layout *l, char *const *corpus)
+{
+    size_t a, b;
+    gs_error err = {0};
+    long n = gs_layout_dup_names(l, &a, &b, &err);
+    if (n > 0)
+        fprintf(stderr,
+                "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
+                "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
+                n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
+}
+
 static void job_free(job *j)
 {
     gs_patset_free(&j->ps);
@@ -619,6 +638,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
+    if (j.rank == 0)
+        warn_dup_names(&j.layout, o->corpus);
 
     gs_result r = {
         .info = {.command_line = o->command_line, .engine = j.engine->name,
