@@ -46,6 +46,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
+#include "fasta.h"
 #include "replace_file.h"
 
 #include <errno.h>
@@ -137,6 +138,12 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
     size_t name_len = 0, name_cap = 0, cap = 0;
     memset(fai, 0, sizeof *fai);
 
+    /* an index is offsets into a file read again later: a stream has none */
+    if (!strcmp(fasta, "-") || (!gs_input_seekable(fasta) && access(fasta, F_OK) == 0))
+        return gs_fail(err, GS_EINPUT,
+                       "cannot be indexed: not a regular file (standard input, a pipe, a "
+                       "device or a directory) (%s)",
+                       fasta);
     gs_compression comp;
     if (gs_bgzf_detect(fasta, &comp, err) != GS_OK) {
         gs_fai_free(fai);
