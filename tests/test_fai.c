@@ -233,6 +233,46 @@ static void check_build_fails(const char *fa, const char *need)
     CHECK(fai.n == 0);
 }
 
+static void index_file(const char *fa, const char *fai_path)
+{
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
+    gs_fai_free(&fai);
+}
+
+/* Load fa's index and read through it: every record whole, or [range[0],
+ * range[1]) of the first. */
+static gs_status read_through_index(const char *fa, const uint64_t *range, gs_error *err)
+{
+    gs_fai fai;
+    gs_status st = gs_fai_load(fa, &fai, err);
+    if (st != GS_OK) /* the headers do not fit */
+        return st;
+    gs_seqfile sf;
+    uint64_t bytes = 0;
+    st = gs_seqfile_open(fa, &sf, err);
+    for (size_t i = 0; i < (range ? 1 : fai.n) && i < fai.n && st == GS_OK; i++) {
+        uint64_t b = range ? range[0] : 0, e = range ? range[1] : fai.v[i].length;
+        uint8_t *out = malloc(e - b + 1);
+        st = gs_fai_read_range(&sf, &fai.v[i], b, e, out, &bytes, err);
+        free(out);
+    }
+    gs_seqfile_close(&sf);
+    gs_fai_free(&fai);
+    return st;
+}
+
+static void expect_stale(gs_status st, const gs_error *err, const char *fai_path, const char *label)
+{
+    CHECK(st == GS_EINPUT && strstr(err->msg, "stale index") && strstr(err->msg, fai_path));
+    if (st != GS_EINPUT || !strstr(err->msg, "stale index"))
+        fprintf(stderr, "stale case %s: status %d \"%s\"\n", label, st, err->msg);
+    else
+        printf("stale %s: %s\n", label, err->msg);
+}
+
 /* Index fa, then replace its content; loading (or reading every record
  * through the index) must fail with GS_EINPUT "stale index". */
 static void check_stale(const char *label, const char *before, const char *after)
@@ -241,30 +281,10 @@ static void check_stale(const char *label, const char *before, const char *after
     char fai_path[600];
     snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
     spit(fa, before, strlen(before));
-    gs_fai fai;
-    gs_error err = {0};
-    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
-    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
-    gs_fai_free(&fai);
+    index_file(fa, fai_path);
     spit(fa, after, strlen(after));
-    gs_status st = gs_fai_load(fa, &fai, &err);
-    if (st == GS_OK) { /* the headers still fit: reading must catch it */
-        gs_seqfile sf;
-        uint64_t bytes = 0;
-        st = gs_seqfile_open(fa, &sf, &err);
-        for (size_t i = 0; i < fai.n && st == GS_OK; i++) {
-            uint8_t *out = malloc(fai.v[i].length + 1);
-            st = gs_fai_read_range(&sf, &fai.v[i], 0, fai.v[i].length, out, &bytes, &err);
-            free(out);
-        }
-        gs_seqfile_close(&sf);
-        gs_fai_free(&fai);
-    }
-    CHECK(st == GS_EINPUT && strstr(err.msg, "stale index") && strstr(err.msg, fai_path));
-    if (st != GS_EINPUT || !strstr(err.msg, "stale index"))
-        fprintf(stderr, "stale case %s: status %d \"%s\"\n", label, st, err.msg);
-    else
-        printf("stale %s: %s\n", label, err.msg);
+    gs_error err = {0};
+    expect_stale(read_through_index(fa, NULL, &err), &err, fai_path, label);
     unlink(fai_path);
 }
 
@@ -376,35 +396,18 @@ static void check_stale_byte(const char *fa, uint64_t at, char c, uint64_t begin
 {
     size_t n = 0;
     char *text = slurp(fa, &n);
-    char *fai_path = malloc(strlen(fa) + 5);
-    sprintf(fai_path, "%s.fai", fa);
-    gs_fai fai;
-    gs_error err = {0};
-    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK && fai.n == 1);
-    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
-    gs_fai_free(&fai);
+    char fai_path[600];
+    snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+    index_file(fa, fai_path);
     char old = text[at];
     text[at] = c;
     spit(fa, text, n);
-    gs_status st = gs_fai_load(fa, &fai, &err);
-    if (st == GS_OK) {
-        gs_seqfile sf;
-        uint64_t bytes = 0;
-        uint8_t *out = malloc(end - begin + 1);
-        st = gs_seqfile_open(fa, &sf, &err);
-        if (st == GS_OK)
-            st = gs_fai_read_range(&sf, &fai.v[0], begin, end, out, &bytes, &err);
-        free(out);
-        gs_seqfile_close(&sf);
-        gs_fai_free(&fai);
-    }
-    CHECK(st == GS_EINPUT && strstr(err.msg, "stale index") && strstr(err.msg, fai_path));
-    if (st != GS_EINPUT || !strstr(err.msg, "stale index"))
-        fprintf(stderr, "stale case %s: status %d \"%s\"\n", label, st, err.msg);
+    gs_error err = {0};
+    const uint64_t range[2] = {begin, end};
+    expect_stale(read_through_index(fa, range, &err), &err, fai_path, label);
     text[at] = old;
     spit(fa, text, n);
     unlink(fai_path);
-    free(fai_path);
     free(text);
 }
 
