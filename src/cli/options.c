@@ -20,6 +20,7 @@ const char gs_scan_usage[] =
     "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
     "mpiexec/srun, one rank per GPU; the result is the same at any rank count.\n"
+    "A CORPUS of - is standard input; pipes and FIFOs are read once, as streams.\n"
     "\n"
     "  -p, --patterns FILE      FASTA (>name, sequence) or text: one pattern a line,\n"
     "                           optionally \"name<TAB>sequence\"; '#' starts a comment\n"

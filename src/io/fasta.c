@@ -3,7 +3,11 @@
  *
  * Every file goes through gs_zfile (inflate.h): it reads plain files directly
  * and decodes gzip, concatenated gzip members and BGZF (which is multi-member
- * gzip) alike with ISA-L, so there is one code path. Input arrives in 1 MiB chunks and is parsed
+ * gzip) alike with ISA-L, so there is one code path. A file ("-": stdin) is
+ * opened once, as a descriptor, and its reading (FASTA or raw, fasta.h) is
+ * decided on the first chunk it yields, which parsing then goes on from: a
+ * pipe or FIFO is never sniffed and reopened, so none of its bytes is lost.
+ * Input arrives in 1 MiB chunks and is parsed
  * with memchr/memcpy over whole lines; per residue the work is a copy plus one
  * vectorisable test for the rare bytes that must be dropped (' ', '\t', '\r'),
  * never a function call. Nearly every FASTA line has the length of the one
@@ -132,30 +136,73 @@ static void close_file(gs_reader *r)
     r->fi++;
 }
 
-/* Open file r->fi and decide how it is read. */
+/* The known compressed formats gscan cannot read: named so the message says
+ * what to do instead of scanning their bytes as text. */
+static const char *foreign_compression(const uint8_t *b, size_t n)
+{
+    if (n >= 6 && !memcmp(b, "\xfd" "7zXZ\0", 6))
+        return "xz";
+    if (n >= 10 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9' && !memcmp(b + 4, "1AY&SY", 6))
+        return "bzip2";
+    if (n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+        return "zstd";
+    return NULL;
+}
+
+/* Open file r->fi ("-" is stdin) once, read its first chunk and decide from
+ * those bytes how it is read (the decision rule is in fasta.h). Nothing is
+ * opened or read a second time, so pipes and FIFOs stream like files. */
 static gs_status open_file(gs_reader *r, gs_error *err)
 {
     const char *path = r->layout->files[r->fi];
-    if (gs_zfile_open(path, &r->gz, err) != GS_OK)
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(STDIN_FILENO);
+    if (fd < 0)
+        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
+    if (gs_zfile_fdopen(fd, path, &r->gz, err) != GS_OK)
         return err->code;
     r->eof = 0;
     r->pos = r->end = 0;
     r->file_off = 0;
     r->raw_started = 0;
     r->line_start = 1;
-    int got = refill(r, err);
+    int got = refill(r, err); /* gzread fills the whole chunk unless the file ends */
     if (got < 0)
         return err->code;
-    int fasta_start = got > 0 && r->in[0] == '>';
-    if (r->o.format == GS_INPUT_RAW)
+    size_t p = 0;
+    if (r->end >= 3 && !memcmp(r->in, "\xef\xbb\xbf", 3))
+        p = 3;
+    while (p < r->end && (r->in[p] == ' ' || r->in[p] == '\t' || r->in[p] == '\r' || r->in[p] == '\n'))
+        p++;
+    int fasta_start = p < r->end && r->in[p] == '>';
+    if (r->o.format == GS_INPUT_RAW) {
         r->raw = 1;
-    else if (r->o.format == GS_INPUT_FASTA) {
-        if (got > 0 && !fasta_start)
+        return GS_OK;
+    }
+    if (fasta_start) {
+        r->raw = 0;
+        r->pos = p; /* the BOM and blank lines before the first header are not text */
+        return GS_OK;
+    }
+    if (r->o.format == GS_INPUT_FASTA) { /* empty or blank: a FASTA file of no records */
+        if (p < r->end || r->end == CHUNK)
             return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
         r->raw = 0;
-    } else {
-        r->raw = !fasta_start;
+        r->pos = p;
+        return GS_OK;
     }
+    const char *z = foreign_compression(r->in, r->end);
+    if (z)
+        return gs_fail(err, GS_EINPUT,
+                       "%s-compressed: gscan reads plain, gzip and BGZF; decompress it or pipe "
+                       "it in (%s)",
+                       z, path);
+    const uint8_t *nul = r->o.any_bytes ? NULL : memchr(r->in, 0, r->end);
+    if (nul)
+        return gs_fail(err, GS_EINPUT,
+                       "neither FASTA nor text: a NUL byte at offset %zu; --input-format raw "
+                       "scans its bytes (%s)",
+                       (size_t)(nul - r->in), path);
+    r->raw = 1;
     return GS_OK;
 }
 
@@ -326,6 +373,48 @@ static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err
     return 0;
 }
 
+int gs_input_seekable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* stat, never open: opening a FIFO to test it could take the writer's data
+ * or leave it writing to no reader. */
+gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *err)
+{
+    struct stat *st = gs_calloc(n_files + 1, sizeof *st, err, "file list");
+    if (st == NULL)
+        return GS_ESYS;
+    for (size_t i = 0; i < n_files; i++) {
+        int in = !strcmp(files[i], "-");
+        if (in ? fstat(STDIN_FILENO, &st[i]) != 0 : stat(files[i], &st[i]) != 0) {
+            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            goto fail;
+        }
+        if (S_ISDIR(st[i].st_mode)) {
+            gs_fail(err, GS_EINPUT, "corpus file is a directory (%s)", files[i]);
+            goto fail;
+        }
+        if (!in && access(files[i], R_OK) != 0) {
+            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            goto fail;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (st[k].st_dev == st[i].st_dev && st[k].st_ino == st[i].st_ino) {
+                gs_fail(err, GS_EUSAGE,
+                        "the same corpus file given twice: argument %zu (%s) and argument %zu (%s)",
+                        k + 1, files[k], i + 1, files[i]);
+                goto fail;
+            }
+    }
+    free(st);
+    return GS_OK;
+fail:
+    free(st);
+    return err->code;
+}
+
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **out, gs_error *err)
 {
@@ -343,20 +432,9 @@ gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_read
             goto fail;
         }
         layout->n_files++;
-        /* The file's existence is input: check every file before any work. */
-        struct stat st;
-        int fd = open(files[i], O_RDONLY);
-        if (fd < 0) {
-            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
-            goto fail;
-        }
-        int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        close(fd);
-        if (dir) {
-            gs_fail(err, GS_EINPUT, "corpus file is a directory (%s)", files[i]);
-            goto fail;
-        }
     }
+    if (gs_corpus_check(files, n_files, err) != GS_OK)
+        goto fail;
     r = gs_calloc(1, sizeof *r, err, "reader");
     if (r == NULL)
         goto fail;
@@ -402,6 +480,43 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
             r->in_rec = 0;
         return 1;
     }
+}
+
+typedef struct named {
+    const char *name;
+    size_t id;
+} named;
+
+static int by_name_then_id(const void *x, const void *y)
+{
+    const named *p = x, *q = y;
+    int c = strcmp(p->name, q->name);
+    return c ? c : (p->id > q->id) - (p->id < q->id);
+}
+
+long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err)
+{
+    long dups = 0;
+    *a = *b = 0;
+    if (l->n_rec < 2)
+        return 0;
+    named *v = gs_malloc(l->n_rec * sizeof *v, err, "record names");
+    if (v == NULL)
+        return -1;
+    for (size_t i = 0; i < l->n_rec; i++)
+        v[i] = (named){l->rec[i].name, i};
+    qsort(v, l->n_rec, sizeof *v, by_name_then_id);
+    size_t first = 0; /* the first record of the current run of one name */
+    for (size_t k = 1; k < l->n_rec; k++) {
+        if (strcmp(v[k].name, v[first].name) != 0) {
+            first = k;
+            continue;
+        }
+        if (dups++ == 0 || v[k].id < *b)
+            *a = v[first].id, *b = v[k].id;
+    }
+    free(v);
+    return dups;
 }
 
 uint64_t gs_reader_bytes_in(const gs_reader *r)

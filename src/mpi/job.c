@@ -4,9 +4,9 @@
  * with a usable .fai (or one rank 0 builds in one pass), and BGZF files with
  * both their .fai and .gzi, are "ranges": rank 0 broadcasts the layout and
  * the plan, and each rank reads only its own pieces (pread, or the BGZF
- * blocks that hold them). Anything else (gzip, raw, FASTA that cannot be
- * indexed, BGZF without its indexes) is "streamed": rank 0 decompresses once
- * and deals blocks to the ranks. One process reads ranges only where indexes
+ * blocks that hold them). Anything else (gzip, raw, pipes, FIFOs and stdin,
+ * FASTA that cannot be indexed, BGZF without its indexes) is "streamed":
+ * rank 0 reads it once and deals blocks to the ranks. One process reads ranges only where indexes
  * exist (so a stale index is an error at any rank count) and otherwise
  * streams the files itself. Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
@@ -80,6 +80,12 @@ static gs_status setup(job *j, gs_error *err)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         j->threads = cores > local_size ? (int)(cores / local_size) : 1;
     }
+    for (size_t f = 0; o->verify && j->rank == 0 && f < o->n_corpus; f++)
+        if (!gs_input_seekable(o->corpus[f]))
+            return gs_fail(err, GS_EUSAGE,
+                           "--verify reads the corpus twice, a pipe or stdin only once: "
+                           "write it to a file first (%s)",
+                           o->corpus[f]);
     if (o->device == GS_DEV_GPU && ndev == 0)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
 
@@ -112,8 +118,8 @@ enum { READ_STREAM, READ_PLAIN, READ_BGZF };
  * does not index a compressed file on the fly: that would read it twice). */
 static int read_kind(const char *path, gs_input_format fmt)
 {
-    if (fmt == GS_INPUT_RAW)
-        return READ_STREAM;
+    if (fmt == GS_INPUT_RAW || !gs_input_seekable(path))
+        return READ_STREAM; /* a pipe is not sniffed here: its bytes go to the reader */
     unsigned char b[18] = {0};
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -142,6 +148,8 @@ static int read_kind(const char *path, gs_input_format fmt)
 static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
 {
     *ok = 1;
+    if (gs_corpus_check((const char *const *)j->o->corpus, j->o->n_corpus, err) != GS_OK)
+        return err->code;
     for (size_t f = 0; f < j->o->n_corpus; f++) {
         const char *path = j->o->corpus[f];
         int kind = read_kind(path, j->o->format);
@@ -152,6 +160,11 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
         gs_status st = gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
+        if (fai[f].omits_dups)
+            fprintf(stderr,
+                    "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
+                    "faidx keeps the first): not used; gscan index writes one that keeps them\n",
+                    path);
         if (fai[f].n == 0 && (j->size == 1 || kind == READ_BGZF)) {
             *ok = 0; /* one process streams rather than read the file twice */
             return GS_OK;
@@ -397,7 +410,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
             j->bytes_read += rs[r].bytes_read;
     } else {
         if (j->rank == 0) {
-            gs_reader_opts ro = {.format = o->format, .block = j->block, .overlap = j->overlap};
+            gs_reader_opts ro = {.format = o->format, .block = j->block, .overlap = j->overlap,
+                                 .any_bytes = o->alphabet == GS_ALPHA_BYTES};
             st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
                                 layout ? layout : &scratch, &reader, err);
         }
@@ -567,6 +581,20 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 
 /* ---- the job ------------------------------------------------------------ */
 
+/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
+ * as samtools keeps the first and gscan index keeps all), but said. */
+static void warn_dup_names(const gs_layout *l, char *const *corpus)
+{
+    size_t a, b;
+    gs_error err = {0};
+    long n = gs_layout_dup_names(l, &a, &b, &err);
+    if (n > 0)
+        fprintf(stderr,
+                "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
+                "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
+                n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
+}
+
 static void job_free(job *j)
 {
     gs_patset_free(&j->ps);
@@ -626,6 +654,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
+    if (j.rank == 0)
+        warn_dup_names(&j.layout, o->corpus);
 
     gs_result r = {
         .info = {.command_line = o->command_line, .engine = j.engine->name,
