@@ -60,4 +60,8 @@ row "lambda, cpu" X=1 -- -d cpu -p data/patterns/demo.fa "$w/lambda.fa"
 for r in 4 8 14; do
   row "1 GiB indexed, gpu, readers $r" X=1 -- -d gpu --readers $r -e ac --strand both -p "$w/k8.txt" "$w/one.fa"
 done
+for b in 1M 16M; do
+  row "1 GiB indexed, gpu, readers 8, block $b" X=1 -- -d gpu --readers 8 --block-size $b -e ac --strand both \
+    -p "$w/k8.txt" "$w/one.fa"
+done
 row "1 GiB indexed, cpu -t 16" X=1 -- -d cpu -t 16 -e ac --strand both -p "$w/k8.txt" "$w/one.fa"
