@@ -245,16 +245,6 @@ static gs_status bcast_layout(job *j, gs_error *err)
     return GS_OK;
 }
 
-/* With a GPU the cores have no matching to do: all but two (the feeding
- * thread, and rank 0's MPI and progress work) read, up to 16 (measured on
- * an H100 machine, 1 GiB indexed: scan phase 0.28 s with 4 readers, 0.22 s
- * with 14). */
-static int default_gpu_readers(int threads)
-{
-    int r = threads - 2;
-    return r < 1 ? 1 : r > 16 ? 16 : r;
-}
-
 static gs_status make_plan(job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
@@ -270,7 +260,6 @@ static gs_status make_plan(job *j, gs_error *err)
          * part of the plan: --readers, or a quarter of the threads, 1..4 */
         if (ok)
             mode[1] = o->readers     ? o->readers
-                      : j->use_gpu      ? default_gpu_readers(j->threads)
                       : j->threads < 8  ? 1
                       : j->threads < 16 ? j->threads / 4
                                         : 4;

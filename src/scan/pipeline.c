@@ -14,7 +14,6 @@
 #include "pipeline.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,16 +409,12 @@ static void *feeder_main(void *arg)
     pool *p = f->p;
     const gs_scan_cfg *cfg = p->cfg;
     gs_gpu *g = NULL;
-    double t0 = gs_now(), t_first = 0;
     f->st = gs_gpu_open(cfg->gpu_device, cfg->engine->name, cfg->ks, cfg->want_hits, cfg->block,
                         &g, &f->err);
-    double t_open = gs_now();
     if (f->st != GS_OK)
         atomic_store(&p->stop, 1);
     for (int s; (s = q_pop(p, &p->filled)) >= 0;) {
         const slot *sl = &p->slots[s];
-        if (t_first == 0)
-            t_first = gs_now();
         if (f->st == GS_OK && sl->pinned)
             f->st = gs_gpu_submit_pinned(g, sl->seg, sl->n, &f->err);
         for (size_t i = 0; i < sl->n && f->st == GS_OK && !sl->pinned; i++)
@@ -428,15 +423,9 @@ static void *feeder_main(void *arg)
             atomic_store(&p->stop, 1);
         q_push(p, &p->free_q, s);
     }
-    double t_last = gs_now();
     if (f->st == GS_OK)
         f->st = gs_gpu_finish(g, f->res->key_counts, &f->res->hits, &f->t, &f->err);
-    double t_fin = gs_now();
     gs_gpu_close(g);
-    if (getenv("GS_DEBUG_TIME"))
-        fprintf(stderr, "gscan: gpu feeder: open %.3f s, first batch at %.3f s, last at %.3f s, "
-                        "finish %.3f s, close %.3f s\n",
-                t_open - t0, t_first - t0, t_last - t0, t_fin - t_last, gs_now() - t_fin);
     return NULL;
 }
 
@@ -446,11 +435,7 @@ static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
     pool p;
     feeder f = {.p = &p, .res = res, .st = GS_OK};
     pthread_t tid;
-    double t0 = gs_now();
     gs_status st = pool_init(&p, cfg, 2 + n_src, err);
-    if (getenv("GS_DEBUG_TIME"))
-        fprintf(stderr, "gscan: %d GPU batch buffers of %zu bytes in %.3f s\n", 2 + n_src,
-                2 * (cfg->block + cfg->overlap), gs_now() - t0);
     if (st != GS_OK)
         goto fail;
     if (pthread_create(&tid, NULL, feeder_main, &f)) {
@@ -466,10 +451,7 @@ static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
     }
     res->t_transfer += f.t.transfer;
 fail:
-    t0 = gs_now();
     pool_free(&p);
-    if (getenv("GS_DEBUG_TIME"))
-        fprintf(stderr, "gscan: GPU batch buffers freed in %.3f s\n", gs_now() - t0);
     return st;
 }
 
