@@ -19,21 +19,6 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
-gs_status gs_gpu_host_alloc(int device, size_t bytes, void **p, gs_error *err)
-{
-    (void)device; (void)bytes;
-    *p = NULL;
-    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
-}
-
-void gs_gpu_host_free(void *p) { (void)p; }
-
-gs_status gs_gpu_submit_pinned(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err)
-{
-    (void)g; (void)seg; (void)n;
-    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
-}
-
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
                         gs_error *err)
 {
