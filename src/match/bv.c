@@ -57,22 +57,29 @@ uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits,
     return best;
 }
 
-/* Mismatches, pigeonhole filter: K + 1 disjoint seeds of q residues per
- * key (one at the start of each of K + 1 equal pieces); a window with at
- * most K mismatches holds one seed without any, so only windows where some
- * seed occurs exactly are verified. seeds[code] lists (key, offset) pairs. */
+/* Pigeonhole filter: K + 1 disjoint seeds of q residues per key, one at the
+ * start of each of K + 1 equal pieces. K mismatches or edits leave at least
+ * one piece, hence its seed, untouched, so only text around an exact seed
+ * occurrence is verified. q = the piece length, capped at GS_BV_MAX_SEED,
+ * per key: longer seeds are rarer. seeds of length q: tables[q]. */
+enum { GS_BV_MIN_SEED = 4, GS_BV_MAX_SEED = 8 };
+
 typedef struct seed {
     uint32_t key, off, rank; /* rank: the seed's index in its key (0..K) */
 } seed;
+
+typedef struct seed_table {
+    uint32_t *off; /* [4^q + 1] into seeds, NULL when no key has seeds of this q */
+    seed *seeds;
+} seed_table;
 
 typedef struct bv {
     const gs_keyset *ks; /* borrowed: outlives the compiled engine */
     uint64_t (*peq)[5];  /* [n_keys][base 0..3, non-base] for keys of <= 64 */
     uint32_t max_len;
-    uint32_t q;          /* seed length; 0: no filter */
-    uint32_t *seed_off;  /* [4^q + 1] into seeds */
-    seed *seeds;
-    uint8_t *filtered;   /* [n_keys]: found through the seeds */
+    int filter;          /* some key is found through seeds */
+    seed_table tables[GS_BV_MAX_SEED + 1];
+    uint8_t *q;          /* [n_keys]: the key's seed length, 0: not filtered */
 } bv;
 
 static void bv_destroy(void *p)
@@ -81,9 +88,11 @@ static void bv_destroy(void *p)
     if (b == NULL)
         return;
     free(b->peq);
-    free(b->seed_off);
-    free(b->seeds);
-    free(b->filtered);
+    for (int q = 0; q <= GS_BV_MAX_SEED; q++) {
+        free(b->tables[q].off);
+        free(b->tables[q].seeds);
+    }
+    free(b->q);
     free(b);
 }
 
@@ -100,54 +109,60 @@ static long seed_code(const uint8_t *key, uint32_t o, uint32_t q)
     return code;
 }
 
-/* The filter pays when seeds are long enough to be rare (docs/engines.md):
- * q = the shortest piece, capped at 8, and at least GS_BV_MIN_SEED. Keys with
- * a degenerate seed position keep the bit-vector scan. */
-enum { GS_BV_MIN_SEED = 4, GS_BV_MAX_SEED = 8 };
-
+/* Seeds for every key whose pieces are at least GS_BV_MIN_SEED long and
+ * plain at the seed positions (docs/engines.md has the measurements); the
+ * others keep the bit-vector scan. */
 static gs_status build_seeds(bv *b, const gs_keyset *ks, gs_error *err)
 {
-    uint32_t K = ks->max_dist, q = GS_BV_MAX_SEED;
-    if (ks->n_keys == 0)
+    const uint32_t K = ks->max_dist;
+    if (ks->n_keys == 0 || getenv("GS_BV_NOFILTER"))
         return GS_OK;
-    for (uint32_t k = 0; k < ks->n_keys; k++)
-        if (gs_key_len(ks, k) / (K + 1) < q)
-            q = gs_key_len(ks, k) / (K + 1);
-    if (q < GS_BV_MIN_SEED || getenv("GS_BV_NOFILTER"))
-        return GS_OK;
-    size_t n_codes = (size_t)1 << (2 * q), n = 0;
-    b->seed_off = gs_calloc(n_codes + 1, sizeof *b->seed_off, err, "bv seeds");
-    b->filtered = gs_calloc(ks->n_keys, 1, err, "bv seeds");
-    b->seeds = gs_malloc((size_t)ks->n_keys * (K + 1) * sizeof *b->seeds, err, "bv seeds");
-    if (!b->seed_off || !b->filtered || !b->seeds)
+    if ((b->q = gs_calloc(ks->n_keys, 1, err, "bv seeds")) == NULL)
         return GS_ESYS;
-    for (int pass = 0; pass < 2; pass++) { /* count, then place */
-        for (uint32_t k = 0; k < ks->n_keys; k++) {
-            uint32_t m = gs_key_len(ks, k), ok = 1;
-            for (uint32_t r = 0; r <= K && ok; r++)
-                ok = seed_code(gs_key(ks, k), r * (m / (K + 1)), q) >= 0;
-            if (!ok)
-                continue;
-            b->filtered[k] = 1;
-            for (uint32_t r = 0; r <= K; r++) {
-                uint32_t o = r * (m / (K + 1));
-                long c = seed_code(gs_key(ks, k), o, q);
-                if (pass == 0)
-                    b->seed_off[c + 1]++;
-                else
-                    b->seeds[b->seed_off[c]++] = (seed){k, o, r};
-            }
+    uint32_t per_q[GS_BV_MAX_SEED + 1] = {0};
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        uint32_t m = gs_key_len(ks, k), q = m / (K + 1);
+        /* edits verify with one Myers word */
+        uint32_t ok = q >= GS_BV_MIN_SEED && (ks->mode == GS_MATCH_MISMATCHES || m <= 64);
+        q = q > GS_BV_MAX_SEED ? GS_BV_MAX_SEED : q;
+        for (uint32_t r = 0; r <= K && ok; r++)
+            ok = seed_code(gs_key(ks, k), r * (m / (K + 1)), q) >= 0;
+        if (ok) {
+            b->q[k] = (uint8_t)q;
+            per_q[q]++;
+            b->filter = 1;
         }
-        if (pass == 0)
-            for (size_t c = 0; c < n_codes; c++)
-                b->seed_off[c + 1] += b->seed_off[c];
     }
-    for (size_t c = n_codes; c > 0; c--) /* placing advanced each start by its count */
-        b->seed_off[c] = b->seed_off[c - 1];
-    b->seed_off[0] = 0;
-    for (uint32_t k = 0; k < ks->n_keys; k++)
-        n += b->filtered[k];
-    b->q = n ? q : 0;
+    for (uint32_t q = GS_BV_MIN_SEED; q <= GS_BV_MAX_SEED; q++) {
+        if (per_q[q] == 0)
+            continue;
+        seed_table *t = &b->tables[q];
+        size_t n_codes = (size_t)1 << (2 * q);
+        t->off = gs_calloc(n_codes + 1, sizeof *t->off, err, "bv seeds");
+        t->seeds = gs_malloc((size_t)per_q[q] * (K + 1) * sizeof *t->seeds, err, "bv seeds");
+        if (!t->off || !t->seeds)
+            return GS_ESYS;
+        for (int pass = 0; pass < 2; pass++) { /* count, then place */
+            for (uint32_t k = 0; k < ks->n_keys; k++) {
+                if (b->q[k] != q)
+                    continue;
+                uint32_t step = gs_key_len(ks, k) / (K + 1);
+                for (uint32_t r = 0; r <= K; r++) {
+                    long c = seed_code(gs_key(ks, k), r * step, q);
+                    if (pass == 0)
+                        t->off[c + 1]++;
+                    else
+                        t->seeds[t->off[c]++] = (seed){k, r * step, r};
+                }
+            }
+            if (pass == 0)
+                for (size_t c = 0; c < n_codes; c++)
+                    t->off[c + 1] += t->off[c];
+        }
+        for (size_t c = n_codes; c > 0; c--) /* placing advanced each start by its count */
+            t->off[c] = t->off[c - 1];
+        t->off[0] = 0;
+    }
     return GS_OK;
 }
 
@@ -172,7 +187,7 @@ static gs_status bv_compile(const gs_keyset *ks, void **compiled, gs_error *err)
                 if (gs_key(ks, k)[i] & (1u << c))
                     b->peq[k][c] |= 1ull << i;
     }
-    if (ks->mode == GS_MATCH_MISMATCHES && build_seeds(b, ks, err) != GS_OK) {
+    if (build_seeds(b, ks, err) != GS_OK) {
         bv_destroy(b);
         return GS_ESYS;
     }
@@ -334,47 +349,130 @@ static void mismatches_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_
     }
 }
 
-/* Verify every window where a seed occurs exactly; a window is reported by
- * its first exact seed only, so once. */
-static void mismatches_filtered(scan_ctx *c, const bv *b)
+/* An end found through a seed: (key, end, distance), deduplicated later. */
+typedef struct cand {
+    uint64_t end;
+    uint32_t key, d;
+} cand;
+
+typedef struct cands {
+    cand *v;
+    size_t n, cap;
+} cands;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Mismatches: the window of the seed, reported by its first exact seed only. */
+static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, uint32_t q,
+                              size_t at, size_t stop)
+{
+    const uint32_t K = c->K, m = gs_key_len(ks, sd->key), step = m / (K + 1);
+    if (at < sd->off || at - sd->off + m > stop)
+        return;
+    size_t s = at - sd->off;
+    const uint8_t *key = gs_key(ks, sd->key);
+    for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
+        uint32_t x = 0;
+        while (x < q && (key[r * step + x] & c->bits[s + r * step + x]))
+            x++;
+        if (x == q)
+            return;
+    }
+    uint32_t d = 0;
+    for (uint32_t x = 0; x < m && d <= K; x++)
+        d += !(key[x] & c->bits[s + x]);
+    if (d <= K && gs_keyhits_push_approx(c->out->hits, sd->key, s, m, (uint8_t)d))
+        c->out->oom = 1;
+}
+
+/* Edits: an alignment holding this seed exactly ends in [e0 - K, e0 + K],
+ * e0 = at - off + m; Myers from e0 - m - 2K sees every start of those ends,
+ * so its scores there are the true best distances. */
+static void verify_edits(scan_ctx *c, const bv *b, const seed *sd, size_t at, size_t stop,
+                         cands *out)
+{
+    const uint32_t K = c->K, m = gs_key_len(b->ks, sd->key);
+    size_t e0 = at + m - sd->off; /* off < m */
+    long lo = (long)e0 - (long)K, w0 = (long)e0 - (long)m - 2 * (long)K;
+    size_t hi = e0 + K < stop ? e0 + K : stop;
+    if (lo < 1)
+        lo = 1;
+    if (w0 < 0)
+        w0 = 0;
+    const uint64_t *peq = b->peq[sd->key], high = 1ull << (m - 1);
+    uint64_t pv = ~0ull, mv = 0;
+    uint32_t score = m;
+    for (size_t j = (size_t)w0; j < hi; j++) {
+        uint64_t eq = peq[base_index(c->bits[j])];
+        uint64_t xv = eq | mv;
+        uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
+        uint64_t ph = mv | ~(xh | pv);
+        uint64_t mh = pv & xh;
+        score += (ph & high) != 0;
+        score -= (mh & high) != 0;
+        ph <<= 1;
+        mh <<= 1;
+        pv = mh | ~(xv | ph);
+        mv = ph & xv;
+        if (score <= K && (long)j + 1 >= lo) {
+            if (out->n == out->cap) {
+                size_t cap = out->cap ? 2 * out->cap : 256;
+                cand *v = realloc(out->v, cap * sizeof *v);
+                if (v == NULL) {
+                    c->out->oom = 1;
+                    return;
+                }
+                out->v = v;
+                out->cap = cap;
+            }
+            out->v[out->n++] = (cand){j + 1, sd->key, score};
+        }
+    }
+}
+
+/* Every exact seed occurrence, verified; edit ends are deduplicated and
+ * given their starts at the end. */
+static void scan_filtered(scan_ctx *c, const bv *b)
 {
     const gs_keyset *ks = b->ks;
-    const uint32_t q = b->q, K = c->K;
-    const uint32_t mask = (uint32_t)(((uint64_t)1 << (2 * q)) - 1);
+    const int edits = ks->mode == GS_MATCH_EDITS;
     size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
     uint32_t code = 0, valid = 0;
-    for (size_t j = 0; j < stop; j++) {
+    cands cv = {0};
+    for (size_t j = 0; j < stop && !c->out->oom; j++) {
         int t = base_index(c->bits[j]);
         if (t == 4) {
             valid = 0;
             continue;
         }
-        code = (code << 2 | (uint32_t)t) & mask;
-        if (++valid < q)
-            continue;
-        size_t at = j + 1 - q; /* the seed's text position */
-        for (uint32_t i = b->seed_off[code]; i < b->seed_off[code + 1]; i++) {
-            const seed *sd = &b->seeds[i];
-            uint32_t m = gs_key_len(ks, sd->key);
-            if (at < sd->off || at - sd->off + m > stop)
+        code = code << 2 | (uint32_t)t; /* the last 16 bases */
+        valid++;
+        for (uint32_t q = GS_BV_MIN_SEED; q <= GS_BV_MAX_SEED && q <= valid; q++) {
+            const seed_table *tb = &b->tables[q];
+            if (tb->off == NULL)
                 continue;
-            size_t s = at - sd->off;
-            const uint8_t *key = gs_key(ks, sd->key);
-            uint32_t d = 0, step = m / (K + 1), first = 1;
-            for (uint32_t r = 0; r < sd->rank && first; r++) { /* an earlier exact seed reports it */
-                uint32_t x = 0;
-                while (x < q && (key[r * step + x] & c->bits[s + r * step + x]))
-                    x++;
-                first = x < q;
+            uint32_t cq = code & (uint32_t)(((uint64_t)1 << (2 * q)) - 1);
+            for (uint32_t i = tb->off[cq]; i < tb->off[cq + 1]; i++) {
+                if (edits)
+                    verify_edits(c, b, &tb->seeds[i], j + 1 - q, stop, &cv);
+                else
+                    verify_mismatches(c, ks, &tb->seeds[i], q, j + 1 - q, stop);
             }
-            if (!first)
-                continue;
-            for (uint32_t x = 0; x < m && d <= K; x++)
-                d += !(key[x] & c->bits[s + x]);
-            if (d <= K && gs_keyhits_push_approx(c->out->hits, sd->key, s, m, (uint8_t)d))
-                c->out->oom = 1;
         }
     }
+    if (cv.n > 1)
+        qsort(cv.v, cv.n, sizeof *cv.v, cand_cmp);
+    for (size_t i = 0; i < cv.n && !c->out->oom; i++)
+        if (i == 0 || cv.v[i].key != cv.v[i - 1].key || cv.v[i].end != cv.v[i - 1].end)
+            report_edit(c, cv.v[i].key, gs_key(ks, cv.v[i].key), gs_key_len(ks, cv.v[i].key),
+                        cv.v[i].end, cv.v[i].d);
+    free(cv.v);
 }
 
 static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_t own,
@@ -400,7 +498,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
     for (uint32_t k = 0; k < ks->n_keys && !out->oom; k++) {
         uint32_t m = gs_key_len(ks, k);
         const uint8_t *key = gs_key(ks, k);
-        if (b->q && b->filtered[k])
+        if (b->q && b->q[k])
             continue; /* found through the seeds below */
         if (m > 64) {
             if (ks->mode == GS_MATCH_EDITS)
@@ -417,8 +515,8 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
     }
     if (n && !out->oom)
         (ks->mode == GS_MATCH_EDITS ? edits_group : mismatches_group)(&c, b, group, n);
-    if (b->q && !out->oom)
-        mismatches_filtered(&c, b);
+    if (b->filter && !out->oom)
+        scan_filtered(&c, b);
 done:
     free(bits);
     free(col);
