@@ -12,8 +12,12 @@
  * in the match masks (Peq), so degenerate keys cost the same as plain ones.
  *
  * Keys longer than 64 fall back to one column DP (Sellers) or a direct count
- * per start; both are O(m) a residue. Keys are scanned one after the other
- * over the whole segment, so each one's state stays in registers.
+ * per start; both are O(m) a residue. Keys advance four at a time over the
+ * segment, so their state stays in registers and their chains overlap.
+ *
+ * Most primer-like keys never take that scan: a pigeonhole filter (K + 1
+ * exact seeds per key, build_seeds) finds the few places worth verifying,
+ * which is 5-10x less work on a genome (docs/engines.md has the numbers).
  */
 #include "approx.h"
 
@@ -28,6 +32,26 @@ void gs_approx_text_bits(const uint8_t *text, size_t len, uint8_t *bits)
     }
 }
 
+/* One column of the edit-distance DP: col[i] (rows 0..m) becomes the next
+ * column for text residue t, whose row 0 is top. Row i compares key[i - 1]
+ * (or key[m - i] when reversed: the DP runs backwards over pattern suffixes). */
+static inline void dp_column(uint32_t *col, uint32_t m, uint32_t top, const uint8_t *key,
+                             int reversed, uint8_t t)
+{
+    uint32_t diag = col[0];
+    col[0] = top;
+    for (uint32_t i = 1; i <= m; i++) {
+        uint32_t up = col[i];
+        uint32_t v = diag + ((key[reversed ? m - i : i - 1] & t) ? 0u : 1u);
+        if (up + 1 < v)
+            v = up + 1;
+        if (col[i - 1] + 1 < v)
+            v = col[i - 1] + 1;
+        diag = up;
+        col[i] = v;
+    }
+}
+
 uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits, size_t e,
                             uint32_t d, uint32_t *col)
 {
@@ -35,22 +59,8 @@ uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits,
     uint32_t best = 0;
     for (uint32_t i = 0; i <= m; i++)
         col[i] = i; /* l = 0: the empty text against a pattern suffix */
-    if (col[m] == d)
-        best = 0;
     for (size_t l = 1; l <= lmax; l++) {
-        uint8_t t = bits[e - l];
-        uint32_t diag = col[0];
-        col[0] = (uint32_t)l;
-        for (uint32_t i = 1; i <= m; i++) {
-            uint32_t up = col[i]; /* B[i][l - 1] */
-            uint32_t v = diag + ((key[m - i] & t) ? 0u : 1u);
-            if (up + 1 < v)
-                v = up + 1;
-            if (col[i - 1] + 1 < v)
-                v = col[i - 1] + 1;
-            diag = up;
-            col[i] = v;
-        }
+        dp_column(col, m, (uint32_t)l, key, 1, bits[e - l]); /* pattern suffixes */
         if (col[m] == d)
             best = (uint32_t)l;
     }
@@ -274,19 +284,7 @@ static void edits_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, 
     for (uint32_t i = 0; i <= m; i++)
         col[i] = i;
     for (size_t j = 0; j < stop; j++) {
-        uint8_t t = c->bits[j];
-        uint32_t diag = col[0];
-        col[0] = 0; /* a match may start anywhere */
-        for (uint32_t i = 1; i <= m; i++) {
-            uint32_t up = col[i];
-            uint32_t v = diag + ((key[i - 1] & t) ? 0u : 1u);
-            if (up + 1 < v)
-                v = up + 1;
-            if (col[i - 1] + 1 < v)
-                v = col[i - 1] + 1;
-            diag = up;
-            col[i] = v;
-        }
+        dp_column(col, m, 0, key, 0, c->bits[j]); /* row 0 is 0: a match may start anywhere */
         if (col[m] <= c->K)
             report_edit(c, k, key, m, j + 1, col[m]);
     }
