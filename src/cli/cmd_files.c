@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "io/fai.h"
@@ -14,11 +15,19 @@
 
 static const char index_usage[] =
     "usage: gscan index FASTA...\n"
+    "       gscan index --bgzf [-o OUT] [-l LEVEL] [-t THREADS] FASTA...\n"
     "\n"
     "Write FASTA.fai next to each plain FASTA file, in the format of samtools\n"
     "faidx (NAME LENGTH OFFSET LINEBASES LINEWIDTH), so MPI ranks can seek to\n"
     "their ranges. BGZF files (bgzip) get FASTA.fai and FASTA.gzi; plain gzip\n"
-    "cannot be indexed: recompress it with bgzip.\n";
+    "cannot be indexed: recompress it with --bgzf (or bgzip).\n"
+    "\n"
+    "  --bgzf             recompress each FASTA (plain or gzip) as BGZF, then\n"
+    "                     index it (.fai and .gzi): a gzip file is replaced in\n"
+    "                     place, a plain one is kept and FASTA.gz written\n"
+    "  -o, --out FILE     write the BGZF to FILE instead (one FASTA only)\n"
+    "  -l, --level N      deflate level 1..12 (default 6)\n"
+    "  -t, --threads N    compressing threads (default: all cores)\n";
 
 static const char info_usage[] =
     "usage: gscan info RESULT.h5\n"
@@ -58,34 +67,96 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
     return gs_mpi_agree(comm, err);
 }
 
-static gs_status index_files(int argc, char **argv, gs_error *err)
+/* Write FASTA.fai (and FASTA.gzi for BGZF) for one file. */
+static gs_status index_one(const char *fasta, gs_error *err)
 {
-    if (argc < 2)
-        return gs_fail(err, GS_EUSAGE, "no FASTA file given (gscan index)");
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-')
-            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index)", argv[i]);
     /* BGZF gets FILE.gzi as well (samtools' names); it is written before
      * FILE.fai because a scan seeks into BGZF only when both exist */
+    gs_fai fai = {0};
+    gs_gzi gzi = {0};
+    gs_compression comp = GS_COMP_NONE;
+    char path[4096];
+    gs_status st = gs_fai_build(fasta, &fai, err);
+    if (st == GS_OK)
+        st = gs_bgzf_detect(fasta, &comp, err);
+    if (st == GS_OK && comp == GS_COMP_BGZF) {
+        snprintf(path, sizeof path, "%s.gzi", fasta);
+        st = gs_gzi_build(fasta, &gzi, err);
+        if (st == GS_OK)
+            st = gs_gzi_write(path, &gzi, err);
+    }
+    snprintf(path, sizeof path, "%s.fai", fasta);
+    if (st == GS_OK)
+        st = gs_fai_write(path, &fai, err);
+    gs_gzi_free(&gzi);
+    gs_fai_free(&fai);
+    return st;
+}
+
+/* --bgzf: recompress fasta as BGZF into out (NULL: in place for gzip,
+ * FASTA.gz for plain), then index the result. */
+static gs_status convert_one(const char *fasta, const char *out, int level, int threads,
+                             gs_error *err)
+{
+    char path[4096];
+    gs_compression comp;
+    if (gs_bgzf_detect(fasta, &comp, err) != GS_OK)
+        return err->code;
+    if (out == NULL) {
+        snprintf(path, sizeof path, comp == GS_COMP_NONE ? "%s.gz" : "%s", fasta);
+        out = path;
+    }
+    if (gs_bgzf_convert(fasta, out, level, threads, err) != GS_OK)
+        return err->code;
+    return index_one(out, err);
+}
+
+static int int_arg(const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (v == NULL || *v == 0 || *end != 0 || x < lo || x > hi)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static gs_status index_files(int argc, char **argv, gs_error *err)
+{
+    int bgzf = 0, level = 6, threads = (int)sysconf(_SC_NPROCESSORS_ONLN), n_files = 0;
+    const char *out = NULL;
+    char **files = argv + 1;
     for (int i = 1; i < argc; i++) {
-        gs_fai fai = {0};
-        gs_gzi gzi = {0};
-        gs_compression comp = GS_COMP_NONE;
-        char path[4096];
-        gs_status st = gs_fai_build(argv[i], &fai, err);
-        if (st == GS_OK)
-            st = gs_bgzf_detect(argv[i], &comp, err);
-        if (st == GS_OK && comp == GS_COMP_BGZF) {
-            snprintf(path, sizeof path, "%s.gzi", argv[i]);
-            st = gs_gzi_build(argv[i], &gzi, err);
-            if (st == GS_OK)
-                st = gs_gzi_write(path, &gzi, err);
-        }
-        snprintf(path, sizeof path, "%s.fai", argv[i]);
-        if (st == GS_OK)
-            st = gs_fai_write(path, &fai, err);
-        gs_gzi_free(&gzi);
-        gs_fai_free(&fai);
+        const char *a = argv[i];
+        if (!strcmp(a, "--bgzf"))
+            bgzf = 1;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            if (++i == argc)
+                return gs_fail(err, GS_EUSAGE, "%s needs a file (gscan index)", a);
+            out = argv[i];
+        } else if (!strcmp(a, "-l") || !strcmp(a, "--level")) {
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &level))
+                return gs_fail(err, GS_EUSAGE, "%s needs a level from 1 to 12 (gscan index)", a);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &threads))
+                return gs_fail(err, GS_EUSAGE, "%s needs a count from 1 to %d (gscan index)", a,
+                               GS_BGZF_MAX_THREADS);
+        } else if (a[0] == '-')
+            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index)", a);
+        else
+            files[n_files++] = argv[i];
+    }
+    if (n_files == 0)
+        return gs_fail(err, GS_EUSAGE, "no FASTA file given (gscan index)");
+    if (!bgzf && (out || level != 6))
+        return gs_fail(err, GS_EUSAGE, "--out and --level need --bgzf (gscan index)");
+    if (out && n_files > 1)
+        return gs_fail(err, GS_EUSAGE, "--out takes one FASTA file, not %d (gscan index)", n_files);
+    if (threads < 1)
+        threads = 1;
+    for (int i = 0; i < n_files; i++) {
+        gs_status st = bgzf ? convert_one(files[i], out, level, threads, err)
+                            : index_one(files[i], err);
         if (st != GS_OK)
             return st;
     }

@@ -22,6 +22,7 @@ const char gs_scan_usage[] =
     "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
     "mpiexec/srun, one rank per GPU; the result is the same at any rank count.\n"
+    "A CORPUS of - is standard input; pipes and FIFOs are read once, as streams.\n"
     "\n"
     "  -p, --patterns FILE      FASTA (>name, sequence) or text: one pattern a line,\n"
     "                           optionally \"name<TAB>sequence\"; '#' starts a comment\n"
@@ -36,9 +37,10 @@ const char gs_scan_usage[] =
     "      --readers N          reading threads per rank for indexed input (.fai,\n"
     "                           BGZF .fai + .gzi), 1 to 64 (default: threads / 4,\n"
     "                           at least 1, at most 4)\n"
-    "      --block-size N       residues per block, K/M/G suffixes (default 16M);\n"
-    "                           a rank holds at most 2 x (threads + 1 + readers)\n"
-    "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
+    "      --block-size N       residues per block, K/M/G suffixes (default 16M,\n"
+    "                           4M with a GPU); a rank holds at most\n"
+    "                           2 x (threads + 1 + readers) blocks (with a GPU,\n"
+    "                           2 x (2 + readers), page-locked)\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
     "                           for (default 4096)\n"
     "      --max-mismatches K   approximate: hits within K substitutions (0 to 15,\n"
@@ -332,7 +334,7 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     o->device = GS_DEV_AUTO;
     o->both_strands = 1;
     o->progress = -1;
-    o->block = 16u << 20;
+    o->block = 0; /* the job's default: see job.c */
     o->max_expansions = 4096;
     *help = 0;
     if ((o->command_line = join_args(argc, argv)) == NULL)

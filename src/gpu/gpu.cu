@@ -58,6 +58,7 @@ typedef struct gs_gpu_bseg {
 typedef struct gs_gpu_slot {
     cudaStream_t st;
     uint8_t *h_text, *d_text;
+    const uint8_t *src; /* what the next copy reads: h_text, or the caller's pinned text */
     unsigned long long *d_kh; /* key hits */
     uint32_t kh_cap;
     uint32_t *d_nhits, *h_nhits;
@@ -122,6 +123,14 @@ int gs_gpu_device_count(void)
         return 0;
     }
     return n;
+}
+
+void gs_gpu_warm(int device)
+{
+    int n = gs_gpu_device_count();
+    if (n > 0 && cudaSetDevice(device % n) == cudaSuccess)
+        cudaFree(NULL); /* makes the primary context */
+    cudaGetLastError();
 }
 
 static const gs_gpu_engine *gpu_engine_find(const char *name)
@@ -267,7 +276,6 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     for (int i = 0; i < NSLOT; i++) {
         gs_gpu_slot *s = &g->slot[i];
         GS_CUDA_CHECK(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
-        GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_text, text_cap));
         GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_nhits, 4));
         GS_CUDA_CHECK(cudaMalloc((void **)&s->d_text, g->text_alloc));
         GS_CUDA_CHECK(cudaMemset(s->d_text, 0, g->text_alloc));
@@ -466,7 +474,7 @@ static gs_status gpu_launch(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     s->open = 0;
     g->next = (g->next + 1) % NSLOT;
     GS_CUDA_CHECK(cudaEventRecord(s->t0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->h_text, s->len, cudaMemcpyHostToDevice, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->src, s->len, cudaMemcpyHostToDevice, s->st));
     GS_CUDA_CHECK(cudaEventRecord(s->t1, s->st));
     if (gpu_scan(g, s, 1, err) != GS_OK)
         goto fail;
@@ -476,14 +484,112 @@ fail:
     return err->code;
 }
 
-gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
+/* Note that seg starts at offset off of slot s's batch (its table is kept
+ * for mapping hits back only). */
+static gs_status batch_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size_t off,
+                           gs_error *err)
 {
-    gs_gpu_slot *s = &g->slot[g->next];
+    if (g->want_hits) {
+        if (s->n_seg == s->seg_cap) {
+            size_t cap = s->seg_cap ? 2 * s->seg_cap : 64;
+            gs_gpu_bseg *v = (gs_gpu_bseg *)gs_realloc(s->segs, cap * sizeof *v, err,
+                                                       "GPU batch table");
+            if (v == NULL)
+                return err->code;
+            s->segs = v;
+            s->seg_cap = cap;
+        }
+        s->segs[s->n_seg] = gs_gpu_bseg{seg->base, (uint32_t)off, seg->record};
+    }
+    s->n_seg++;
+    return GS_OK;
+}
+
+static gs_status check_segment(const gs_gpu *g, const gs_segment *seg, gs_error *err)
+{
     if (seg->len > g->text_cap || seg->own > seg->len || seg->own > g->block)
         return gs_fail(err, GS_ESYS,
                        "segment of %zu residues (%zu owned) exceeds the GPU block of %zu "
                        "(record %u, gpu)",
                        seg->len, seg->own, g->block, seg->record);
+    return GS_OK;
+}
+
+gs_status gs_gpu_host_alloc(int device, size_t bytes, void **p, gs_error *err)
+{
+    *p = NULL;
+    GS_CUDA_CHECK(cudaSetDevice(device));
+    GS_CUDA_CHECK(cudaMallocHost(p, bytes));
+    return GS_OK;
+fail:
+    *p = NULL;
+    return err->code;
+}
+
+void gs_gpu_host_free(void *p)
+{
+    if (p)
+        cudaFreeHost(p);
+}
+
+/* The batches are made as gs_gpu_submit makes them (a segment with an
+ * overlap, a full slot or a gap in memory ends one), but the copy reads the
+ * caller's pinned text in place: no memcpy on the host. */
+gs_status gs_gpu_submit_pinned(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err)
+{
+    int launched[NSLOT] = {0}; /* slots whose copy this call queued */
+    size_t i = 0;
+    if (g->slot[g->next].open && gpu_launch(g, &g->slot[g->next], err) != GS_OK)
+        return err->code; /* a batch of gs_gpu_submit's goes first */
+    while (i < n) {
+        if (check_segment(g, &seg[i], err) != GS_OK)
+            return err->code;
+        if (seg[i].own == 0) { /* no start of its own: nothing to find */
+            i++;
+            continue;
+        }
+        gs_gpu_slot *s = &g->slot[g->next];
+        if (gpu_retire(g, s, err) != GS_OK)
+            return err->code;
+        uint8_t *start = (uint8_t *)seg[i].text;
+        s->src = start;
+        s->len = s->own = s->n_seg = 0;
+        for (; i < n; i++) {
+            const gs_segment *x = &seg[i];
+            size_t off = (size_t)(x->text - start);
+            if (s->n_seg && (!g->pack || x->own == 0 || x->text != start + s->len + 1 ||
+                             off + x->len > g->text_cap || s->n_seg == BATCH_SEGS ||
+                             check_segment(g, x, err) != GS_OK))
+                break;
+            if (s->n_seg)
+                start[s->len] = SEPARATOR;
+            if (batch_add(g, s, x, off, err) != GS_OK)
+                return err->code;
+            s->own = off + x->own;
+            s->len = off + x->len;
+            if (x->own < x->len) {
+                i++;
+                break;
+            }
+        }
+        launched[g->next] = 1;
+        if (err->code != GS_OK || gpu_launch(g, s, err) != GS_OK)
+            return err->code;
+    }
+    /* copies on different streams may finish in any order: wait for each */
+    for (int k = 0; k < NSLOT; k++)
+        if (launched[k])
+            GS_CUDA_CHECK(cudaEventSynchronize(g->slot[k].t1));
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
+{
+    gs_gpu_slot *s = &g->slot[g->next];
+    if (check_segment(g, seg, err) != GS_OK)
+        return err->code;
     if (seg->own == 0) /* no start of its own: nothing to find */
         return GS_OK;
     /* an open batch ends with a segment without overlap (one with overlap is
@@ -496,30 +602,25 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     if (!s->open) {
         if (gpu_retire(g, s, err) != GS_OK)
             return err->code;
+        /* pinned staging only for callers whose text is not pinned already */
+        if (s->h_text == NULL)
+            GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_text, g->text_cap));
         s->open = 1;
+        s->src = s->h_text;
         s->len = s->own = s->n_seg = 0;
     } else {
         s->h_text[s->len++] = SEPARATOR;
     }
-    if (g->want_hits) {
-        if (s->n_seg == s->seg_cap) {
-            size_t cap = s->seg_cap ? 2 * s->seg_cap : 64;
-            gs_gpu_bseg *v = (gs_gpu_bseg *)gs_realloc(s->segs, cap * sizeof *v, err,
-                                                       "GPU batch table");
-            if (v == NULL)
-                return err->code;
-            s->segs = v;
-            s->seg_cap = cap;
-        }
-        s->segs[s->n_seg] = gs_gpu_bseg{seg->base, (uint32_t)s->len, seg->record};
-    }
-    s->n_seg++;
+    if (batch_add(g, s, seg, s->len, err) != GS_OK)
+        return err->code;
     memcpy(s->h_text + s->len, seg->text, seg->len);
     s->own = s->len + seg->own;
     s->len += seg->len;
     if (!g->pack || seg->own < seg->len || s->len + 2 > g->text_cap)
         return gpu_launch(g, s, err);
     return GS_OK;
+fail:
+    return err->code;
 }
 
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,

@@ -26,6 +26,12 @@
 /* Number of visible CUDA devices; 0 without a CUDA build or without a device. */
 int gs_gpu_device_count(void);
 
+/* Create the device's primary context now (driver start-up, context),
+ * ignoring any error: a later gs_gpu_open on the same device finds it made.
+ * Blocking; meant for a thread of its own at process start, so that the
+ * CUDA start-up overlaps MPI's and the reading of the patterns. */
+void gs_gpu_warm(int device);
+
 typedef struct gs_gpu gs_gpu;
 
 typedef struct gs_gpu_times {
@@ -40,6 +46,18 @@ typedef struct gs_gpu_times {
 gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
                       size_t block, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
+/* Page-locked host memory for text that gs_gpu_submit_pinned copies to
+ * the device straight from where it was read (the context of `device` is
+ * made current on the calling thread first). */
+gs_status gs_gpu_host_alloc(int device, size_t bytes, void **p, gs_error *err);
+void gs_gpu_host_free(void *p);
+/* Submit seg[0 .. n), whose texts lie in memory from gs_gpu_host_alloc,
+ * each followed by one byte gscan may overwrite (a separator). Segments
+ * that follow each other in memory (text = the previous text + its length
+ * + 1) share one copy and one scan, as gs_gpu_submit's batches do. Returns
+ * once every byte of the segments is on the device: the memory may then be
+ * reused. */
+gs_status gs_gpu_submit_pinned(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err);
 /* Adds to key_counts[n_keys]; appends hits (pattern, strand from the keyset's
  * outputs, record and absolute start from the segments) to *hits, sorted. */
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,

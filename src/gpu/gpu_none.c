@@ -3,6 +3,8 @@
 
 int gs_gpu_device_count(void) { return 0; }
 
+void gs_gpu_warm(int device) { (void)device; }
+
 gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
                       size_t block, gs_gpu **g, gs_error *err)
 {
@@ -14,6 +16,21 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
 {
     (void)g; (void)seg;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
+gs_status gs_gpu_host_alloc(int device, size_t bytes, void **p, gs_error *err)
+{
+    (void)device; (void)bytes;
+    *p = NULL;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
+void gs_gpu_host_free(void *p) { (void)p; }
+
+gs_status gs_gpu_submit_pinned(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err)
+{
+    (void)g; (void)seg; (void)n;
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 

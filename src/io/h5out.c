@@ -43,8 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const gs_phase_names[GS_N_PHASES] = {"read", "transfer", "scan",
-                                                 "reduce", "write", "total"};
+const char *const gs_phase_names[GS_N_PHASES] = {"read", "transfer", "scan", "reduce", "write",
+                                                 "init", "setup", "plan", "total"};
 
 /* Chunk and piece sizes. A chunk of about 1 MiB keeps compression effective
  * and partial reads cheap (HDF5's default chunk cache is 1 MiB); the hit

@@ -18,8 +18,12 @@
 #include "../core/gs_types.h"
 #include "patterns.h"
 
-enum gs_phase { GS_T_READ, GS_T_TRANSFER, GS_T_SCAN, GS_T_REDUCE, GS_T_WRITE, GS_T_TOTAL,
-                GS_N_PHASES };
+/* /timing/<phase>, seconds per rank. init: from exec to the job's start (MPI
+ * start-up, loading); setup: patterns, keyset, device probe; plan: layout
+ * and plan; then read (inside scan), transfer, scan, reduce, write; total:
+ * from exec to the written file, so only MPI_Finalize and exit follow it. */
+enum gs_phase { GS_T_READ, GS_T_TRANSFER, GS_T_SCAN, GS_T_REDUCE, GS_T_WRITE, GS_T_INIT,
+                GS_T_SETUP, GS_T_PLAN, GS_T_TOTAL, GS_N_PHASES };
 extern const char *const gs_phase_names[GS_N_PHASES];
 
 typedef struct gs_run_info {

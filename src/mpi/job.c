@@ -4,9 +4,9 @@
  * with a usable .fai (or one rank 0 builds in one pass), and BGZF files with
  * both their .fai and .gzi, are "ranges": rank 0 broadcasts the layout and
  * the plan, and each rank reads only its own pieces (pread, or the BGZF
- * blocks that hold them). Anything else (gzip, raw, FASTA that cannot be
- * indexed, BGZF without its indexes) is "streamed": rank 0 decompresses once
- * and deals blocks to the ranks. One process reads ranges only where indexes
+ * blocks that hold them). Anything else (gzip, raw, pipes, FIFOs and stdin,
+ * FASTA that cannot be indexed, BGZF without its indexes) is "streamed":
+ * rank 0 reads it once and deals blocks to the ranks. One process reads ranges only where indexes
  * exist (so a stale index is an error at any rank count) and otherwise
  * streams the files itself. Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
@@ -42,6 +42,7 @@ typedef struct job {
     gs_keyset ks;
     const gs_engine *engine;
     int use_gpu, gpu_device, n_gpus, threads;
+    size_t block;          /* residues per block: --block-size or the default */
     size_t overlap;
     int mode;
     int readers;           /* reading threads per rank: ranges mode, else 1 */
@@ -71,8 +72,14 @@ static gs_status setup(job *j, gs_error *err)
     int ndev = o->device == GS_DEV_CPU || cand->gpu == NULL ? 0 : gs_gpu_device_count();
     j->use_gpu = ndev > 0;
     j->gpu_device = ndev ? local_rank % ndev : 0;
-    int mine = j->use_gpu && local_rank < ndev;
+    int mine = j->use_gpu && local_rank < ndev, all_gpu = 0;
     MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm);
+    MPI_Allreduce(&j->use_gpu, &all_gpu, 1, MPI_INT, MPI_MIN, j->comm);
+    /* A GPU run's batches are page-locked, and pinning costs about 0.3 ms a
+     * MiB on the host: smaller blocks keep that off the critical path while
+     * a launch still moves megabytes. Every rank uses one size, since
+     * streamed blocks travel between ranks. */
+    j->block = o->block ? (size_t)o->block : all_gpu ? (size_t)4 << 20 : (size_t)16 << 20;
     j->threads = o->threads;
     if (j->threads <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -81,6 +88,12 @@ static gs_status setup(job *j, gs_error *err)
     if (o->device == GS_DEV_GPU && cand->gpu == NULL)
         return gs_fail(err, GS_EUSAGE, "engine %s%s has no GPU version yet (--device gpu)",
                        cand->name, o->match ? " (approximate matching)" : "");
+    for (size_t f = 0; o->verify && j->rank == 0 && f < o->n_corpus; f++)
+        if (!gs_input_seekable(o->corpus[f]))
+            return gs_fail(err, GS_EUSAGE,
+                           "--verify reads the corpus twice, a pipe or stdin only once: "
+                           "write it to a file first (%s)",
+                           o->corpus[f]);
     if (o->device == GS_DEV_GPU && ndev == 0)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
 
@@ -119,8 +132,8 @@ enum { READ_STREAM, READ_PLAIN, READ_BGZF };
  * does not index a compressed file on the fly: that would read it twice). */
 static int read_kind(const char *path, gs_input_format fmt)
 {
-    if (fmt == GS_INPUT_RAW)
-        return READ_STREAM;
+    if (fmt == GS_INPUT_RAW || !gs_input_seekable(path))
+        return READ_STREAM; /* a pipe is not sniffed here: its bytes go to the reader */
     unsigned char b[18] = {0};
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -149,6 +162,8 @@ static int read_kind(const char *path, gs_input_format fmt)
 static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
 {
     *ok = 1;
+    if (gs_corpus_check((const char *const *)j->o->corpus, j->o->n_corpus, err) != GS_OK)
+        return err->code;
     for (size_t f = 0; f < j->o->n_corpus; f++) {
         const char *path = j->o->corpus[f];
         int kind = read_kind(path, j->o->format);
@@ -159,6 +174,11 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
         gs_status st = gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
+        if (fai[f].omits_dups)
+            fprintf(stderr,
+                    "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
+                    "faidx keeps the first): not used; gscan index writes one that keeps them\n",
+                    path);
         if (fai[f].n == 0 && (j->size == 1 || kind == READ_BGZF)) {
             *ok = 0; /* one process streams rather than read the file twice */
             return GS_OK;
@@ -336,8 +356,14 @@ static gs_status make_plan(job *j, gs_error *err)
         gs_seqfile *fds = j->fds + (size_t)r * o->n_corpus;
         for (size_t p = j->plan.first[part]; p < j->plan.first[part + 1]; p++) {
             uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
-            if (fds[f].fd < 0 && fds[f].bgzf == NULL &&
-                (st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
+            if (fds[f].fd >= 0 || fds[f].bgzf != NULL)
+                continue;
+            if ((st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
+                break;
+            /* BGZF: a reader inflates each segment's blocks on its share of
+             * the rank's threads (inflating, not parsing, is its work) */
+            if (fds[f].bgzf &&
+                (st = gs_bgzf_set_threads(fds[f].bgzf, j->threads / j->readers, err)) != GS_OK)
                 break;
         }
     }
@@ -374,7 +400,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     gs_scan_cfg cfg = {.ks = &j->ks, .engine = engine, .use_gpu = use_gpu,
                        .gpu_device = j->gpu_device, .threads = j->threads,
                        .want_hits = o->report_hits || o->match != GS_MATCH_EXACT,
-                       .block = (size_t)o->block,
+                       .block = j->block,
                        .overlap = j->overlap};
     int show = o->progress > 0 || (o->progress < 0 && isatty(2));
     if (show && j->rank == 0) {
@@ -391,7 +417,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         gs_source src[GS_MAX_READERS];
         for (int r = 0; r < j->readers; r++) {
             gs_range_src_init(&rs[r], &j->plan, j->rank * j->readers + r, &j->layout, j->rec_fai,
-                              j->fds + (size_t)r * o->n_corpus, (size_t)o->block);
+                              j->fds + (size_t)r * o->n_corpus, j->block);
             src[r] = gs_source_ranges(&rs[r]);
         }
         st = gs_scan_run(&cfg, src, j->readers, res, err);
@@ -399,7 +425,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
             j->bytes_read += rs[r].bytes_read;
     } else {
         if (j->rank == 0) {
-            gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap};
+            gs_reader_opts ro = {.format = o->format, .block = j->block, .overlap = j->overlap,
+                                 .any_bytes = o->alphabet == GS_ALPHA_BYTES};
             st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
                                 layout ? layout : &scratch, &reader, err);
         }
@@ -413,7 +440,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
             gs_source src = gs_source_streamed(&ss);
             if (st == GS_OK)
                 st = gs_scan_run(&cfg, &src, 1, res, err);
-            gs_stream_src_stop(&ss, (size_t)o->block + j->overlap);
+            gs_stream_src_stop(&ss, j->block + j->overlap);
             *t_send += ss.t_send;
         }
         if (reader) {
@@ -571,6 +598,20 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 
 /* ---- the job ------------------------------------------------------------ */
 
+/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
+ * as samtools keeps the first and gscan index keeps all), but said. */
+static void warn_dup_names(const gs_layout *l, char *const *corpus)
+{
+    size_t a, b;
+    gs_error err = {0};
+    long n = gs_layout_dup_names(l, &a, &b, &err);
+    if (n > 0)
+        fprintf(stderr,
+                "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
+                "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
+                n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
+}
+
 static void job_free(job *j)
 {
     gs_patset_free(&j->ps);
@@ -600,12 +641,15 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     MPI_Comm_rank(comm, &j.rank);
     MPI_Comm_size(comm, &j.size);
     double t_start = gs_now(), t_send = 0;
+    j.t[GS_T_INIT] = gs_process_age();
 
     setup(&j, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
+    j.t[GS_T_SETUP] = gs_now() - t_start;
     if (make_plan(&j, err) != GS_OK || gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
+    j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
     scan_pass(&j, j.engine, j.use_gpu, &j.layout, &res, &t_send, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
@@ -640,6 +684,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         gs_hits_free(&res.hits);
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
+    if (j.rank == 0)
+        warn_dup_names(&j.layout, o->corpus);
 
     gs_result r = {
         .info = {.command_line = o->command_line, .engine = j.engine->name,
@@ -656,7 +702,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         j.layout.n_files = o->n_corpus;
     }
     memcpy(r.timing, j.t, sizeof r.timing);
-    r.timing[GS_T_TOTAL] = gs_now() - t_start;
+    r.timing[GS_T_TOTAL] = j.t[GS_T_INIT] + gs_now() - t_start;
     gs_h5_write(o->out, &r, comm, err);
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;

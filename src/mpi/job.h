@@ -35,7 +35,7 @@ typedef struct gs_scan_opts {
     int readers;             /* --readers (1 .. GS_MAX_READERS), 0: from threads */
     int verify;              /* --verify */
     int progress;            /* 1 --progress, 0 --quiet, -1 default (a terminal) */
-    uint64_t block;          /* --block-size residues */
+    uint64_t block;          /* --block-size residues, 0: 16M, or 4M when every rank has a GPU */
     uint32_t max_expansions; /* --max-expansions */
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */

@@ -21,18 +21,12 @@
 
 #include "../gpu/gpu.h"
 
-double gs_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* A batch of segments in one buffer. Short records (ESTs, contigs) are
  * packed many to a batch, so a worker is woken once per block of residues,
  * not once per record. */
 typedef struct slot {
     uint8_t *buf;    /* 2 x (block + overlap) bytes */
+    int pinned;      /* buf is page-locked: segments are 1 byte apart, for the GPU's separator */
     gs_segment *seg;
     size_t n, cap;
 } slot;
@@ -150,7 +144,11 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Buffers and queues for n_slots batches, all in free_q. */
+/* Buffers and queues for n_slots batches, all in free_q. With a GPU the
+ * buffers are page-locked where the system allows, so readers parse
+ * straight into memory the GPU copies from (one pass over the text on the
+ * host, spread over the readers) instead of the feeding thread copying
+ * every batch into a pinned buffer of its own. */
 static gs_status pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_error *err)
 {
     *p = (pool){.cfg = cfg, .n_slots = n_slots};
@@ -166,7 +164,12 @@ static gs_status pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_erro
     pthread_cond_init(&p->helper_done, NULL);
     p->sync = 1;
     for (int i = 0; i < n_slots; i++) {
-        if ((p->slots[i].buf = gs_malloc(2 * (cfg->block + cfg->overlap), err, "scan block")) == NULL)
+        size_t bytes = 2 * (cfg->block + cfg->overlap);
+        gs_error pin = {0};
+        if (cfg->use_gpu &&
+            gs_gpu_host_alloc(cfg->gpu_device, bytes, (void **)&p->slots[i].buf, &pin) == GS_OK)
+            p->slots[i].pinned = 1;
+        else if ((p->slots[i].buf = gs_malloc(bytes, err, "scan block")) == NULL)
             return GS_ESYS;
         p->free_q.v[p->free_q.n++] = i;
     }
@@ -176,7 +179,10 @@ static gs_status pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_erro
 static void pool_free(pool *p)
 {
     for (int i = 0; p->slots && i < p->n_slots; i++) {
-        free(p->slots[i].buf);
+        if (p->slots[i].pinned)
+            gs_gpu_host_free(p->slots[i].buf);
+        else
+            free(p->slots[i].buf);
         free(p->slots[i].seg);
     }
     if (p->sync) {
@@ -237,7 +243,7 @@ static void *reader_main(void *arg)
                 more = 0;
                 break;
             }
-            used += sl->seg[sl->n].len;
+            used += sl->seg[sl->n].len + (size_t)sl->pinned;
             r->residues += sl->seg[sl->n].own;
             atomic_fetch_add(&p->residues, sl->seg[sl->n++].own);
             if (cap - used < cfg->block + cfg->overlap)
@@ -416,9 +422,12 @@ static void *feeder_main(void *arg)
         atomic_store(&p->stop, 1);
     for (int s; (s = q_pop(p, &p->filled)) >= 0;) {
         const slot *sl = &p->slots[s];
-        for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
-            if ((f->st = gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
-                atomic_store(&p->stop, 1);
+        if (f->st == GS_OK && sl->pinned)
+            f->st = gs_gpu_submit_pinned(g, sl->seg, sl->n, &f->err);
+        for (size_t i = 0; i < sl->n && f->st == GS_OK && !sl->pinned; i++)
+            f->st = gs_gpu_submit(g, &sl->seg[i], &f->err);
+        if (f->st != GS_OK)
+            atomic_store(&p->stop, 1);
         q_push(p, &p->free_q, s);
     }
     if (f->st == GS_OK)
