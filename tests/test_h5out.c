@@ -48,7 +48,8 @@ static gs_layout lay;
 /* Five hand-made hits: a palindrome on both strands, a reverse-only pattern,
  * one absent pattern. Sorted as contract §3 says. */
 static const gs_hit small_hits[] = {
-    {10, 0, 0, 1}, {10, 0, 0, -1}, {42, 0, 2, 1}, {7, 1, 1, -1}, {60, 2, 2, 1},
+    {10, 0, 0, 1, 0, 0}, {10, 0, 0, -1, 0, 0}, {42, 0, 2, 1, 0, 0}, {7, 1, 1, -1, 0, 0},
+    {60, 2, 2, 1, 0, 0},
 };
 enum { N_SMALL = sizeof small_hits / sizeof *small_hits };
 

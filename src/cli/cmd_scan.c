@@ -14,7 +14,7 @@ gs_status gs_cmd_scan(int argc, char **argv, MPI_Comm comm, gs_error *err)
     gs_status st = gs_scan_opts_parse(argc, argv, &o, &help, err);
     if (help) {
         if (rank == 0)
-            fputs(gs_scan_usage, stdout);
+            gs_scan_print_usage(stdout);
         gs_scan_opts_free(&o);
         return GS_OK;
     }

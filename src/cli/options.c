@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../match/engine.h"
+
 const char gs_scan_usage[] =
     "usage: gscan scan -p PATTERNS [-o OUT.h5] [options] CORPUS...\n"
     "\n"
@@ -25,7 +27,7 @@ const char gs_scan_usage[] =
     "  -p, --patterns FILE      FASTA (>name, sequence) or text: one pattern a line,\n"
     "                           optionally \"name<TAB>sequence\"; '#' starts a comment\n"
     "  -o, --out FILE           HDF5 output (default gscan.h5)\n"
-    "  -e, --engine NAME        auto | ac | wm | rk (default auto)\n"
+    "  -e, --engine NAME        %s (default auto)\n"
     "  -d, --device KIND        auto | gpu | cpu (auto: a GPU when one is visible)\n"
     "      --strand MODE        both | forward (default both)\n"
     "      --alphabet NAME      dna | bytes (default dna)\n"
@@ -40,16 +42,26 @@ const char gs_scan_usage[] =
     "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
     "                           for (default 4096)\n"
+    "      --max-mismatches K   approximate: hits within K substitutions (0 to 15,\n"
+    "                           below the shortest pattern); IUPAC positions are\n"
+    "                           matched as base sets, not expanded\n"
+    "      --max-edits K        approximate: hits within K substitutions, insertions\n"
+    "                           and deletions, one per end (not with --max-mismatches)\n"
+    "      --best-per-site      approximate: one hit per run of overlapping hits of a\n"
+    "                           pattern and strand (smallest distance, then start)\n"
     "      --verify             also run the CPU reference and compare (exit 3 if\n"
     "                           the results differ)\n"
     "      --config FILE        key = value lines; keys are long option names\n"
     "                           (and 'corpus'); the command line overrides them\n"
     "  -q, --quiet              no progress bar\n"
     "      --progress           progress bar on stderr (default: when a terminal)\n"
-    "  -h, --help               this help\n";
+    "  -h, --help               this help\n"
+    "\n"
+    "Engines:\n";
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
-       OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS };
+       OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
+       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE };
 
 static const struct option long_opts[] = {
     {"patterns", required_argument, NULL, 'p'},
@@ -64,6 +76,9 @@ static const struct option long_opts[] = {
     {"readers", required_argument, NULL, OPT_READERS},
     {"block-size", required_argument, NULL, OPT_BLOCK},
     {"max-expansions", required_argument, NULL, OPT_MAXEXP},
+    {"max-mismatches", required_argument, NULL, OPT_MISMATCHES},
+    {"max-edits", required_argument, NULL, OPT_EDITS},
+    {"best-per-site", no_argument, NULL, OPT_BEST_SITE},
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -137,11 +152,25 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
     case 'p': o->patterns = val; break;
     case 'o': o->out = val; break;
     case 'e':
-        if (strcmp(val, "auto") && strcmp(val, "ac") && strcmp(val, "wm") && strcmp(val, "rk") &&
-            strcmp(val, "bf"))
-            return gs_fail(err, bad, "unknown engine '%s': expected auto, ac, wm or rk (%s)", val, where);
+        if (strcmp(val, "auto") && gs_engine_find(val) == NULL) {
+            char names[256];
+            gs_engine_names(names, sizeof names);
+            return gs_fail(err, bad, "unknown engine '%s': expected %s (%s)", val, names, where);
+        }
         o->engine = val;
         break;
+    case OPT_MISMATCHES:
+    case OPT_EDITS: {
+        gs_match_mode mode = id == OPT_EDITS ? GS_MATCH_EDITS : GS_MATCH_MISMATCHES;
+        if (gs_parse_size(val, &n) || n > GS_MAX_DIST)
+            return gs_fail(err, bad, "%s must be a number from 0 to %d, not '%s' (%s)", name,
+                           GS_MAX_DIST, val, where);
+        if (o->match != GS_MATCH_EXACT && o->match != mode)
+            return gs_fail(err, bad, "--max-mismatches and --max-edits exclude each other (%s)", where);
+        o->match = mode;
+        o->max_dist = (uint32_t)n;
+        break;
+    }
     case 'd':
         if (!strcmp(val, "auto")) o->device = GS_DEV_AUTO;
         else if (!strcmp(val, "gpu")) o->device = GS_DEV_GPU;
@@ -190,6 +219,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
             return gs_fail(err, bad, "max-expansions must be a positive number, not '%s' (%s)", val, where);
         o->max_expansions = (uint32_t)n;
         break;
+    case OPT_BEST_SITE:
     case OPT_VERIFY:
     case OPT_QUIET:
     case OPT_PROGRESS: {
@@ -197,6 +227,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
         if (b < 0)
             return gs_fail(err, bad, "%s takes true or false, not '%s' (%s)", name, val, where);
         if (id == OPT_VERIFY) o->verify = b;
+        else if (id == OPT_BEST_SITE) o->best_per_site = b;
         else if (id == OPT_QUIET) o->progress = b ? 0 : o->progress;
         else o->progress = b ? 1 : o->progress;
         break;
@@ -376,6 +407,11 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
             return gs_fail(err, GS_EUSAGE, "--strand both needs --alphabet dna: bytes have no reverse strand (gscan scan)");
         o->both_strands = 0;
     }
+    if (o->match != GS_MATCH_EXACT && o->alphabet != GS_ALPHA_DNA)
+        return gs_fail(err, GS_EUSAGE, "approximate matching needs --alphabet dna (gscan scan)");
+    if (o->best_per_site && o->match == GS_MATCH_EXACT)
+        return gs_fail(err, GS_EUSAGE,
+                       "--best-per-site needs --max-mismatches or --max-edits (gscan scan)");
     return GS_OK;
 }
 
@@ -387,4 +423,16 @@ void gs_scan_opts_free(gs_scan_opts *o)
     free(o->corpus);
     free(o->command_line);
     memset(o, 0, sizeof *o);
+}
+
+void gs_scan_print_usage(FILE *out)
+{
+    char names[256];
+    gs_engine_names(names, sizeof names);
+    fprintf(out, gs_scan_usage, names);
+    for (int i = 0; gs_engines[i]; i++)
+        if (!gs_engines[i]->for_tests)
+            fprintf(out, "  %-4s %s%s%s\n", gs_engines[i]->name, gs_engines[i]->summary,
+                    gs_engines[i]->caps & GS_CAP_APPROX ? " [approximate]" : "",
+                    gs_engines[i]->gpu ? " [cpu, gpu]" : " [cpu]");
 }

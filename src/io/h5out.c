@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -75,11 +76,12 @@ typedef struct wmeta {
     uint64_t w_pname, w_pseq, w_rname, w_file; /* fixed string widths */
     uint64_t blob_len;                         /* bytes of the string blob */
     int32_t n_strands, with_hits, n_ranks, n_gpus;
+    int32_t approx, max_dist, best_per_site; /* approx: /hits/distance and /hits/end */
 } wmeta;
 
 /* The blob: NUL-terminated strings in this order. */
 enum { B_TMP, B_VERSION, B_CMDLINE, B_ENGINE, B_DEVICE, B_ALPHABET, B_STRANDS, B_REPORT,
-       B_CREATED, B_N };
+       B_CREATED, B_MATCH, B_N };
 
 static void h5_fail(wctx *w, const char *what, const char *obj)
 {
@@ -203,6 +205,9 @@ static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
     m->with_hits = res->with_hits != 0;
     m->n_ranks = res->info.n_ranks > 0 ? res->info.n_ranks : w->size;
     m->n_gpus = res->info.n_gpus;
+    m->approx = res->info.match != NULL && strcmp(res->info.match, "exact") != 0;
+    m->max_dist = res->info.max_dist;
+    m->best_per_site = res->info.best_per_site;
     if (m->n_strands != 1 && m->n_strands != 2)
         gs_fail(&w->e, GS_ESYS, "invalid result: %d strands (%s)", m->n_strands, w->path);
     else if (m->n_pat > 0 && res->counts == NULL)
@@ -233,7 +238,8 @@ static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
 
     const gs_run_info *in = &res->info;
     const char *s[B_N] = {tmp, GS_VERSION, in->command_line, in->engine, in->device,
-                          in->alphabet, in->strand_mode, in->report, created};
+                          in->alphabet, in->strand_mode, in->report, created,
+                          in->match ? in->match : "exact"};
     size_t len = 0;
     for (int i = 0; i < B_N; i++)
         len += (s[i] ? strlen(s[i]) : 0) + 1;
@@ -344,36 +350,33 @@ static void fill_bytes(const void *src, size_t width, uint64_t from, size_t n, v
     memcpy(buf, (const char *)src + from * width, n * width);
 }
 
-static void fill_hit_pattern(const void *src, size_t width, uint64_t from, size_t n, void *buf)
-{
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
-    for (size_t i = 0; i < n; i++)
-        ((uint32_t *)buf)[i] = h[i].pattern;
-}
+/* The hit columns: one row per /hits dataset, read out of gs_hit by offset,
+ * so a new attribute of a hit is one line here. */
+enum { T_U8, T_I8, T_U32, T_U64 };
+static const struct hit_col {
+    const char *name;
+    int type;      /* T_* */
+    size_t offset; /* in gs_hit */
+    int approx;    /* written in the approximate modes only */
+} hit_cols[] = {
+    {"/hits/pattern", T_U32, offsetof(gs_hit, pattern), 0},
+    {"/hits/record", T_U32, offsetof(gs_hit, record), 0},
+    {"/hits/start", T_U64, offsetof(gs_hit, start), 0},
+    {"/hits/strand", T_I8, offsetof(gs_hit, strand), 0},
+    {"/hits/distance", T_U8, offsetof(gs_hit, distance), 1},
+    {"/hits/end", T_U64, offsetof(gs_hit, end), 1},
+};
 
-static void fill_hit_record(const void *src, size_t width, uint64_t from, size_t n, void *buf)
-{
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
-    for (size_t i = 0; i < n; i++)
-        ((uint32_t *)buf)[i] = h[i].record;
-}
+typedef struct hit_src {
+    const gs_hit *hits;
+    size_t offset;
+} hit_src;
 
-static void fill_hit_start(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+static void fill_hit_col(const void *src, size_t width, uint64_t from, size_t n, void *buf)
 {
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
+    const hit_src *h = src;
     for (size_t i = 0; i < n; i++)
-        ((uint64_t *)buf)[i] = h[i].start;
-}
-
-static void fill_hit_strand(const void *src, size_t width, uint64_t from, size_t n, void *buf)
-{
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
-    for (size_t i = 0; i < n; i++)
-        ((int8_t *)buf)[i] = h[i].strand;
+        memcpy((char *)buf + i * width, (const char *)&h->hits[from + i] + h->offset, width);
 }
 
 /* How one dataset is laid out: rows of cols elements (cols 0: 1-D). */
@@ -598,10 +601,13 @@ static int write_attrs(wctx *w, hid_t fid, const wmeta *m, const char *const *s)
             break;
     if (w->e.code == GS_OK && write_attr_int(w, fid, "n_ranks", m->n_ranks))
         write_attr_int(w, fid, "n_gpus", m->n_gpus);
+    if (w->e.code == GS_OK && write_attr_str(w, fid, "match_mode", s[B_MATCH]) &&
+        write_attr_int(w, fid, "max_distance", m->max_dist))
+        write_attr_int(w, fid, "best_per_site", m->best_per_site);
     return agree(w);
 }
 
-static int write_hits(wctx *w, hid_t fid, const gs_result *res)
+static int write_hits(wctx *w, hid_t fid, const gs_result *res, const wmeta *m)
 {
     uint64_t n = res->n_hits, off = 0, total = 0;
     MPI_Exscan(&n, &off, 1, MPI_UINT64_T, MPI_SUM, w->comm);
@@ -611,16 +617,19 @@ static int write_hits(wctx *w, hid_t fid, const gs_result *res)
     if (!make_group(w, fid, "/hits"))
         return 0;
     hsize_t chunk = total < HIT_CHUNK_ROWS ? total : HIT_CHUNK_ROWS;
-    const dspec cols[] = {
-        {"/hits/pattern", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, 0, total, chunk, 1},
-        {"/hits/record", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, 0, total, chunk, 1},
-        {"/hits/start", H5T_STD_U64LE, H5T_NATIVE_UINT64, 8, 0, total, chunk, 1},
-        {"/hits/strand", H5T_STD_I8LE, H5T_NATIVE_INT8, 1, 0, total, chunk, 0},
-    };
-    const fill_fn fills[] = {fill_hit_pattern, fill_hit_record, fill_hit_start, fill_hit_strand};
-    for (int c = 0; c < 4; c++)
-        if (!write_dset(w, fid, &cols[c], off, n, fills[c], res->hits))
+    for (size_t c = 0; c < sizeof hit_cols / sizeof *hit_cols; c++) {
+        const struct hit_col *hc = &hit_cols[c];
+        if (hc->approx && !m->approx)
+            continue;
+        const hid_t ft[] = {H5T_STD_U8LE, H5T_STD_I8LE, H5T_STD_U32LE, H5T_STD_U64LE};
+        const hid_t mt[] = {H5T_NATIVE_UINT8, H5T_NATIVE_INT8, H5T_NATIVE_UINT32, H5T_NATIVE_UINT64};
+        const size_t bytes[] = {1, 1, 4, 8};
+        dspec d = {hc->name, ft[hc->type], mt[hc->type], bytes[hc->type], 0, total, chunk,
+                   bytes[hc->type] > 1};
+        hit_src src = {res->hits, hc->offset};
+        if (!write_dset(w, fid, &d, off, n, fill_hit_col, &src))
             return 0;
+    }
     return 1;
 }
 
@@ -756,7 +765,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
                     m.n_pat, chunk_rows(m.n_pat, row), 1};
     if (!write_dset(&w, fid, &counts, 0, w.rank == 0 ? m.n_pat : 0, fill_bytes, res->counts))
         goto done;
-    if (m.with_hits && !write_hits(&w, fid, res))
+    if (m.with_hits && !write_hits(&w, fid, res, &m))
         goto done;
 
     /* The write phase: everything up to here; the final close and rename

@@ -34,6 +34,9 @@ typedef struct gs_run_info {
     const char *strand_mode; /* "both" | "forward" */
     const char *report;      /* "counts" | "hits" */
     int n_ranks, n_gpus;
+    const char *match;       /* "exact" | "mismatches" | "edits" (NULL: exact) */
+    int max_dist;            /* K of the approximate modes */
+    int best_per_site;       /* --best-per-site */
 } gs_run_info;
 
 typedef struct gs_result {

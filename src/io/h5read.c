@@ -21,6 +21,7 @@ struct gs_h5_file {
     char *path;
     uint64_t n_pat, n_rec, n_files, n_hits;
     int n_strands, has_hits;
+    int approx; /* /hits/distance and /hits/end are present (approximate modes) */
 };
 
 /* Rows per read: a whole number of hit chunks, 8 MiB of the widest column. */
@@ -224,6 +225,22 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
             }
             f->n_hits = hd[0];
         }
+        static const char *const acols[] = {"/hits/distance", "/hits/end"};
+        int have = 0;
+        for (int c = 0; c < 2; c++)
+            if (H5Lexists(f->fid, acols[c], H5P_DEFAULT) > 0) {
+                if (dset_dims(f->fid, acols[c], hd) != 1 || hd[0] != f->n_hits) {
+                    H5Eclear2(H5E_DEFAULT);
+                    gs_fail(err, GS_EINPUT, "%s is of another length (%s)", acols[c], path);
+                    goto fail;
+                }
+                have++;
+            }
+        if (have == 1) {
+            gs_fail(err, GS_EINPUT, "/hits/distance and /hits/end come together (%s)", path);
+            goto fail;
+        }
+        f->approx = have == 2;
     }
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     *out = f;
@@ -316,6 +333,12 @@ gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
     }
     fprintf(out, "  %-14s %ld\n", "ranks", attr_int(f->fid, "n_ranks"));
     fprintf(out, "  %-14s %ld\n", "gpus", attr_int(f->fid, "n_gpus"));
+    if (H5Aexists(f->fid, "match_mode") > 0) {
+        attr_str(f->fid, "match_mode", s, sizeof s);
+        if (strcmp(s, "exact") != 0)
+            fprintf(out, "  %-14s %s, K = %ld%s\n", "matching", s, attr_int(f->fid, "max_distance"),
+                    attr_int(f->fid, "best_per_site") > 0 ? ", best per site" : "");
+    }
 
     fprintf(out, "files: %" PRIu64 "\n", f->n_files);
     print_list(out, f, "/files", NULL, f->n_files, err);
@@ -447,8 +470,9 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
     void *old_data = NULL;
     char *rnames = NULL, *pnames = NULL, *line = NULL;
     uint32_t *plen = NULL, *pat = NULL, *rec = NULL;
-    uint64_t *start = NULL;
+    uint64_t *start = NULL, *end = NULL;
     int8_t *strand = NULL;
+    uint8_t *dist = NULL;
     size_t rstride = 0, pstride = 0;
     int bed;
     H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
@@ -480,18 +504,24 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
     line = gs_malloc(rstride + pstride + 64, err, "export line");
     if (!plen || !pat || !rec || !start || !strand || !line)
         goto fail;
+    if (f->approx && ((end = gs_malloc(READ_ROWS * sizeof *end, err, "hits")) == NULL ||
+                      (dist = gs_malloc(READ_ROWS * sizeof *dist, err, "hits")) == NULL))
+        goto fail;
     if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, f->n_pat, plen)) {
         read_fail(f, "/patterns/length", err);
         goto fail;
     }
     if (!bed)
-        fputs("record\tstart\tend\tpattern\tstrand\n", out);
+        fputs(f->approx ? "record\tstart\tend\tpattern\tstrand\tdistance\n"
+                        : "record\tstart\tend\tpattern\tstrand\n", out);
     for (uint64_t at = 0; at < f->n_hits; at += READ_ROWS) {
         uint64_t k = f->n_hits - at < READ_ROWS ? f->n_hits - at : READ_ROWS;
         if (!read_rows(f->fid, "/hits/pattern", H5T_NATIVE_UINT32, at, k, pat)
             || !read_rows(f->fid, "/hits/record", H5T_NATIVE_UINT32, at, k, rec)
             || !read_rows(f->fid, "/hits/start", H5T_NATIVE_UINT64, at, k, start)
-            || !read_rows(f->fid, "/hits/strand", H5T_NATIVE_INT8, at, k, strand)) {
+            || !read_rows(f->fid, "/hits/strand", H5T_NATIVE_INT8, at, k, strand)
+            || (f->approx && !read_rows(f->fid, "/hits/end", H5T_NATIVE_UINT64, at, k, end))
+            || (f->approx && !read_rows(f->fid, "/hits/distance", H5T_NATIVE_UINT8, at, k, dist))) {
             read_fail(f, "/hits", err);
             goto fail;
         }
@@ -512,16 +542,20 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
             *p++ = '\t';
             p = put_u64(p, start[i]);
             *p++ = '\t';
-            p = put_u64(p, start[i] + plen[pat[i]]);
+            p = put_u64(p, end ? end[i] : start[i] + plen[pat[i]]);
             *p++ = '\t';
             memcpy(p, pn, pl);
             p += pl;
             *p++ = '\t';
-            if (bed) {
-                *p++ = '0';
+            if (bed) { /* BED score: the distance */
+                p = put_u64(p, dist ? dist[i] : 0);
                 *p++ = '\t';
             }
             *p++ = strand[i] > 0 ? '+' : '-';
+            if (dist && !bed) {
+                *p++ = '\t';
+                p = put_u64(p, dist[i]);
+            }
             *p++ = '\n';
             fwrite(line, 1, (size_t)(p - line), out);
         }
@@ -538,6 +572,8 @@ fail:
     free(rec);
     free(start);
     free(strand);
+    free(end);
+    free(dist);
     free(line);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     return err->code;

@@ -26,6 +26,7 @@
 #include "../io/patterns.h"
 #include "../match/engine.h"
 #include "../match/keyset.h"
+#include "../match/sites.h"
 #include "../scan/pipeline.h"
 #include "comm.h"
 #include "plan.h"
@@ -63,7 +64,11 @@ static gs_status setup(job *j, gs_error *err)
     const gs_scan_opts *o = j->o;
     int local_rank, local_size;
     gs_mpi_node_rank(j->comm, &local_rank, &local_size);
-    int ndev = o->device == GS_DEV_CPU ? 0 : gs_gpu_device_count();
+    /* the GPU is used when the engine (auto: ac, or bv when approximate) has
+     * a GPU counterpart in the engine table */
+    const gs_engine *named = strcmp(o->engine, "auto") ? gs_engine_find(o->engine) : NULL;
+    const gs_engine *cand = named ? named : o->match ? &gs_engine_bv : &gs_engine_ac;
+    int ndev = o->device == GS_DEV_CPU || cand->gpu == NULL ? 0 : gs_gpu_device_count();
     j->use_gpu = ndev > 0;
     j->gpu_device = ndev ? local_rank % ndev : 0;
     int mine = j->use_gpu && local_rank < ndev;
@@ -73,6 +78,9 @@ static gs_status setup(job *j, gs_error *err)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         j->threads = cores > local_size ? (int)(cores / local_size) : 1;
     }
+    if (o->device == GS_DEV_GPU && cand->gpu == NULL)
+        return gs_fail(err, GS_EUSAGE, "engine %s%s has no GPU version yet (--device gpu)",
+                       cand->name, o->match ? " (approximate matching)" : "");
     for (size_t f = 0; o->verify && j->rank == 0 && f < o->n_corpus; f++)
         if (!gs_input_seekable(o->corpus[f]))
             return gs_fail(err, GS_EUSAGE,
@@ -83,11 +91,13 @@ static gs_status setup(job *j, gs_error *err)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
 
     gs_status st = gs_patset_read(o->patterns, o->alphabet, &j->ps, err);
-    if (st == GS_OK)
+    if (st == GS_OK && o->match != GS_MATCH_EXACT)
+        st = gs_keyset_build_approx(&j->ps, o->both_strands, o->match, o->max_dist, &j->ks, err);
+    else if (st == GS_OK)
         st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
     if (st != GS_OK)
         return st;
-    j->overlap = j->ks.max_len ? j->ks.max_len - 1 : 0;
+    j->overlap = gs_keyset_overlap(&j->ks);
 
     if (!strcmp(o->engine, "auto"))
         j->engine = j->use_gpu ? &gs_engine_ac : gs_engine_auto(&j->ks);
@@ -95,8 +105,12 @@ static gs_status setup(job *j, gs_error *err)
         j->engine = gs_engine_find(o->engine);
     if (j->engine == NULL)
         return gs_fail(err, GS_EUSAGE, "unknown engine '%s' (--engine)", o->engine);
-    if (j->use_gpu && j->engine == &gs_engine_bf)
-        return gs_fail(err, GS_EUSAGE, "engine bf runs on the CPU only (--engine bf with --device gpu)");
+    if (!gs_engine_can(j->engine, &j->ks))
+        return gs_fail(err, GS_EUSAGE, "engine %s does %s matching only (--engine)", j->engine->name,
+                       o->match ? "exact" : "approximate");
+    if (j->use_gpu && j->engine->gpu == NULL)
+        return gs_fail(err, GS_EUSAGE, "engine %s runs on the CPU only (--engine %s with --device gpu)",
+                       j->engine->name, j->engine->name);
     return GS_OK;
 }
 
@@ -378,7 +392,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     const gs_scan_opts *o = j->o;
     gs_scan_cfg cfg = {.ks = &j->ks, .engine = engine, .use_gpu = use_gpu,
                        .gpu_device = j->gpu_device, .threads = j->threads,
-                       .want_hits = o->report_hits, .block = (size_t)o->block,
+                       .want_hits = o->report_hits || o->match != GS_MATCH_EXACT,
+                       .block = (size_t)o->block,
                        .overlap = j->overlap};
     int show = o->progress > 0 || (o->progress < 0 && isatty(2));
     if (show && j->rank == 0) {
@@ -520,6 +535,8 @@ static const gs_engine *reference_engine(const job *j)
 {
     if (j->use_gpu)
         return j->engine;
+    if (j->ks.mode != GS_MATCH_EXACT) /* the DP reference, or bv to check it */
+        return j->engine == &gs_engine_bf ? &gs_engine_bv : &gs_engine_bf;
     return j->engine == &gs_engine_ac ? &gs_engine_rk : &gs_engine_ac;
 }
 
@@ -640,8 +657,21 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     if (o->verify && verify(&j, &res, counts, sum, err) != GS_OK)
         goto fail;
-    if (o->report_hits && j.mode == MODE_STREAMED && gather_hits(&j, &res.hits, err) != GS_OK)
+    /* Approximate hits are gathered in every mode: --best-per-site sees
+     * every hit of a (pattern, record, strand) at once, and the counts are
+     * taken from what is reported. */
+    const int approx = o->match != GS_MATCH_EXACT;
+    if ((approx || (o->report_hits && j.mode == MODE_STREAMED)) &&
+        gather_hits(&j, &res.hits, err) != GS_OK)
         goto fail;
+    if (approx && j.rank == 0) {
+        if (o->best_per_site)
+            gs_hits_best_per_site(&res.hits);
+        memset(counts, 0, (size_t)j.ps.n * (size_t)j.ks.n_strands * sizeof *counts);
+        gs_hits_count(&res.hits, j.ks.n_strands, counts);
+    }
+    if (approx && !o->report_hits)
+        gs_hits_free(&res.hits);
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
     if (j.rank == 0)
@@ -652,7 +682,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
                  .device = j.use_gpu ? "gpu" : "cpu",
                  .alphabet = o->alphabet == GS_ALPHA_DNA ? "dna" : "bytes",
                  .strand_mode = o->both_strands ? "both" : "forward",
-                 .report = o->report_hits ? "hits" : "counts", .n_ranks = j.size, .n_gpus = j.n_gpus},
+                 .report = o->report_hits ? "hits" : "counts", .n_ranks = j.size, .n_gpus = j.n_gpus,
+                 .match = gs_match_mode_name(o->match), .max_dist = (int)o->max_dist,
+                 .best_per_site = o->best_per_site},
         .patterns = &j.ps, .layout = &j.layout, .counts = counts, .n_strands = j.ks.n_strands,
         .with_hits = o->report_hits, .hits = res.hits.v, .n_hits = res.hits.n};
     if (j.layout.n_files == 0) { /* ranks other than 0 of a stream have no layout */

@@ -37,6 +37,9 @@ typedef struct gs_scan_opts {
     int progress;            /* 1 --progress, 0 --quiet, -1 default (a terminal) */
     uint64_t block;          /* --block-size residues */
     uint32_t max_expansions; /* --max-expansions */
+    gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
+    uint32_t max_dist;       /* their K */
+    int best_per_site;       /* --best-per-site */
     const char *config;      /* --config */
     char **corpus;           /* positional (or "corpus" in a config) */
     size_t n_corpus;
