@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "io/fai.h"
 #include "io/h5out.h"
+#include "io/replace_file.h"
 #include "mpi/comm.h"
 
 static const char index_usage[] =
@@ -27,12 +28,16 @@ static const char info_usage[] =
     "patterns, patterns present and absent, and timings.\n";
 
 static const char export_usage[] =
-    "usage: gscan export RESULT.h5 [--format tsv|bed] [-o FILE]\n"
+    "usage: gscan export RESULT.h5 [--format tsv|bed | --counts] [-o FILE]\n"
     "\n"
     "Write the hits of a result file (made with --report hits) as text:\n"
-    "  tsv   header line, then record, start, end, pattern, strand (+/-)\n"
+    "  tsv   header line, then record, start, end, pattern, strand (+/-);\n"
+    "        start 0-based, end exclusive (BED coordinates)\n"
     "  bed   BED6: chrom, start, end, name, 0, strand\n"
-    "  -o, --out FILE   write to FILE instead of stdout\n";
+    "  --counts         per-pattern counts as TSV instead: pattern, sequence,\n"
+    "                   length, forward, reverse ('.' if forward only), total\n"
+    "  -o, --out FILE   write to FILE (a regular file, replaced only when\n"
+    "                   complete) instead of stdout; - is stdout\n";
 
 static int wants_help(int argc, char **argv)
 {
@@ -118,9 +123,12 @@ gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err)
 static gs_status export_file(int argc, char **argv, gs_error *err)
 {
     const char *in = NULL, *format = "tsv", *out = NULL;
+    int counts = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
+        if (!strcmp(a, "--counts")) {
+            counts = 1;
+        } else if (!strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
             if (i + 1 >= argc)
                 return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
             if (a[1] == 'f' || a[2] == 'f')
@@ -143,20 +151,27 @@ static gs_status export_file(int argc, char **argv, gs_error *err)
         return gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
     if (strcmp(format, "tsv") && strcmp(format, "bed"))
         return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
+    if (out && !strcmp(out, "-"))
+        out = NULL;
+    if (out && gs_out_check(out, &in, 1, err) != GS_OK)
+        return err->code;
     gs_h5_file *f = NULL;
     gs_status st = gs_h5_open(in, &f, err);
     if (st != GS_OK)
         return st;
-    FILE *o = stdout;
-    if (out && (o = fopen(out, "w")) == NULL) {
+    gs_replace_file r = {0};
+    if (out && gs_replace_open(&r, out, "the export", err) != GS_OK) {
         gs_h5_close(f);
-        return gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out);
+        return err->code;
     }
-    st = gs_h5_export(f, format, o, err);
-    if (fflush(o) != 0 && st == GS_OK)
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out ? out : "stdout");
-    if (out && fclose(o) != 0 && st == GS_OK)
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out);
+    FILE *o = out ? r.f : stdout;
+    st = counts ? gs_h5_export_counts(f, o, err) : gs_h5_export(f, format, o, err);
+    if (out && st == GS_OK)
+        st = gs_replace_commit(&r, "the export", err);
+    else if (out)
+        gs_replace_abort(&r);
+    else if (fflush(o) != 0 && st == GS_OK)
+        st = gs_fail(err, GS_ESYS, "cannot write: %s (standard output)", strerror(errno));
     gs_h5_close(f);
     return st;
 }

@@ -30,6 +30,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "h5out.h"
 #include "h5_internal.h"
+#include "replace_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -140,9 +141,10 @@ static size_t str_width(size_t cur, const char *s)
     return n > cur ? n : cur;
 }
 
-/* Check the target early so the user reads "no such directory", not an
- * HDF5 stack; then create the temporary file with plain POSIX calls for the
- * same reason (EACCES, EROFS, ENOSPC come out as themselves). */
+/* Check the target early so the user reads "no such directory" or "refusing
+ * to replace a character device", not an HDF5 stack; then create the
+ * temporary file with plain POSIX calls for the same reason (EACCES, EROFS,
+ * ENOSPC come out as themselves). */
 static void check_target(wctx *w, const char *tmp)
 {
     const char *path = w->path;
@@ -165,12 +167,13 @@ static void check_target(wctx *w, const char *tmp)
     else if (access(dir, W_OK | X_OK) != 0)
         gs_fail(&w->e, GS_ESYS, "cannot write output: directory %s is not writable: %s (%s)",
                 dir, strerror(errno), path);
-    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        gs_fail(&w->e, GS_ESYS, "cannot write output: it is a directory (%s)", path);
+    else
+        gs_out_check(path, NULL, 0, &w->e);
     free(dir);
     if (w->e.code != GS_OK)
         return;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    unlink(tmp); /* a leftover of a killed run with the same pid; a link is removed, not followed */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
     if (fd < 0) {
         gs_fail(&w->e, GS_ESYS, "cannot create %s: %s (%s)", tmp, strerror(errno), path);
         return;
@@ -784,6 +787,8 @@ done:
     if (w.rank == 0 && made) {
         if (w.e.code == GS_OK)
             sync_file(&w, s[B_TMP]);
+        if (w.e.code == GS_OK)
+            gs_out_check(path, NULL, 0, &w.e); /* it may have changed while we wrote */
         if (w.e.code == GS_OK && rename(s[B_TMP], path) != 0)
             gs_fail(&w.e, GS_ESYS, "cannot rename %s to the output: %s (%s)", s[B_TMP],
                     strerror(errno), path);

@@ -52,7 +52,11 @@ gs_status gs_h5_open(const char *path, gs_h5_file **f, gs_error *err);
 void gs_h5_close(gs_h5_file *f);
 /* Print the human summary of gscan info. */
 gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err);
-/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6. */
+/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6
+ * (text_out.h). */
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err);
+/* Per-pattern counts as TSV (text_out.h: pattern, sequence, length, forward,
+ * reverse, total). */
+gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err);
 
 #endif

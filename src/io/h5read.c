@@ -14,6 +14,7 @@
 
 #include "h5_internal.h"
 #include "h5out.h"
+#include "text_out.h"
 
 
 struct gs_h5_file {
@@ -427,20 +428,6 @@ fail:
     return err->code;
 }
 
-/* Append decimal v to p; returns the new end. */
-static char *put_u64(char *p, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err)
 {
     H5E_auto2_t old_fn = NULL;
@@ -450,15 +437,11 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
     uint64_t *start = NULL;
     int8_t *strand = NULL;
     size_t rstride = 0, pstride = 0;
-    int bed;
+    gs_text_format fmt;
     H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
-    if (strcmp(format, "tsv") == 0)
-        bed = 0;
-    else if (strcmp(format, "bed") == 0)
-        bed = 1;
-    else {
+    if (gs_text_format_parse(format, &fmt) != 0) {
         gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv or bed)", format);
         goto fail;
     }
@@ -477,15 +460,14 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
     rec = gs_malloc(READ_ROWS * sizeof *rec, err, "hits");
     start = gs_malloc(READ_ROWS * sizeof *start, err, "hits");
     strand = gs_malloc(READ_ROWS * sizeof *strand, err, "hits");
-    line = gs_malloc(rstride + pstride + 64, err, "export line");
+    line = gs_malloc(rstride + pstride + 64, err, "export line"); /* >= gs_text_hit_row_max */
     if (!plen || !pat || !rec || !start || !strand || !line)
         goto fail;
     if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, f->n_pat, plen)) {
         read_fail(f, "/patterns/length", err);
         goto fail;
     }
-    if (!bed)
-        fputs("record\tstart\tend\tpattern\tstrand\n", out);
+    gs_text_hits_header(out, fmt);
     for (uint64_t at = 0; at < f->n_hits; at += READ_ROWS) {
         uint64_t k = f->n_hits - at < READ_ROWS ? f->n_hits - at : READ_ROWS;
         if (!read_rows(f->fid, "/hits/pattern", H5T_NATIVE_UINT32, at, k, pat)
@@ -503,27 +485,9 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
                         at + i, pat[i], rec[i], strand[i], f->path);
                 goto fail;
             }
-            const char *rn = rnames + (size_t)rec[i] * rstride;
-            const char *pn = pnames + (size_t)pat[i] * pstride;
-            size_t rl = strlen(rn), pl = strlen(pn);
-            char *p = line;
-            memcpy(p, rn, rl);
-            p += rl;
-            *p++ = '\t';
-            p = put_u64(p, start[i]);
-            *p++ = '\t';
-            p = put_u64(p, start[i] + plen[pat[i]]);
-            *p++ = '\t';
-            memcpy(p, pn, pl);
-            p += pl;
-            *p++ = '\t';
-            if (bed) {
-                *p++ = '0';
-                *p++ = '\t';
-            }
-            *p++ = strand[i] > 0 ? '+' : '-';
-            *p++ = '\n';
-            fwrite(line, 1, (size_t)(p - line), out);
+            gs_text_hit t = {rnames + (size_t)rec[i] * rstride, pnames + (size_t)pat[i] * pstride,
+                             start[i], start[i] + plen[pat[i]], strand[i]};
+            fwrite(line, 1, gs_text_hit_row(line, fmt, &t), out);
         }
         if (ferror(out))
             break;
@@ -543,3 +507,50 @@ fail:
     return err->code;
 }
 
+
+gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    char *names = NULL, *seqs = NULL;
+    uint64_t *counts = NULL;
+    uint32_t *lens = NULL;
+    size_t nstride = 0, sstride = 0;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    counts = gs_malloc(READ_ROWS * 2 * sizeof *counts, err, "counts");
+    lens = gs_malloc(READ_ROWS * sizeof *lens, err, "pattern lengths");
+    if (counts == NULL || lens == NULL)
+        goto fail;
+    gs_text_counts_header(out);
+    for (uint64_t at = 0; at < f->n_pat && !ferror(out); at += READ_ROWS) {
+        uint64_t k = f->n_pat - at < READ_ROWS ? f->n_pat - at : READ_ROWS;
+        free(names);
+        free(seqs);
+        seqs = NULL;
+        if ((names = read_strings(f, "/patterns/name", at, k, &nstride, err)) == NULL
+            || (seqs = read_strings(f, "/patterns/sequence", at, k, &sstride, err)) == NULL)
+            goto fail;
+        if (!read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, at, k, counts)) {
+            read_fail(f, "/counts", err);
+            goto fail;
+        }
+        if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, at, k, lens)) {
+            read_fail(f, "/patterns/length", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++)
+            gs_text_counts_row(out, names + i * nstride, seqs + i * sstride, lens[i],
+                               counts + i * (uint64_t)f->n_strands, f->n_strands);
+    }
+    if (fflush(out) != 0 || ferror(out))
+        gs_fail(err, GS_ESYS, "cannot write the exported counts: %s (%s)", strerror(errno),
+                f->path);
+fail:
+    free(names);
+    free(seqs);
+    free(counts);
+    free(lens);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}

@@ -24,6 +24,8 @@
 #include "../io/fai.h"
 #include "../io/h5out.h"
 #include "../io/patterns.h"
+#include "../io/replace_file.h"
+#include "../io/text_out.h"
 #include "../match/engine.h"
 #include "../match/keyset.h"
 #include "../scan/pipeline.h"
@@ -56,6 +58,39 @@ typedef struct job {
 
 /* ---- phase 1: patterns, engine, device --------------------------------- */
 
+/* Refuse an output that would replace something other than a regular
+ * file, or an input of the run (a corpus file or its indexes, the pattern
+ * file, the config), before any work is done: the writers check again when
+ * they rename. */
+static gs_status check_output(const gs_scan_opts *o, gs_error *err)
+{
+    if (!strcmp(o->out, "-"))
+        return GS_OK;
+    size_t n = 0, len = 0;
+    for (size_t f = 0; f < o->n_corpus; f++)
+        len += 2 * (strlen(o->corpus[f]) + 5); /* FILE.fai and FILE.gzi */
+    const char **in = gs_malloc((3 * o->n_corpus + 2) * sizeof *in, err, "inputs");
+    char *names = gs_malloc(len + 1, err, "inputs"), *p = names;
+    if (in == NULL || names == NULL) {
+        free(in);
+        free(names);
+        return GS_ESYS;
+    }
+    for (size_t f = 0; f < o->n_corpus; f++) {
+        in[n++] = o->corpus[f];
+        for (int k = 0; k < 2; k++) {
+            in[n++] = p;
+            p += sprintf(p, "%s.%s", o->corpus[f], k ? "gzi" : "fai") + 1;
+        }
+    }
+    in[n++] = o->patterns;
+    in[n++] = o->config;
+    gs_status st = gs_out_check(o->out, in, n, err);
+    free(in);
+    free(names);
+    return st;
+}
+
 /* The collective steps come first, so that a rank whose pattern file fails
  * still takes part in them and reaches the agreement after this phase. */
 static gs_status setup(job *j, gs_error *err)
@@ -76,7 +111,9 @@ static gs_status setup(job *j, gs_error *err)
     if (o->device == GS_DEV_GPU && ndev == 0)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
 
-    gs_status st = gs_patset_read(o->patterns, o->alphabet, &j->ps, err);
+    if (j->rank == 0 && check_output(o, err) != GS_OK)
+        return err->code;
+    gs_status st = gs_patset_load(o->patterns, o->seqs, o->n_seqs, o->alphabet, &j->ps, err);
     if (st == GS_OK)
         st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
     if (st != GS_OK)
@@ -606,7 +643,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     if (o->verify && verify(&j, &res, counts, sum, err) != GS_OK)
         goto fail;
-    if (o->report_hits && j.mode == MODE_STREAMED && gather_hits(&j, &res.hits, err) != GS_OK)
+    /* text is one stream from rank 0, so its hits are gathered in any mode */
+    if (o->report_hits && (j.mode == MODE_STREAMED || (o->out_format != GS_OUT_H5 && j.size > 1))
+        && gather_hits(&j, &res.hits, err) != GS_OK)
         goto fail;
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
@@ -625,7 +664,10 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     }
     memcpy(r.timing, j.t, sizeof r.timing);
     r.timing[GS_T_TOTAL] = gs_now() - t_start;
-    gs_h5_write(o->out, &r, comm, err);
+    if (o->out_format == GS_OUT_H5)
+        gs_h5_write(o->out, &r, comm, err);
+    else if (j.rank == 0)
+        gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;
 fail:
