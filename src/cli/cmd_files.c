@@ -53,7 +53,7 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
                           gs_status (*run)(int, char **, gs_error *), gs_error *err)
 {
     int rank;
-    MPI_Comm_rank(comm, &rank);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     if (rank == 0) {
         if (wants_help(argc, argv))
             fputs(usage, stdout);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "mpi/mpi_check.h"
 
 static const char usage[] =
     "usage: gscan COMMAND [options]\n"
@@ -32,11 +33,12 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     int provided, rank = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    /* Errors from MPI calls come back as codes and end the job through the
-     * agreed-status path rather than an abort from inside the library. */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    GS_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    GS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    /* Errors from MPI calls come back as codes, so GS_MPI_CHECK can name
+     * the call and its place before it ends the job (mpi/mpi_check.h);
+     * communicators made from this one inherit the handler. */
+    GS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 
     gs_error err = {0};
     gs_status st = GS_OK;
@@ -74,6 +76,6 @@ int main(int argc, char **argv)
     }
     fflush(stdout);
     fflush(stderr);
-    MPI_Finalize();
+    GS_MPI_CHECK(MPI_Finalize());
     return (int)st;
 }

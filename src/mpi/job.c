@@ -102,7 +102,7 @@ static gs_status setup(job *j, gs_error *err)
     j->use_gpu = ndev > 0;
     j->gpu_device = ndev ? local_rank % ndev : 0;
     int mine = j->use_gpu && local_rank < ndev;
-    MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     j->threads = o->threads;
     if (j->threads <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -210,7 +210,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
             bytes += strlen(j->layout.rec[i].name) + 1 + 5 * sizeof(uint64_t);
     }
     uint64_t hdr[2] = {n_rec, bytes};
-    MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
     n_rec = hdr[0];
     bytes = hdr[1];
     if ((buf = gs_malloc(bytes, err, "layout broadcast")) == NULL)
@@ -229,7 +229,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
     }
     for (uint64_t off = 0; off < bytes; off += 1u << 30) {
         uint64_t n = bytes - off < (1u << 30) ? bytes - off : (1u << 30);
-        MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm);
+        GS_MPI_CHECK(MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm));
     }
     if (j->rank != 0) {
         j->layout.rec = gs_calloc(n_rec, sizeof *j->layout.rec, err, "layout");
@@ -307,7 +307,7 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
-    MPI_Bcast(mode, 2, MPI_INT, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(mode, 2, MPI_INT, 0, j->comm));
     j->mode = mode[0];
     j->readers = mode[1];
     const int parts = j->size * j->readers;
@@ -330,7 +330,7 @@ static gs_status make_plan(job *j, gs_error *err)
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
     uint64_t np = j->plan.n_pieces;
-    MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm));
     if (j->rank != 0) {
         j->plan.n_pieces = np;
         j->plan.n_ranks = parts;
@@ -342,9 +342,9 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     for (uint64_t off = 0; off < np; off += 1u << 24) {
         uint64_t n = np - off < (1u << 24) ? np - off : (1u << 24);
-        MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm);
+        GS_MPI_CHECK(MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm));
     }
-    MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
     j->layout.n_files = o->n_corpus;
@@ -468,12 +468,8 @@ static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts
     gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
     for (size_t off = 0; off < n; off += 1u << 27) {
         int c = (int)(n - off < (1u << 27) ? n - off : (1u << 27));
-        int rc = MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c, MPI_UINT64_T,
-                            MPI_SUM, 0, j->comm);
-        if (rc != MPI_SUCCESS) {
-            free(mine);
-            return gs_mpi_fail(rc, "MPI_Reduce(counts)", __FILE__, __LINE__, err);
-        }
+        GS_MPI_CHECK(MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c,
+                                MPI_UINT64_T, MPI_SUM, 0, j->comm));
     }
     free(mine);
     return GS_OK;
@@ -490,7 +486,7 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     uint64_t n = hits->n, *all = NULL, total = 0;
     if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof *all, err, "hit counts")) == NULL)
         MPI_Abort(j->comm, GS_ESYS);
-    MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm));
     if (j->rank == 0) {
         for (int r = 0; r < j->size; r++)
             total += all[r];
@@ -510,7 +506,7 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     if (j->rank != 0) {
         for (size_t off = 0; off < hits->n; off += per_msg) {
             size_t c = hits->n - off < per_msg ? hits->n - off : per_msg;
-            MPI_Send(hits->v + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, 0, TAG_HITS, j->comm);
+            GS_MPI_CHECK(MPI_Send(hits->v + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, 0, TAG_HITS, j->comm));
         }
         gs_hits_free(hits);
         return GS_OK;
@@ -518,8 +514,8 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     for (int r = 1; r < j->size; r++) {
         for (size_t off = 0; off < all[r]; off += per_msg) {
             size_t c = all[r] - off < per_msg ? all[r] - off : per_msg;
-            MPI_Recv(hits->v + hits->n + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, r, TAG_HITS,
-                     j->comm, MPI_STATUS_IGNORE);
+            GS_MPI_CHECK(MPI_Recv(hits->v + hits->n + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, r, TAG_HITS,
+                         j->comm, MPI_STATUS_IGNORE));
         }
         hits->n += all[r];
     }
@@ -565,14 +561,14 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
     /* hits are compared before any gathering: both passes deal the same
      * blocks to the same ranks, so each rank's hits must match */
     int bad_hits = !same_hits(&main_res->hits, &res.hits), any_bad_hits = 0;
-    MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm));
     uint64_t *ref_counts = NULL, bad_counts = 0;
     st = reduce_counts(j, &res, &ref_counts, err);
     double t_ref = gs_now() - t0;
     if (st == GS_OK && j->rank == 0)
         for (size_t i = 0; i < (size_t)j->ps.n * (size_t)j->ks.n_strands; i++)
             bad_counts += counts[i] != ref_counts[i];
-    MPI_Bcast(&bad_counts, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&bad_counts, 1, MPI_UINT64_T, 0, j->comm));
     free(ref_counts);
     gs_scan_res_free(&res);
     if (gs_mpi_agree(j->comm, err) != GS_OK)
@@ -617,8 +613,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     gs_scan_res res = {0};
     uint64_t *counts = NULL;
     memset(sum, 0, sizeof *sum);
-    MPI_Comm_rank(comm, &j.rank);
-    MPI_Comm_size(comm, &j.size);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &j.rank));
+    GS_MPI_CHECK(MPI_Comm_size(comm, &j.size));
     double t_start = gs_now(), t_send = 0;
 
     setup(&j, err);
