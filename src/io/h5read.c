@@ -74,8 +74,25 @@ static int dset_check(gs_h5_file *f, const char *name, int rank, hsize_t cols, H
         goto done;
     }
     size_t size = H5Tget_size(t);
-    if (size == 0 || !fits(f, dims[0], (uint64_t)size * dims[1]) || !fits(f, dims[0], size + 1))
+    if (size == 0 || !fits(f, dims[0], (uint64_t)size * dims[1]) || !fits(f, dims[0], size + 1)) {
         why = "is larger than the file could hold";
+        goto done;
+    }
+    /* gscan writes contiguous or chunked datasets only; HDF5 1.10 trusts a
+     * chunk's dimensions (a chunk wider than its dataset makes H5Dread copy
+     * out of bounds), and external or virtual storage would read other files */
+    hid_t dcpl = H5Dget_create_plist(d);
+    H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    hsize_t chunk[2] = {0, 0};
+    if (dcpl < 0 || (lay != H5D_CONTIGUOUS && lay != H5D_CHUNKED) || H5Pget_external_count(dcpl) != 0)
+        why = "has an unexpected storage layout";
+    else if (lay == H5D_CHUNKED
+             && (H5Pget_chunk(dcpl, 2, chunk) != rank || chunk[0] < 1
+                 || chunk[0] > (dims[0] ? dims[0] : 1)
+                 || (rank == 2 && (chunk[1] < 1 || chunk[1] > dims[1]))))
+        why = "has chunks that do not fit it";
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
 done:
     if (t >= 0)
         H5Tclose(t);

@@ -2,7 +2,8 @@
 # crafted.sh - gscan info and export on damaged result files (tests/h5/craft.py
 # writes them from a real one with h5py): each must end with exit 2 and one
 # "gscan: error: ..." naming the file, never a crash, a hang or a sanitizer
-# report (run it in the ASan build too). Skips (77) without h5py.
+# report (run it in the ASan build too); so must the fuzzer's finds kept in
+# tests/h5/regress/. Skips (77) without h5py.
 set -uo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +16,8 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 "$GSCAN" scan --report hits -p "$FIX/small.patterns" -o base.h5 "$FIX/small.fa" || exit 1
 $py "$here/craft.py" base.h5 . || exit 1
+# inputs the fuzzer (tests/fuzz, target h5) found crashing HDF5 or gscan
+for r in "$here"/regress/*.result; do cp "$r" "bad_all_fuzz_$(basename "$r" .result).h5"; done
 fails=0 runs=0
 for f in bad_*.h5; do
   case $f in
