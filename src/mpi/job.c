@@ -31,6 +31,7 @@
 #include "../scan/pipeline.h"
 #include "comm.h"
 #include "plan.h"
+#include "progress.h"
 #include "sources.h"
 
 enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED };
@@ -53,6 +54,8 @@ typedef struct job {
                             * r x readers .. (r + 1) x readers - 1 */
     uint64_t bytes_read;
     double progress_t0, progress_last;
+    gs_progress prog;        /* every rank's residues, summed on rank 0 */
+    uint64_t progress_total; /* ranges mode: residues of the whole plan */
     double t[GS_N_PHASES];
 } job;
 
@@ -369,6 +372,21 @@ static gs_status make_plan(job *j, gs_error *err)
 
 /* ---- phase 3: scan ------------------------------------------------------ */
 
+static void print_progress(job *j, uint64_t all, double now)
+{
+    double mb = (double)all / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
+    if (j->progress_total) {
+        double pct = 100.0 * (double)all / (double)j->progress_total;
+        fprintf(stderr, "\rgscan: %5.1f%% (%.1f M residues, %d rank%s, %.0f M/s)   ",
+                pct < 100.0 ? pct : 100.0, mb, j->size, j->size > 1 ? "s" : "", rate);
+    } else {
+        fprintf(stderr, "\rgscan: %.1f M residues scanned (%d rank%s, %.0f M/s)   ", mb, j->size,
+                j->size > 1 ? "s" : "", rate);
+    }
+}
+
+/* Every rank reports its residues (at most every 0.2 s); rank 0 prints the
+ * whole job's. */
 static void show_progress(void *ctx, uint64_t residues)
 {
     job *j = ctx;
@@ -376,16 +394,9 @@ static void show_progress(void *ctx, uint64_t residues)
     if (now - j->progress_last < 0.2)
         return;
     j->progress_last = now;
-    double mb = (double)residues / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
-    if (j->mode == MODE_RANGES) {
-        uint64_t mine = 0;
-        for (size_t p = j->plan.first[0]; p < j->plan.first[j->readers]; p++)
-            mine += j->plan.pieces[p].end - j->plan.pieces[p].begin;
-        fprintf(stderr, "\rgscan: rank 0 %5.1f%% (%.1f M residues, %.0f M/s)   ",
-                mine ? 100.0 * (double)residues / (double)mine : 100.0, mb, rate);
-    } else {
-        fprintf(stderr, "\rgscan: %.1f M residues scanned (%.0f M/s)   ", mb, rate);
-    }
+    uint64_t all = gs_progress_update(&j->prog, residues);
+    if (j->rank == 0)
+        print_progress(j, all, now);
 }
 
 /* One pass over this rank's share with the given engine. layout receives the
@@ -398,12 +409,18 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
                        .gpu_device = j->gpu_device, .threads = j->threads,
                        .want_hits = o->report_hits, .block = (size_t)o->block,
                        .overlap = j->overlap};
-    int show = o->progress > 0 || (o->progress < 0 && isatty(2));
-    if (show && j->rank == 0) {
+    /* rank 0's stderr decides: it is the one that prints */
+    int show = j->rank == 0 && (o->progress > 0 || (o->progress < 0 && isatty(2)));
+    GS_MPI_CHECK(MPI_Bcast(&show, 1, MPI_INT, 0, j->comm));
+    if (show) {
         cfg.progress = show_progress;
         cfg.progress_ctx = j;
         j->progress_t0 = gs_now();
         j->progress_last = 0;
+        j->progress_total = 0;
+        for (size_t p = 0; j->mode == MODE_RANGES && p < j->plan.n_pieces; p++)
+            j->progress_total += j->plan.pieces[p].end - j->plan.pieces[p].begin;
+        gs_progress_start(&j->prog, j->comm); /* without it: rank 0's share only */
     }
     gs_layout scratch = {0};
     gs_reader *reader = NULL;
@@ -444,12 +461,13 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         }
     }
     gs_layout_free(&scratch);
-    if (show && j->rank == 0) {
-        if (st == GS_OK) { /* the last state, whenever the last report was */
-            j->progress_last = 0;
-            show_progress(j, res->residues);
+    if (show) { /* the last state, whenever the last report was */
+        uint64_t all = gs_progress_finish(&j->prog, st == GS_OK ? res->residues : 0);
+        if (j->rank == 0) {
+            if (st == GS_OK)
+                print_progress(j, all, gs_now());
+            fprintf(stderr, "\n");
         }
-        fprintf(stderr, "\n");
     }
     return st;
 }
