@@ -28,7 +28,8 @@ static const char info_usage[] =
     "patterns, patterns present and absent, and timings.\n";
 
 static const char export_usage[] =
-    "usage: gscan export RESULT.h5 [--format tsv|bed | --counts] [-o FILE]\n"
+    "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--corpus FILE]...] | --counts]\n"
+    "                    [-o FILE]\n"
     "\n"
     "Write the hits of a result file (made with --report hits) as text:\n"
     "  tsv   header line, then record, start, end, pattern, strand (+/-);\n"
@@ -36,6 +37,12 @@ static const char export_usage[] =
     "  bed   BED6: chrom, start, end, name, 0, strand\n"
     "  --counts         per-pattern counts as TSV instead: pattern, sequence,\n"
     "                   length, forward, reverse ('.' if forward only), total\n"
+    "  --seq            a last column, matched: each hit's residues (reverse\n"
+    "                   complement on the - strand), read through the .fai of\n"
+    "                   the scanned files (gscan index them first)\n"
+    "  --corpus FILE    with --seq: where the scanned files are now; repeat it\n"
+    "                   once per file, in the scan's order (default: the paths\n"
+    "                   the scan was given)\n"
     "  -o, --out FILE   write to FILE (a regular file, replaced only when\n"
     "                   complete) instead of stdout; - is stdout\n";
 
@@ -123,57 +130,72 @@ gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err)
 static gs_status export_file(int argc, char **argv, gs_error *err)
 {
     const char *in = NULL, *format = "tsv", *out = NULL;
-    int counts = 0;
-    for (int i = 1; i < argc; i++) {
+    int counts = 0, seq = 0;
+    char **corpus = NULL;
+    size_t n_corpus = 0;
+    gs_h5_file *f = NULL;
+    gs_replace_file r = {0};
+    for (int i = 1; i < argc && err->code == GS_OK; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--counts")) {
+        int value = !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out")
+                    || !strcmp(a, "-o") || !strcmp(a, "--corpus");
+        if (value && i + 1 >= argc) {
+            gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
+        } else if (!strcmp(a, "--counts")) {
             counts = 1;
-        } else if (!strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
-            if (i + 1 >= argc)
-                return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
-            if (a[1] == 'f' || a[2] == 'f')
-                format = argv[++i];
-            else
-                out = argv[++i];
+        } else if (!strcmp(a, "--seq")) {
+            seq = 1;
+        } else if (!strcmp(a, "--corpus")) {
+            char **v = gs_realloc(corpus, (n_corpus + 1) * sizeof *v, err, "--corpus");
+            if (v)
+                (corpus = v)[n_corpus++] = argv[++i];
+        } else if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
+            format = argv[++i];
+        } else if (value) {
+            out = argv[++i];
         } else if (!strncmp(a, "--format=", 9)) {
             format = a + 9;
         } else if (!strncmp(a, "--out=", 6)) {
             out = a + 6;
         } else if (a[0] == '-') {
-            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
+            gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
         } else if (in == NULL) {
             in = a;
         } else {
-            return gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
+            gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
         }
     }
+    if (err->code != GS_OK)
+        goto done;
     if (in == NULL)
-        return gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
-    if (strcmp(format, "tsv") && strcmp(format, "bed"))
-        return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
+        gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
+    else if (strcmp(format, "tsv") && strcmp(format, "bed"))
+        gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
+    else if (counts && seq)
+        gs_fail(err, GS_EUSAGE, "--seq belongs to hit rows, not to --counts (gscan export)");
+    else if (corpus && !seq)
+        gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
     if (out && !strcmp(out, "-"))
         out = NULL;
-    if (out && gs_out_check(out, &in, 1, err) != GS_OK)
-        return err->code;
-    gs_h5_file *f = NULL;
-    gs_status st = gs_h5_open(in, &f, err);
-    if (st != GS_OK)
-        return st;
-    gs_replace_file r = {0};
-    if (out && gs_replace_open(&r, out, "the export", err) != GS_OK) {
-        gs_h5_close(f);
-        return err->code;
-    }
+    if (err->code != GS_OK || (out && gs_out_check(out, &in, 1, err) != GS_OK)
+        || gs_h5_open(in, &f, err) != GS_OK
+        || (out && gs_replace_open(&r, out, "the export", err) != GS_OK))
+        goto done;
     FILE *o = out ? r.f : stdout;
-    st = counts ? gs_h5_export_counts(f, o, err) : gs_h5_export(f, format, o, err);
-    if (out && st == GS_OK)
-        st = gs_replace_commit(&r, "the export", err);
+    if (counts)
+        gs_h5_export_counts(f, o, err);
+    else
+        gs_h5_export_seq(f, format, seq, corpus, n_corpus, o, err);
+    if (out && err->code == GS_OK)
+        gs_replace_commit(&r, "the export", err);
     else if (out)
         gs_replace_abort(&r);
-    else if (fflush(o) != 0 && st == GS_OK)
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (standard output)", strerror(errno));
+    else if (fflush(o) != 0)
+        gs_fail(err, GS_ESYS, "cannot write: %s (standard output)", strerror(errno));
+done:
     gs_h5_close(f);
-    return st;
+    free(corpus);
+    return err->code;
 }
 
 gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err)

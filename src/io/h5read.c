@@ -23,6 +23,7 @@
 
 #include "h5_internal.h"
 #include "h5out.h"
+#include "hit_seq.h"
 #include "text_out.h"
 
 struct gs_h5_file {
@@ -553,6 +554,46 @@ fail:
 
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err)
 {
+    return gs_h5_export_seq(f, format, 0, NULL, 0, out, err);
+}
+
+/* --seq: the records' files and lengths to match them to the corpus index. */
+static gs_status open_seq(gs_h5_file *f, char *const *corpus, size_t n_corpus, const char *rnames,
+                          size_t rstride, gs_hit_seq **hs, gs_error *err)
+{
+    hsize_t d[2];
+    uint32_t *file = NULL;
+    uint64_t *len = NULL;
+    char alpha[16];
+    if (n_corpus != f->n_files)
+        return gs_fail(err, GS_EUSAGE,
+                       "--corpus needs the %llu file(s) of the scan, in order, not %zu (%s)",
+                       (unsigned long long)f->n_files, n_corpus, f->path);
+    attr_str(f, "alphabet", alpha, sizeof alpha, err);
+    if (err->code == GS_OK && dset_check(f, "/records/file", 1, 0, H5T_INTEGER, d, err)) {
+        if (d[0] != f->n_rec)
+            gs_fail(err, GS_EINPUT, "not a gscan result file: /records/file is of another length (%s)",
+                    f->path);
+        file = gs_malloc(f->n_rec * sizeof *file, err, "records");
+        len = gs_malloc(f->n_rec * sizeof *len, err, "records");
+        if (err->code == GS_OK
+            && (!read_rows(f->fid, "/records/file", H5T_NATIVE_UINT32, 0, 0, f->n_rec, file)
+                || !read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, 0, 0, f->n_rec, len)))
+            read_fail(f, "/records", err);
+        if (err->code == GS_OK)
+            gs_hit_seq_open(corpus, n_corpus, rnames ? rnames : "", rstride, file, len,
+                            (size_t)f->n_rec, strcmp(alpha, "bytes") != 0, hs, err);
+    }
+    free(file);
+    free(len);
+    return err->code;
+}
+
+gs_status gs_h5_export_seq(gs_h5_file *f, const char *format, int with_seq, char *const *corpus,
+                           size_t n_corpus, FILE *out, gs_error *err)
+{
+    gs_hit_seq *hs = NULL;
+    char *seq = NULL, *fnames = NULL, **fv = NULL;
     H5E_auto2_t old_fn = NULL;
     void *old_data = NULL;
     char *rnames = NULL, *pnames = NULL, *line = NULL;
@@ -583,14 +624,33 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
     rec = gs_malloc(READ_ROWS * sizeof *rec, err, "hits");
     start = gs_malloc(READ_ROWS * sizeof *start, err, "hits");
     strand = gs_malloc(READ_ROWS * sizeof *strand, err, "hits");
-    line = gs_malloc(rstride + pstride + 64, err, "export line"); /* >= gs_text_hit_row_max */
-    if (!plen || !pat || !rec || !start || !strand || !line)
+    if (!plen || !pat || !rec || !start || !strand)
         goto fail;
     if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, 0, f->n_pat, plen)) {
         read_fail(f, "/patterns/length", err);
         goto fail;
     }
-    gs_text_hits_header(out, fmt);
+    uint32_t longest = 0;
+    for (uint64_t i = 0; i < f->n_pat; i++)
+        longest = plen[i] > longest ? plen[i] : longest;
+    if (with_seq && corpus == NULL && f->n_files) { /* the files the scan was given */
+        size_t fstride = 0;
+        if ((fnames = read_strings(f, "/files", 0, f->n_files, &fstride, err)) == NULL
+            || (fv = gs_malloc(f->n_files * sizeof *fv, err, "files")) == NULL)
+            goto fail;
+        for (uint64_t i = 0; i < f->n_files; i++)
+            fv[i] = fnames + i * fstride;
+        corpus = fv;
+        n_corpus = (size_t)f->n_files;
+    }
+    if (with_seq && (open_seq(f, corpus, n_corpus, rnames, rstride, &hs, err) != GS_OK
+                   || (seq = gs_malloc((size_t)longest + 1, err, "--seq")) == NULL))
+        goto fail;
+    /* >= gs_text_hit_row_max */
+    line = gs_malloc(rstride + pstride + (seq ? (size_t)longest + 1 : 0) + 64, err, "export line");
+    if (line == NULL)
+        goto fail;
+    gs_text_hits_header(out, fmt, seq != NULL);
     for (uint64_t at = 0; at < f->n_hits; at += READ_ROWS) {
         uint64_t k = f->n_hits - at < READ_ROWS ? f->n_hits - at : READ_ROWS;
         if (!read_rows(f->fid, "/hits/pattern", H5T_NATIVE_UINT32, 0, at, k, pat)
@@ -609,7 +669,9 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
                 goto fail;
             }
             gs_text_hit t = {rnames + (size_t)rec[i] * rstride, pnames + (size_t)pat[i] * pstride,
-                             start[i], start[i] + plen[pat[i]], strand[i]};
+                             start[i], start[i] + plen[pat[i]], strand[i], seq};
+            if (seq && gs_hit_seq_get(hs, rec[i], t.start, t.end, strand[i], seq, err) != GS_OK)
+                goto fail;
             fwrite(line, 1, gs_text_hit_row(line, fmt, &t), out);
         }
         if (ferror(out))
@@ -626,6 +688,10 @@ fail:
     free(start);
     free(strand);
     free(line);
+    free(seq);
+    free(fnames);
+    free(fv);
+    gs_hit_seq_close(hs);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     return err->code;
 }

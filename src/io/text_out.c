@@ -26,15 +26,17 @@ int gs_text_format_parse(const char *name, gs_text_format *f)
     return 0;
 }
 
-void gs_text_hits_header(FILE *out, gs_text_format f)
+void gs_text_hits_header(FILE *out, gs_text_format f, int with_seq)
 {
     if (f == GS_TEXT_TSV)
-        fputs("record\tstart\tend\tpattern\tstrand\n", out);
+        fputs(with_seq ? "record\tstart\tend\tpattern\tstrand\tmatched\n"
+                       : "record\tstart\tend\tpattern\tstrand\n",
+              out);
 }
 
 size_t gs_text_hit_row_max(const gs_text_hit *h)
 {
-    return strlen(h->record) + strlen(h->pattern) + 2 * 20 + 8;
+    return strlen(h->record) + strlen(h->pattern) + (h->seq ? strlen(h->seq) + 1 : 0) + 2 * 20 + 8;
 }
 
 /* Append decimal v to p; returns the new end. */
@@ -73,6 +75,10 @@ size_t gs_text_hit_row(char *buf, gs_text_format f, const gs_text_hit *h)
         *p++ = '\t';
     }
     *p++ = h->strand > 0 ? '+' : '-';
+    if (h->seq) {
+        *p++ = '\t';
+        p = put_str(p, h->seq);
+    }
     *p++ = '\n';
     return (size_t)(p - buf);
 }
@@ -106,7 +112,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
     }
     size_t cap = 0;
     char *line = NULL;
-    gs_text_hits_header(out, f);
+    gs_text_hits_header(out, f, 0);
     for (uint64_t i = 0; i < res->n_hits && !ferror(out); i++) {
         const gs_hit *h = &res->hits[i];
         if (h->pattern >= ps->n || h->record >= lay->n_rec) {
@@ -115,7 +121,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
             break;
         }
         gs_text_hit t = {lay->rec[h->record].name, ps->v[h->pattern].name, h->start,
-                         h->start + ps->v[h->pattern].len, h->strand};
+                         h->start + ps->v[h->pattern].len, h->strand, NULL};
         size_t need = gs_text_hit_row_max(&t);
         if (need > cap) {
             char *l = gs_realloc(line, need, err, "text output line");

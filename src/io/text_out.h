@@ -4,7 +4,9 @@
  * Hit rows, in contract §3 order:
  *   tsv  header "record start end pattern strand", then one row a hit:
  *        0-based start, end one past the last residue (BED coordinates),
- *        pattern name, strand '+' or '-'
+ *        pattern name, strand '+' or '-'; optionally "matched": the residues
+ *        of the hit, reverse-complemented on the reverse strand (seqkit
+ *        locate's column), also appended to BED rows
  *   bed  BED6 without header: chrom start end name 0 strand
  * Count rows (tsv only): header "pattern sequence length forward reverse
  * total", one row a pattern in id order; reverse is "." when only the
@@ -27,12 +29,14 @@ typedef struct gs_text_hit {
     const char *pattern; /* pattern name */
     uint64_t start, end; /* 0-based, end exclusive */
     int strand;          /* +1 or -1 */
+    const char *seq;     /* the matched sequence (a "matched" column), or NULL */
 } gs_text_hit;
 
 /* "tsv" / "bed" into *f; -1 for anything else. */
 int gs_text_format_parse(const char *name, gs_text_format *f);
-/* The header line of hit rows (nothing for BED). */
-void gs_text_hits_header(FILE *out, gs_text_format f);
+/* The header line of hit rows (nothing for BED); with_seq: a last column
+ * "matched" (the hits' seq). */
+void gs_text_hits_header(FILE *out, gs_text_format f, int with_seq);
 /* Bytes gs_text_hit_row may write for h: at most this. */
 size_t gs_text_hit_row_max(const gs_text_hit *h);
 /* Write h's row, newline included, into buf; returns the bytes written. */
