@@ -177,8 +177,17 @@ static gs_status export_file(int argc, char **argv, gs_error *err)
         gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
     if (out && !strcmp(out, "-"))
         out = NULL;
-    if (err->code != GS_OK || (out && gs_out_check(out, &in, 1, err) != GS_OK)
-        || gs_h5_open(in, &f, err) != GS_OK
+    if (err->code == GS_OK && out) { /* the inputs: the result file, and --corpus files */
+        const char **inputs = gs_malloc((n_corpus + 1) * sizeof *inputs, err, "inputs");
+        if (inputs) {
+            inputs[0] = in;
+            for (size_t i = 0; i < n_corpus; i++)
+                inputs[i + 1] = corpus[i];
+            gs_out_check(out, inputs, n_corpus + 1, err);
+            free(inputs);
+        }
+    }
+    if (err->code != GS_OK || gs_h5_open(in, &f, err) != GS_OK
         || (out && gs_replace_open(&r, out, "the export", err) != GS_OK))
         goto done;
     FILE *o = out ? r.f : stdout;
