@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "io/fai.h"
 #include "io/h5out.h"
+#include "io/replace_file.h"
 #include "mpi/comm.h"
 
 static const char index_usage[] =
@@ -36,12 +37,23 @@ static const char info_usage[] =
     "patterns, patterns present and absent, and timings.\n";
 
 static const char export_usage[] =
-    "usage: gscan export RESULT.h5 [--format tsv|bed] [-o FILE]\n"
+    "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--corpus FILE]...] | --counts]\n"
+    "                    [-o FILE]\n"
     "\n"
     "Write the hits of a result file (made with --report hits) as text:\n"
-    "  tsv   header line, then record, start, end, pattern, strand (+/-)\n"
+    "  tsv   header line, then record, start, end, pattern, strand (+/-);\n"
+    "        start 0-based, end exclusive (BED coordinates)\n"
     "  bed   BED6: chrom, start, end, name, 0, strand\n"
-    "  -o, --out FILE   write to FILE instead of stdout\n";
+    "  --counts         per-pattern counts as TSV instead: pattern, sequence,\n"
+    "                   length, forward, reverse ('.' if forward only), total\n"
+    "  --seq            a last column, matched: each hit's residues (reverse\n"
+    "                   complement on the - strand), read through the .fai of\n"
+    "                   the scanned files (gscan index them first)\n"
+    "  --corpus FILE    with --seq: where the scanned files are now; repeat it\n"
+    "                   once per file, in the scan's order (default: the paths\n"
+    "                   the scan was given)\n"
+    "  -o, --out FILE   write to FILE (a regular file, replaced only when\n"
+    "                   complete) instead of stdout; - is stdout\n";
 
 static int wants_help(int argc, char **argv)
 {
@@ -57,7 +69,7 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
                           gs_status (*run)(int, char **, gs_error *), gs_error *err)
 {
     int rank;
-    MPI_Comm_rank(comm, &rank);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     if (rank == 0) {
         if (wants_help(argc, argv))
             fputs(usage, stdout);
@@ -189,47 +201,81 @@ gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err)
 static gs_status export_file(int argc, char **argv, gs_error *err)
 {
     const char *in = NULL, *format = "tsv", *out = NULL;
-    for (int i = 1; i < argc; i++) {
+    int counts = 0, seq = 0;
+    char **corpus = NULL;
+    size_t n_corpus = 0;
+    gs_h5_file *f = NULL;
+    gs_replace_file r = {0};
+    for (int i = 1; i < argc && err->code == GS_OK; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
-            if (i + 1 >= argc)
-                return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
-            if (a[1] == 'f' || a[2] == 'f')
-                format = argv[++i];
-            else
-                out = argv[++i];
+        int value = !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out")
+                    || !strcmp(a, "-o") || !strcmp(a, "--corpus");
+        if (value && i + 1 >= argc) {
+            gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
+        } else if (!strcmp(a, "--counts")) {
+            counts = 1;
+        } else if (!strcmp(a, "--seq")) {
+            seq = 1;
+        } else if (!strcmp(a, "--corpus")) {
+            char **v = gs_realloc(corpus, (n_corpus + 1) * sizeof *v, err, "--corpus");
+            if (v)
+                (corpus = v)[n_corpus++] = argv[++i];
+        } else if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
+            format = argv[++i];
+        } else if (value) {
+            out = argv[++i];
         } else if (!strncmp(a, "--format=", 9)) {
             format = a + 9;
         } else if (!strncmp(a, "--out=", 6)) {
             out = a + 6;
         } else if (a[0] == '-') {
-            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
+            gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
         } else if (in == NULL) {
             in = a;
         } else {
-            return gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
+            gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
         }
     }
+    if (err->code != GS_OK)
+        goto done;
     if (in == NULL)
-        return gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
-    if (strcmp(format, "tsv") && strcmp(format, "bed"))
-        return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
-    gs_h5_file *f = NULL;
-    gs_status st = gs_h5_open(in, &f, err);
-    if (st != GS_OK)
-        return st;
-    FILE *o = stdout;
-    if (out && (o = fopen(out, "w")) == NULL) {
-        gs_h5_close(f);
-        return gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out);
+        gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
+    else if (strcmp(format, "tsv") && strcmp(format, "bed"))
+        gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
+    else if (counts && seq)
+        gs_fail(err, GS_EUSAGE, "--seq belongs to hit rows, not to --counts (gscan export)");
+    else if (corpus && !seq)
+        gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
+    if (out && !strcmp(out, "-"))
+        out = NULL;
+    if (err->code == GS_OK && out) { /* the inputs: the result file, and --corpus files */
+        const char **inputs = gs_malloc((n_corpus + 1) * sizeof *inputs, err, "inputs");
+        if (inputs) {
+            inputs[0] = in;
+            for (size_t i = 0; i < n_corpus; i++)
+                inputs[i + 1] = corpus[i];
+            gs_out_check(out, inputs, n_corpus + 1, err);
+            free(inputs);
+        }
     }
-    st = gs_h5_export(f, format, o, err);
-    if (fflush(o) != 0 && st == GS_OK)
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out ? out : "stdout");
-    if (out && fclose(o) != 0 && st == GS_OK)
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out);
+    if (err->code != GS_OK || gs_h5_open(in, &f, err) != GS_OK
+        || (out && gs_replace_open(&r, out, "the export", err) != GS_OK))
+        goto done;
+    FILE *o = out ? r.f : stdout;
+    if (counts)
+        gs_h5_export_counts(f, o, err);
+    else
+        gs_h5_export_seq(f, format, seq, corpus, n_corpus, o, err);
+    if (out && err->code == GS_OK)
+        gs_replace_commit(&r, "the export", err);
+    else if (out)
+        gs_replace_abort(&r);
+    else if (fflush(o) != 0)
+        gs_fail(err, GS_ESYS, "cannot write: %s (standard output)", strerror(errno));
+done:
     gs_h5_close(f);
-    return st;
+    free(corpus);
+    return err->code;
 }
 
 gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err)

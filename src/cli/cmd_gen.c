@@ -360,7 +360,7 @@ fail:
 gs_status gs_cmd_gen(int argc, char **argv, MPI_Comm comm, gs_error *err)
 {
     int rank, help;
-    MPI_Comm_rank(comm, &rank);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     gen_opts g;
     gs_status st = parse(argc, argv, &g, &help, err);
     if (st == GS_OK && help && rank == 0)

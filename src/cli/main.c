@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "core/gs_clock.h"
 #include "gpu/gpu.h"
+#include "mpi/mpi_check.h"
 
 static const char usage[] =
     "usage: gscan COMMAND [options]\n"
@@ -81,11 +82,12 @@ int main(int argc, char **argv)
     pthread_t warm;
     int warm_dev = launcher_local_rank();
     int warming = may_use_gpu(argc, argv) && pthread_create(&warm, NULL, warm_gpu, &warm_dev) == 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    /* Errors from MPI calls come back as codes and end the job through the
-     * agreed-status path rather than an abort from inside the library. */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    GS_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    GS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    /* Errors from MPI calls come back as codes, so GS_MPI_CHECK can name
+     * the call and its place before it ends the job (mpi/mpi_check.h);
+     * communicators made from this one inherit the handler. */
+    GS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 
     gs_error err = {0};
     gs_status st = GS_OK;
@@ -126,17 +128,9 @@ int main(int argc, char **argv)
     fflush(stdout);
     fflush(stderr);
     double t_fin = gs_now();
-    MPI_Finalize();
+    GS_MPI_CHECK(MPI_Finalize());
     if (getenv("GS_DEBUG_TIME"))
         fprintf(stderr, "gscan: rank %d: MPI_Finalize %.3f s, %.3f s since exec\n", rank,
                 gs_now() - t_fin, gs_process_age());
-    /* Everything is written, closed and renamed: leave without the
-     * libraries' exit-time teardown (CUDA's runtime, HDF5, UCX), whose
-     * resources go with the process anyway. Sanitizer builds return, so that
-     * their leak check at exit still runs. */
-#if !defined(__SANITIZE_ADDRESS__)
-    fflush(NULL);
-    _exit((int)st);
-#endif
     return (int)st;
 }

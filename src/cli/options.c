@@ -17,7 +17,7 @@
 #include "../match/engine.h"
 
 const char gs_scan_usage[] =
-    "usage: gscan scan -p PATTERNS [-o OUT.h5] [options] CORPUS...\n"
+    "usage: gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] CORPUS...\n"
     "\n"
     "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
@@ -26,13 +26,20 @@ const char gs_scan_usage[] =
     "\n"
     "  -p, --patterns FILE      FASTA (>name, sequence) or text: one pattern a line,\n"
     "                           optionally \"name<TAB>sequence\"; '#' starts a comment\n"
-    "  -o, --out FILE           HDF5 output (default gscan.h5)\n"
+    "  -s, --pattern SEQ        one more pattern, named SEQ; repeatable, after those\n"
+    "                           of -p (which it can replace)\n"
+    "  -o, --out FILE           output file (default gscan.h5); - is standard output;\n"
+    "                           a regular file or a new name, never an input\n"
+    "  -O, --out-format F       h5 | tsv | bed (default from -o: .tsv and - give tsv,\n"
+    "                           .bed bed, else h5); tsv and bed write the hits as\n"
+    "                           text (gscan export's columns) unless --report counts\n"
+    "                           (per-pattern counts as TSV)\n"
     "  -e, --engine NAME        %s (default auto)\n"
     "  -d, --device KIND        auto | gpu | cpu (auto: a GPU when one is visible)\n"
     "      --strand MODE        both | forward (default both)\n"
     "      --alphabet NAME      dna | bytes (default dna)\n"
     "      --input-format F     auto | fasta | raw (default auto)\n"
-    "      --report WHAT        counts | hits (default counts)\n"
+    "      --report WHAT        counts | hits (default counts; hits for text output)\n"
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
     "      --readers N          reading threads per rank for indexed input (.fai,\n"
     "                           BGZF .fai + .gzi), 1 to 64 (default: threads / 4,\n"
@@ -62,10 +69,13 @@ const char gs_scan_usage[] =
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
        OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE };
+enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
     {"patterns", required_argument, NULL, 'p'},
+    {"pattern", required_argument, NULL, 's'},
     {"out", required_argument, NULL, 'o'},
+    {"out-format", required_argument, NULL, 'O'},
     {"engine", required_argument, NULL, 'e'},
     {"device", required_argument, NULL, 'd'},
     {"strand", required_argument, NULL, OPT_STRAND},
@@ -143,6 +153,10 @@ static char *keep(gs_scan_opts *o, const char *s)
     return o->owned[o->n_owned++] = c;
 }
 
+/* Set by -O (or out-format in a config) for the one parse under way: without
+ * it the format follows -o's extension. */
+static int explicit_format;
+
 /* Apply one option. name is the long name; where is "--name" or "file:line". */
 static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const char *val,
                               const char *where, gs_status bad, gs_error *err)
@@ -150,7 +164,22 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
     uint64_t n;
     switch (id) {
     case 'p': o->patterns = val; break;
+    case 's': {
+        char **v = realloc(o->seqs, (o->n_seqs + 1) * sizeof *v);
+        if (v == NULL)
+            return gs_fail(err, GS_ESYS, "out of memory (%s)", where);
+        o->seqs = v;
+        o->seqs[o->n_seqs++] = (char *)val;
+        break;
+    }
     case 'o': o->out = val; break;
+    case 'O':
+        if (!strcmp(val, "h5")) o->out_format = GS_OUT_H5;
+        else if (!strcmp(val, "tsv")) o->out_format = GS_OUT_TSV;
+        else if (!strcmp(val, "bed")) o->out_format = GS_OUT_BED;
+        else return gs_fail(err, bad, "unknown output format '%s': expected h5, tsv or bed (%s)", val, where);
+        explicit_format = 1;
+        break;
     case 'e':
         if (strcmp(val, "auto") && gs_engine_find(val) == NULL) {
             char names[256];
@@ -335,6 +364,8 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     o->progress = -1;
     o->block = 16u << 20;
     o->max_expansions = 4096;
+    o->report_hits = REPORT_UNSET;
+    explicit_format = 0;
     *help = 0;
     if ((o->command_line = join_args(argc, argv)) == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (command line)");
@@ -361,7 +392,7 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     optind = 1;
     opterr = 0;
     int c, idx;
-    while ((c = getopt_long(argc, argv, ":p:o:e:d:t:qh", long_opts, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:s:o:O:e:d:t:qh", long_opts, &idx)) != -1) {
         if (c == '?') {
             if (optopt)
                 return gs_fail(err, GS_EUSAGE, "unknown option '-%c' (gscan scan)", optopt);
@@ -392,8 +423,21 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
         if (add_corpus(o, argv[i]))
             return gs_fail(err, GS_ESYS, "out of memory (command line)");
     }
-    if (o->patterns == NULL)
-        return gs_fail(err, GS_EUSAGE, "missing -p/--patterns FILE (gscan scan)");
+    if (o->patterns == NULL && o->n_seqs == 0)
+        return gs_fail(err, GS_EUSAGE, "missing -p/--patterns FILE or -s/--pattern SEQ (gscan scan)");
+    if (!explicit_format) { /* from the name: "-", .tsv and .bed are text */
+        size_t l = strlen(o->out);
+        if (!strcmp(o->out, "-") || (l >= 4 && !strcmp(o->out + l - 4, ".tsv")))
+            o->out_format = GS_OUT_TSV;
+        else if (l >= 4 && !strcmp(o->out + l - 4, ".bed"))
+            o->out_format = GS_OUT_BED;
+    }
+    if (o->out_format == GS_OUT_H5 && !strcmp(o->out, "-"))
+        return gs_fail(err, GS_EUSAGE, "HDF5 cannot be written to standard output: use -O tsv or bed with -o - (gscan scan)");
+    if (o->out_format == GS_OUT_BED && o->report_hits == 0)
+        return gs_fail(err, GS_EUSAGE, "--report counts has no BED form: use -O tsv (gscan scan)");
+    if (o->report_hits == REPORT_UNSET)
+        o->report_hits = o->out_format != GS_OUT_H5;
     if (o->n_corpus == 0)
         return gs_fail(err, GS_EUSAGE, "no corpus file given (gscan scan)");
     if (o->alphabet == GS_ALPHA_BYTES && o->both_strands) {
@@ -421,6 +465,7 @@ void gs_scan_opts_free(gs_scan_opts *o)
         free(o->owned[i]);
     free(o->owned);
     free(o->corpus);
+    free(o->seqs);
     free(o->command_line);
     memset(o, 0, sizeof *o);
 }

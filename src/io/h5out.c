@@ -30,6 +30,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "h5out.h"
 #include "h5_internal.h"
+#include "replace_file.h"
+#include "../mpi/mpi_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,24 +117,24 @@ static int agree(wctx *w)
 {
     int mine = w->e.code != GS_OK ? w->rank : w->size, first = w->size, done = 0;
     MPI_Request rq;
-    if (MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->comm, &rq) != MPI_SUCCESS) {
-        gs_fail(&w->e, GS_ESYS, "MPI_Iallreduce failed (writing %s)", w->path);
-        stranded(w);
-    }
+    GS_MPI_CHECK(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->comm, &rq));
     if (w->e.code == GS_OK) {
-        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        GS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     } else {
         double until = MPI_Wtime() + STRAND_SECONDS;
         struct timespec nap = {0, 1000000};
-        while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done
-               && MPI_Wtime() < until)
+        for (;;) {
+            GS_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+            if (done || MPI_Wtime() >= until)
+                break;
             nanosleep(&nap, NULL);
+        }
         if (!done)
             stranded(w);
     }
     if (first == w->size)
         return 1;
-    MPI_Bcast(&w->e, (int)sizeof w->e, MPI_BYTE, first, w->comm);
+    GS_MPI_CHECK(MPI_Bcast(&w->e, (int)sizeof w->e, MPI_BYTE, first, w->comm));
     return 0;
 }
 
@@ -142,9 +144,10 @@ static size_t str_width(size_t cur, const char *s)
     return n > cur ? n : cur;
 }
 
-/* Check the target early so the user reads "no such directory", not an
- * HDF5 stack; then create the temporary file with plain POSIX calls for the
- * same reason (EACCES, EROFS, ENOSPC come out as themselves). */
+/* Check the target early so the user reads "no such directory" or "refusing
+ * to replace a character device", not an HDF5 stack; then create the
+ * temporary file with plain POSIX calls for the same reason (EACCES, EROFS,
+ * ENOSPC come out as themselves). */
 static void check_target(wctx *w, const char *tmp)
 {
     const char *path = w->path;
@@ -167,12 +170,13 @@ static void check_target(wctx *w, const char *tmp)
     else if (access(dir, W_OK | X_OK) != 0)
         gs_fail(&w->e, GS_ESYS, "cannot write output: directory %s is not writable: %s (%s)",
                 dir, strerror(errno), path);
-    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        gs_fail(&w->e, GS_ESYS, "cannot write output: it is a directory (%s)", path);
+    else
+        gs_out_check(path, NULL, 0, &w->e);
     free(dir);
     if (w->e.code != GS_OK)
         return;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    unlink(tmp); /* a leftover of a killed run with the same pid; a link is removed, not followed */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
     if (fd < 0) {
         gs_fail(&w->e, GS_ESYS, "cannot create %s: %s (%s)", tmp, strerror(errno), path);
         return;
@@ -473,7 +477,7 @@ static int write_dset(wctx *w, hid_t fid, const dspec *d, uint64_t off, uint64_t
     }
     if (dset >= 0 && (fspace = H5Dget_space(dset)) < 0)
         h5_fail(w, "open dataspace of", d->name);
-    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm));
     if (!agree(w))
         goto done;
     for (uint64_t i = 0; i < most; i++) {
@@ -610,10 +614,10 @@ static int write_attrs(wctx *w, hid_t fid, const wmeta *m, const char *const *s)
 static int write_hits(wctx *w, hid_t fid, const gs_result *res, const wmeta *m)
 {
     uint64_t n = res->n_hits, off = 0, total = 0;
-    MPI_Exscan(&n, &off, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+    GS_MPI_CHECK(MPI_Exscan(&n, &off, 1, MPI_UINT64_T, MPI_SUM, w->comm));
     if (w->rank == 0)
         off = 0; /* MPI_Exscan leaves rank 0's result undefined */
-    MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, w->comm));
     if (!make_group(w, fid, "/hits"))
         return 0;
     hsize_t chunk = total < HIT_CHUNK_ROWS ? total : HIT_CHUNK_ROWS;
@@ -641,7 +645,7 @@ static int write_timing(wctx *w, hid_t fid, const double *mine)
         all = gs_malloc((size_t)w->size * GS_N_PHASES * sizeof *all, &w->e, "timings");
     if (!agree(w))
         return 0;
-    MPI_Gather(mine, GS_N_PHASES, MPI_DOUBLE, all, GS_N_PHASES, MPI_DOUBLE, 0, w->comm);
+    GS_MPI_CHECK(MPI_Gather(mine, GS_N_PHASES, MPI_DOUBLE, all, GS_N_PHASES, MPI_DOUBLE, 0, w->comm));
     int ok = make_group(w, fid, "/timing");
     double *col = NULL;
     if (ok && w->rank == 0)
@@ -689,7 +693,7 @@ static void make_room_to_close(wctx *w, const char *tmp, struct rlimit *was)
         if (setrlimit(RLIMIT_FSIZE, &up) != 0)
             was->rlim_cur = was->rlim_max; /* nothing to restore */
     }
-    MPI_Barrier(w->comm);
+    GS_MPI_CHECK(MPI_Barrier(w->comm));
 }
 
 gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error *err)
@@ -704,8 +708,8 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
     H5E_auto2_t old_fn = NULL;
     void *old_data = NULL;
 
-    MPI_Comm_rank(comm, &w.rank);
-    MPI_Comm_size(comm, &w.size);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &w.rank));
+    GS_MPI_CHECK(MPI_Comm_size(comm, &w.size));
     H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
@@ -713,12 +717,12 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
         made = prepare(&w, res, &m, &blob);
     if (!agree(&w))
         goto done;
-    MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, comm);
+    GS_MPI_CHECK(MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, comm));
     if (w.rank != 0)
         blob = gs_malloc((size_t)m.blob_len, &w.e, "output attributes");
     if (!agree(&w))
         goto done;
-    MPI_Bcast(blob, (int)m.blob_len, MPI_CHAR, 0, comm);
+    GS_MPI_CHECK(MPI_Bcast(blob, (int)m.blob_len, MPI_CHAR, 0, comm));
     s[0] = blob;
     for (int i = 1; i < B_N; i++)
         s[i] = s[i - 1] + strlen(s[i - 1]) + 1;
@@ -732,7 +736,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
      * does not), so HDF5 fails on every rank at the same call. */
     MPI_Info hints = MPI_INFO_NULL;
     if (MPI_Info_create(&hints) == MPI_SUCCESS)
-        MPI_Info_set(hints, "romio_cb_write", "enable");
+        GS_MPI_CHECK(MPI_Info_set(hints, "romio_cb_write", "enable"));
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, comm, hints) < 0)
         h5_fail(&w, "set up MPI-IO for", s[B_TMP]);
     else if ((fid = H5Fcreate(s[B_TMP], H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
@@ -741,7 +745,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
              || H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE) < 0)
         h5_fail(&w, "set up collective writes for", s[B_TMP]);
     if (hints != MPI_INFO_NULL)
-        MPI_Info_free(&hints);
+        GS_MPI_CHECK(MPI_Info_free(&hints));
     if (!agree(&w) || !write_attrs(&w, fid, &m, s))
         goto done;
 
@@ -793,13 +797,15 @@ done:
     if (w.rank == 0 && made) {
         if (w.e.code == GS_OK)
             sync_file(&w, s[B_TMP]);
+        if (w.e.code == GS_OK)
+            gs_out_check(path, NULL, 0, &w.e); /* it may have changed while we wrote */
         if (w.e.code == GS_OK && rename(s[B_TMP], path) != 0)
             gs_fail(&w.e, GS_ESYS, "cannot rename %s to the output: %s (%s)", s[B_TMP],
                     strerror(errno), path);
         if (w.e.code != GS_OK)
             unlink(s[B_TMP]);
     }
-    MPI_Bcast(&w.e, (int)sizeof w.e, MPI_BYTE, 0, comm);
+    GS_MPI_CHECK(MPI_Bcast(&w.e, (int)sizeof w.e, MPI_BYTE, 0, comm));
     free(blob);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     if (w.e.code != GS_OK)

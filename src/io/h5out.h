@@ -59,7 +59,16 @@ gs_status gs_h5_open(const char *path, gs_h5_file **f, gs_error *err);
 void gs_h5_close(gs_h5_file *f);
 /* Print the human summary of gscan info. */
 gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err);
-/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6. */
+/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6
+ * (text_out.h). */
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err);
+/* The same with a last column "matched" when with_seq: each hit's residues
+ * read through the .fai of the n_corpus files of the scan, in order (corpus
+ * NULL: the paths in /files), see io/hit_seq.h. */
+gs_status gs_h5_export_seq(gs_h5_file *f, const char *format, int with_seq, char *const *corpus,
+                           size_t n_corpus, FILE *out, gs_error *err);
+/* Per-pattern counts as TSV (text_out.h: pattern, sequence, length, forward,
+ * reverse, total). */
+gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err);
 
 #endif

@@ -24,12 +24,15 @@
 #include "../io/fai.h"
 #include "../io/h5out.h"
 #include "../io/patterns.h"
+#include "../io/replace_file.h"
+#include "../io/text_out.h"
 #include "../match/engine.h"
 #include "../match/keyset.h"
 #include "../match/sites.h"
 #include "../scan/pipeline.h"
 #include "comm.h"
 #include "plan.h"
+#include "progress.h"
 #include "sources.h"
 
 enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED };
@@ -52,10 +55,45 @@ typedef struct job {
                             * r x readers .. (r + 1) x readers - 1 */
     uint64_t bytes_read;
     double progress_t0, progress_last;
+    gs_progress prog;        /* every rank's residues, summed on rank 0 */
+    uint64_t progress_total; /* ranges mode: residues of the whole plan */
     double t[GS_N_PHASES];
 } job;
 
 /* ---- phase 1: patterns, engine, device --------------------------------- */
+
+/* Refuse an output that would replace something other than a regular
+ * file, or an input of the run (a corpus file or its indexes, the pattern
+ * file, the config), before any work is done: the writers check again when
+ * they rename. */
+static gs_status check_output(const gs_scan_opts *o, gs_error *err)
+{
+    if (!strcmp(o->out, "-"))
+        return GS_OK;
+    size_t n = 0, len = 0;
+    for (size_t f = 0; f < o->n_corpus; f++)
+        len += 2 * (strlen(o->corpus[f]) + 5); /* FILE.fai and FILE.gzi */
+    const char **in = gs_malloc((3 * o->n_corpus + 2) * sizeof *in, err, "inputs");
+    char *names = gs_malloc(len + 1, err, "inputs"), *p = names;
+    if (in == NULL || names == NULL) {
+        free(in);
+        free(names);
+        return GS_ESYS;
+    }
+    for (size_t f = 0; f < o->n_corpus; f++) {
+        in[n++] = o->corpus[f];
+        for (int k = 0; k < 2; k++) {
+            in[n++] = p;
+            p += sprintf(p, "%s.%s", o->corpus[f], k ? "gzi" : "fai") + 1;
+        }
+    }
+    in[n++] = o->patterns;
+    in[n++] = o->config;
+    gs_status st = gs_out_check(o->out, in, n, err);
+    free(in);
+    free(names);
+    return st;
+}
 
 /* The collective steps come first, so that a rank whose pattern file fails
  * still takes part in them and reaches the agreement after this phase. */
@@ -72,7 +110,7 @@ static gs_status setup(job *j, gs_error *err)
     j->use_gpu = ndev > 0;
     j->gpu_device = ndev ? local_rank % ndev : 0;
     int mine = j->use_gpu && local_rank < ndev;
-    MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     j->threads = o->threads;
     if (j->threads <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -90,7 +128,9 @@ static gs_status setup(job *j, gs_error *err)
     if (o->device == GS_DEV_GPU && ndev == 0)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
 
-    gs_status st = gs_patset_read(o->patterns, o->alphabet, &j->ps, err);
+    if (j->rank == 0 && check_output(o, err) != GS_OK)
+        return err->code;
+    gs_status st = gs_patset_load(o->patterns, o->seqs, o->n_seqs, o->alphabet, &j->ps, err);
     if (st == GS_OK && o->match != GS_MATCH_EXACT)
         st = gs_keyset_build_approx(&j->ps, o->both_strands, o->match, o->max_dist, &j->ks, err);
     else if (st == GS_OK)
@@ -200,7 +240,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
             bytes += strlen(j->layout.rec[i].name) + 1 + 5 * sizeof(uint64_t);
     }
     uint64_t hdr[2] = {n_rec, bytes};
-    MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
     n_rec = hdr[0];
     bytes = hdr[1];
     if ((buf = gs_malloc(bytes, err, "layout broadcast")) == NULL)
@@ -219,7 +259,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
     }
     for (uint64_t off = 0; off < bytes; off += 1u << 30) {
         uint64_t n = bytes - off < (1u << 30) ? bytes - off : (1u << 30);
-        MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm);
+        GS_MPI_CHECK(MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm));
     }
     if (j->rank != 0) {
         j->layout.rec = gs_calloc(n_rec, sizeof *j->layout.rec, err, "layout");
@@ -297,7 +337,7 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
-    MPI_Bcast(mode, 2, MPI_INT, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(mode, 2, MPI_INT, 0, j->comm));
     j->mode = mode[0];
     j->readers = mode[1];
     const int parts = j->size * j->readers;
@@ -320,7 +360,7 @@ static gs_status make_plan(job *j, gs_error *err)
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
     uint64_t np = j->plan.n_pieces;
-    MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm));
     if (j->rank != 0) {
         j->plan.n_pieces = np;
         j->plan.n_ranks = parts;
@@ -332,9 +372,9 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     for (uint64_t off = 0; off < np; off += 1u << 24) {
         uint64_t n = np - off < (1u << 24) ? np - off : (1u << 24);
-        MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm);
+        GS_MPI_CHECK(MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm));
     }
-    MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
     j->layout.n_files = o->n_corpus;
@@ -365,6 +405,21 @@ static gs_status make_plan(job *j, gs_error *err)
 
 /* ---- phase 3: scan ------------------------------------------------------ */
 
+static void print_progress(job *j, uint64_t all, double now)
+{
+    double mb = (double)all / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
+    if (j->progress_total) {
+        double pct = 100.0 * (double)all / (double)j->progress_total;
+        fprintf(stderr, "\rgscan: %5.1f%% (%.1f M residues, %d rank%s, %.0f M/s)   ",
+                pct < 100.0 ? pct : 100.0, mb, j->size, j->size > 1 ? "s" : "", rate);
+    } else {
+        fprintf(stderr, "\rgscan: %.1f M residues scanned (%d rank%s, %.0f M/s)   ", mb, j->size,
+                j->size > 1 ? "s" : "", rate);
+    }
+}
+
+/* Every rank reports its residues (at most every 0.2 s); rank 0 prints the
+ * whole job's. */
 static void show_progress(void *ctx, uint64_t residues)
 {
     job *j = ctx;
@@ -372,16 +427,9 @@ static void show_progress(void *ctx, uint64_t residues)
     if (now - j->progress_last < 0.2)
         return;
     j->progress_last = now;
-    double mb = (double)residues / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
-    if (j->mode == MODE_RANGES) {
-        uint64_t mine = 0;
-        for (size_t p = j->plan.first[0]; p < j->plan.first[j->readers]; p++)
-            mine += j->plan.pieces[p].end - j->plan.pieces[p].begin;
-        fprintf(stderr, "\rgscan: rank 0 %5.1f%% (%.1f M residues, %.0f M/s)   ",
-                mine ? 100.0 * (double)residues / (double)mine : 100.0, mb, rate);
-    } else {
-        fprintf(stderr, "\rgscan: %.1f M residues scanned (%.0f M/s)   ", mb, rate);
-    }
+    uint64_t all = gs_progress_update(&j->prog, residues);
+    if (j->rank == 0)
+        print_progress(j, all, now);
 }
 
 /* One pass over this rank's share with the given engine. layout receives the
@@ -395,12 +443,18 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
                        .want_hits = o->report_hits || o->match != GS_MATCH_EXACT,
                        .block = (size_t)o->block,
                        .overlap = j->overlap};
-    int show = o->progress > 0 || (o->progress < 0 && isatty(2));
-    if (show && j->rank == 0) {
+    /* rank 0's stderr decides: it is the one that prints */
+    int show = j->rank == 0 && (o->progress > 0 || (o->progress < 0 && isatty(2)));
+    GS_MPI_CHECK(MPI_Bcast(&show, 1, MPI_INT, 0, j->comm));
+    if (show) {
         cfg.progress = show_progress;
         cfg.progress_ctx = j;
         j->progress_t0 = gs_now();
         j->progress_last = 0;
+        j->progress_total = 0;
+        for (size_t p = 0; j->mode == MODE_RANGES && p < j->plan.n_pieces; p++)
+            j->progress_total += j->plan.pieces[p].end - j->plan.pieces[p].begin;
+        gs_progress_start(&j->prog, j->comm); /* without it: rank 0's share only */
     }
     gs_layout scratch = {0};
     gs_reader *reader = NULL;
@@ -442,12 +496,13 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         }
     }
     gs_layout_free(&scratch);
-    if (show && j->rank == 0) {
-        if (st == GS_OK) { /* the last state, whenever the last report was */
-            j->progress_last = 0;
-            show_progress(j, res->residues);
+    if (show) { /* the last state, whenever the last report was */
+        uint64_t all = gs_progress_finish(&j->prog, st == GS_OK ? res->residues : 0);
+        if (j->rank == 0) {
+            if (st == GS_OK)
+                print_progress(j, all, gs_now());
+            fprintf(stderr, "\n");
         }
-        fprintf(stderr, "\n");
     }
     return st;
 }
@@ -466,12 +521,8 @@ static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts
     gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
     for (size_t off = 0; off < n; off += 1u << 27) {
         int c = (int)(n - off < (1u << 27) ? n - off : (1u << 27));
-        int rc = MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c, MPI_UINT64_T,
-                            MPI_SUM, 0, j->comm);
-        if (rc != MPI_SUCCESS) {
-            free(mine);
-            return gs_mpi_fail(rc, "MPI_Reduce(counts)", __FILE__, __LINE__, err);
-        }
+        GS_MPI_CHECK(MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c,
+                                MPI_UINT64_T, MPI_SUM, 0, j->comm));
     }
     free(mine);
     return GS_OK;
@@ -488,7 +539,7 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     uint64_t n = hits->n, *all = NULL, total = 0;
     if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof *all, err, "hit counts")) == NULL)
         MPI_Abort(j->comm, GS_ESYS);
-    MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm));
     if (j->rank == 0) {
         for (int r = 0; r < j->size; r++)
             total += all[r];
@@ -508,7 +559,7 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     if (j->rank != 0) {
         for (size_t off = 0; off < hits->n; off += per_msg) {
             size_t c = hits->n - off < per_msg ? hits->n - off : per_msg;
-            MPI_Send(hits->v + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, 0, TAG_HITS, j->comm);
+            GS_MPI_CHECK(MPI_Send(hits->v + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, 0, TAG_HITS, j->comm));
         }
         gs_hits_free(hits);
         return GS_OK;
@@ -516,8 +567,8 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     for (int r = 1; r < j->size; r++) {
         for (size_t off = 0; off < all[r]; off += per_msg) {
             size_t c = all[r] - off < per_msg ? all[r] - off : per_msg;
-            MPI_Recv(hits->v + hits->n + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, r, TAG_HITS,
-                     j->comm, MPI_STATUS_IGNORE);
+            GS_MPI_CHECK(MPI_Recv(hits->v + hits->n + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, r, TAG_HITS,
+                         j->comm, MPI_STATUS_IGNORE));
         }
         hits->n += all[r];
     }
@@ -565,14 +616,14 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
     /* hits are compared before any gathering: both passes deal the same
      * blocks to the same ranks, so each rank's hits must match */
     int bad_hits = !same_hits(&main_res->hits, &res.hits), any_bad_hits = 0;
-    MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm));
     uint64_t *ref_counts = NULL, bad_counts = 0;
     st = reduce_counts(j, &res, &ref_counts, err);
     double t_ref = gs_now() - t0;
     if (st == GS_OK && j->rank == 0)
         for (size_t i = 0; i < (size_t)j->ps.n * (size_t)j->ks.n_strands; i++)
             bad_counts += counts[i] != ref_counts[i];
-    MPI_Bcast(&bad_counts, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&bad_counts, 1, MPI_UINT64_T, 0, j->comm));
     free(ref_counts);
     gs_scan_res_free(&res);
     if (gs_mpi_agree(j->comm, err) != GS_OK)
@@ -631,15 +682,18 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     gs_scan_res res = {0};
     uint64_t *counts = NULL;
     memset(sum, 0, sizeof *sum);
-    MPI_Comm_rank(comm, &j.rank);
-    MPI_Comm_size(comm, &j.size);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &j.rank));
+    GS_MPI_CHECK(MPI_Comm_size(comm, &j.size));
     double t_start = gs_now(), t_send = 0;
+    j.t[GS_T_INIT] = gs_process_age();
 
     setup(&j, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
+    j.t[GS_T_SETUP] = gs_now() - t_start;
     if (make_plan(&j, err) != GS_OK || gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
+    j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
     scan_pass(&j, j.engine, j.use_gpu, &j.layout, &res, &t_send, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
@@ -659,9 +713,11 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     /* Approximate hits are gathered in every mode: --best-per-site sees
      * every hit of a (pattern, record, strand) at once, and the counts are
-     * taken from what is reported. */
+     * taken from what is reported. Text is one stream from rank 0, so its
+     * hits are gathered in any mode too. */
     const int approx = o->match != GS_MATCH_EXACT;
-    if ((approx || (o->report_hits && j.mode == MODE_STREAMED)) &&
+    if ((approx || (o->report_hits && (j.mode == MODE_STREAMED ||
+                                       (o->out_format != GS_OUT_H5 && j.size > 1)))) &&
         gather_hits(&j, &res.hits, err) != GS_OK)
         goto fail;
     if (approx && j.rank == 0) {
@@ -692,8 +748,11 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         j.layout.n_files = o->n_corpus;
     }
     memcpy(r.timing, j.t, sizeof r.timing);
-    r.timing[GS_T_TOTAL] = gs_now() - t_start;
-    gs_h5_write(o->out, &r, comm, err);
+    r.timing[GS_T_TOTAL] = j.t[GS_T_INIT] + gs_now() - t_start;
+    if (o->out_format == GS_OUT_H5)
+        gs_h5_write(o->out, &r, comm, err);
+    else if (j.rank == 0)
+        gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;
 fail:

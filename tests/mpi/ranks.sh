@@ -67,8 +67,11 @@ for input in "${inputs[@]}"; do
           echo "FAIL n_ranks attribute is not $n"; fails=$((fails + 1))
         fi
       done
-      # several reading threads per rank (indexed input; others ignore it)
-      for nr in "1 3" "2 2"; do
+      # several reading threads per rank (indexed input; gzip is streamed and
+      # ignores it, so it is not run again there)
+      streamed=0
+      case $input in w.fa.gz | *vcholerae_o395.fa.gz) streamed=1 ;; esac
+      [ $streamed = 1 ] || for nr in "1 3" "2 2"; do
         read -r n r <<<"$nr"
         "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" --readers "$r" -o many.h5 "${files[@]}"
         same one.h5 many.h5 "$(basename "$input") $report $strand n=$n --readers $r" "$hd"
