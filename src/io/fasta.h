@@ -51,9 +51,10 @@ gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_read
 
 /* Check the corpus before any work, without opening or reading a file (a
  * FIFO must be read once, by the reader): every file exists, is readable and
- * is not a directory (GS_EINPUT), and no file is given twice, under the same
- * or another name ("-" and /dev/stdin are one; GS_EUSAGE naming both
- * arguments). gs_reader_open calls it. */
+ * is not a directory (GS_EINPUT), and no stream (stdin, pipe, FIFO) is
+ * given twice, under the same or another name ("-" and /dev/stdin are one;
+ * GS_EUSAGE naming both arguments). A regular file may repeat: it is read
+ * again. gs_reader_open calls it. */
 gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *err);
 
 /* 1 when path is a regular file, which can be seeked and read again; 0 for
