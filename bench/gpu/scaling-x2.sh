@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# scaling-x2.sh - strong and weak scaling of the whole job on the GPUs of one
+# host, one rank per GPU: 4 GiB (strong) and 1 GiB per GPU (weak) of real DNA
+# in 4 Mbp records, indexed, 16000 8-mers, both strands, counts; median of 3
+# whole-process runs each; the counts of every rank count are compared.
+#
+#   bench/gpu/scaling-x2.sh BUILD_DIR WORK_DIR GENOME_SEQ [MAX_GPUS]
+set -uo pipefail
+b=$1 w=$2 seq=$3 max=${4:-$(nvidia-smi -L | wc -l)}
+G=$b/gscan
+mkdir -p "$w"
+now() { date +%s.%N; }
+cc -O2 -o "$w/mkfasta" bench/gpu/mkfasta.c && cc -O2 -o "$w/kmers" bench/cpu/kmers.c || exit 1
+gib=1073741824
+"$w/mkfasta" "$seq" "$w/g1.fa" $gib 4194304 60 && "$w/kmers" -n 16000 -k 8 -s 42 "$w/g1.fa" >"$w/k.txt" || exit 1
+"$w/mkfasta" "$seq" "$w/g4.fa" $((4 * gib)) 4194304 60 || exit 1
+"$G" index "$w/g1.fa" "$w/g4.fa" || exit 1
+run() { # n files... -> median wall of 3
+  local n=$1; shift
+  : >"$w/t"
+  for _ in 1 2 3; do
+    local t0; t0=$(now)
+    mpiexec -n "$n" "$G" scan -q -d gpu -p "$w/k.txt" -o "$w/s$n.h5" "$@" || return 1
+    awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f\n", b - a }' >>"$w/t"
+  done
+  sort -n "$w/t" | sed -n 2p
+}
+echo "| study | GPUs | GiB | wall s (median of 3) | efficiency |"
+echo "|---|---|---|---|---|"
+s1=$(run 1 "$w/g4.fa"); cp "$w/s1.h5" "$w/strong1.h5"
+echo "| strong | 1 | 4 | $s1 | 1.00 |"
+for n in $(seq 2 "$max"); do
+  t=$(run "$n" "$w/g4.fa")
+  h5diff -q "$w/strong1.h5" "$w/s$n.h5" /counts /counts || echo "counts differ at $n GPUs"
+  echo "| strong | $n | 4 | $t | $(awk -v a="$s1" -v b="$t" -v n="$n" 'BEGIN { printf "%.2f", a / b / n }') |"
+done
+w1=$(run 1 "$w/g1.fa")
+echo "| weak | 1 | 1 | $w1 | 1.00 |"
+for n in $(seq 2 "$max"); do
+  files=(); for _ in $(seq 1 "$n"); do files+=("$w/g1.fa"); done
+  t=$(run "$n" "${files[@]}")
+  echo "| weak | $n | $n | $t | $(awk -v a="$w1" -v b="$t" 'BEGIN { printf "%.2f", a / b }') |"
+done
