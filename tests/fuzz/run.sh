@@ -24,11 +24,13 @@ if [ -z "$cc" ] || ! $cc -fsanitize=fuzzer "$probe" -o "$out/probe" 2>/dev/null;
   echo "no clang with -fsanitize=fuzzer (Debian: clang-14 libclang-rt-14-dev): skipped"
   exit 77
 fi
-flags=$(pkg-config --cflags --libs hdf5-mpich mpich zlib 2>/dev/null) ||
+flags=$(pkg-config --cflags --libs hdf5-mpich mpich zlib libdeflate libisal 2>/dev/null) ||
   flags="-I/usr/include/hdf5/mpich -I/usr/include/x86_64-linux-gnu/mpich
-         -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5 -lmpich -lz"
+         -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5 -lmpich -lz -ldeflate -lisal"
 bin=$out/gscan-fuzz
-srcs=("$root"/src/core/*.c "$root"/src/io/*.c "$root/src/cli/options.c" "$here/fuzz_main.c")
+# options.c lists the engines from the engine table (src/match)
+srcs=("$root"/src/core/*.c "$root"/src/io/*.c "$root"/src/match/*.c "$root/src/cli/options.c"
+      "$here/fuzz_main.c")
 # one build for all targets; CTest may start several targets at once
 (
   flock 9
