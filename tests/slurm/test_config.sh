@@ -31,12 +31,15 @@ printf 'patterns = p.txt\nstrand = forward   # comment\nreport = hits\nquiet = t
 "$gscan" scan --config good.conf --device cpu -o good.h5 c.fa 2>err.txt || fail "good config: $(cat err.txt)"
 h5ls good.h5/counts 2>/dev/null | grep -q '{2, 1}' || fail "good config: /counts is not [2][1] (strand = forward ignored)"
 
-# The presets: every key must be one gscan knows. Their pattern files and
-# corpora are big or not here, so the command line overrides those.
+# The presets: every key must be one gscan knows, and the output they name
+# must be writable from a fresh directory. Their pattern files and corpora
+# are big or not here, so the command line overrides those (not -o).
 for conf in "$root"/configs/*.conf; do
-  "$gscan" scan --config "$conf" -p p.txt --device cpu -o preset.h5 c.fa 2>err.txt ||
+  out=$(sed -n 's/^out *= *\([^ #]*\).*/\1/p' "$conf")
+  "$gscan" scan --config "$conf" -p p.txt --device cpu c.fa 2>err.txt ||
     fail "$(basename "$conf") rejected: $(cat err.txt)"
-  rm -f preset.h5
+  [ -z "$out" ] || [ -s "$out" ] || fail "$(basename "$conf"): no $out written"
+  rm -f "$out"
 done
 [ "$failed" -eq 0 ] || exit 1
 echo "ok: config errors are located, presets parse"
