@@ -15,8 +15,12 @@ set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-ranks="2 3 4 7"
-[ "${GS_TEST_QUICK:-0}" = 1 ] && ranks="2 3"
+# 7 ranks (more than the cores, an odd count) run on the first input's hits
+# with both strands only: on a 2-core machine each 7-rank run spends ~20 s
+# in MPI busy-polling inside the collective write, whatever the input
+ranks="2 3 4" odd=7
+[ "${GS_TEST_QUICK:-0}" = 1 ] && ranks="2 3" odd=
+first_input=1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
@@ -59,7 +63,9 @@ for input in "${inputs[@]}"; do
       [ $strand = forward ] && [ $report = counts ] && continue
       opts=(-q --report $report --strand $strand --block-size 50K -p "$pat")
       "$MPIEXEC" -n 1 "$GSCAN" scan "${opts[@]}" -o one.h5 "${files[@]}"
-      for n in $ranks; do
+      extra=
+      [ $first_input = 1 ] && [ $report = hits ] && [ $strand = both ] && extra=$odd
+      for n in $ranks $extra; do
         "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" -o many.h5 "${files[@]}"
         same one.h5 many.h5 "$(basename "$input") $report $strand n=$n" "$hd"
         runs=$((runs + 1))
@@ -78,6 +84,7 @@ for input in "${inputs[@]}"; do
       done
     done
   done
+  first_input=0
 done
 if [ $have_bgzip = 1 ]; then
   # BGZF read by ranges finds what its plain text does
