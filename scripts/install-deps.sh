@@ -2,7 +2,8 @@
 # install-deps.sh - install what gscan builds and tests with, from Debian
 # packages (Debian 12). Skips packages already installed; needs root for the
 # rest (or prints the apt-get line to run).
-#   build:   cmake, gcc, MPICH, parallel HDF5 (MPICH flavour), zlib
+#   build:   cmake, gcc, MPICH, parallel HDF5 (MPICH flavour), zlib,
+#            libdivsufsort (suffix arrays of the LZ77 index)
 #   tests:   hdf5-tools (h5diff, h5dump), seqkit (real-data fixtures), tabix (bgzip)
 #            and samtools (BGZF and .fai made by htslib itself), shellcheck,
 #            slurm-wlm + munge (a Slurm cluster of one), python3-h5py,
@@ -10,7 +11,7 @@
 #   bench:   libhyperscan-dev (the CPU peer of the benchmarks)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
-      zlib1g-dev)
+      zlib1g-dev libdivsufsort-dev)
 case "${1:-all}" in
   build) ;;
   all) pkgs+=(seqkit tabix samtools shellcheck slurm-wlm munge python3-h5py python3-matplotlib python3-numpy

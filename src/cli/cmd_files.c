@@ -10,21 +10,26 @@
 #include "commands.h"
 #include "io/fai.h"
 #include "io/h5out.h"
+#include "lz/lz.h"
 #include "mpi/comm.h"
 
 static const char index_usage[] =
     "usage: gscan index FASTA...\n"
+    "       gscan index --lz -o X.gsx [--max-pattern-length M] CORPUS...\n"
     "\n"
     "Write FASTA.fai next to each plain FASTA file, in the format of samtools\n"
     "faidx (NAME LENGTH OFFSET LINEBASES LINEWIDTH), so MPI ranks can seek to\n"
     "their ranges. BGZF files (bgzip) get FASTA.fai and FASTA.gzi; plain gzip\n"
-    "cannot be indexed: recompress it with bgzip.\n";
+    "cannot be indexed: recompress it with bgzip.\n"
+    "With --lz: an LZ77 hybrid index of a repetitive collection, scanned by\n"
+    "'gscan scan --index X.gsx' (gscan index --lz --help).\n";
 
 static const char info_usage[] =
-    "usage: gscan info RESULT.h5\n"
+    "usage: gscan info RESULT.h5 | INDEX.gsx\n"
     "\n"
     "Print a summary of a result file: run, records, patterns, totals, the top\n"
-    "patterns, patterns present and absent, and timings.\n";
+    "patterns, patterns present and absent, and timings. For an LZ77 hybrid\n"
+    "index: records, residues, phrases, kernel and sizes.\n";
 
 static const char export_usage[] =
     "usage: gscan export RESULT.h5 [--format tsv|bed] [-o FILE]\n"
@@ -51,7 +56,9 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
         if (wants_help(argc, argv))
-            fputs(usage, stdout);
+            fputs(usage == index_usage && argc > 1 && !strcmp(argv[1], "--lz") ? gs_lz_index_usage
+                                                                               : usage,
+                  stdout);
         else
             run(argc, argv, err);
     }
@@ -60,6 +67,9 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
 
 static gs_status index_files(int argc, char **argv, gs_error *err)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--lz"))
+            return gs_lz_index_files(argc, argv, err);
     if (argc < 2)
         return gs_fail(err, GS_EUSAGE, "no FASTA file given (gscan index)");
     for (int i = 1; i < argc; i++)
@@ -102,6 +112,8 @@ static gs_status info_file(int argc, char **argv, gs_error *err)
     if (argc != 2 || argv[1][0] == '-')
         return gs_fail(err, GS_EUSAGE, argc < 2 ? "no result file given (gscan info)"
                                                 : "gscan info takes one result file (gscan info)");
+    if (gs_lz_is_index(argv[1]))
+        return gs_lz_info_file(argv[1], err);
     gs_h5_file *f = NULL;
     gs_status st = gs_h5_open(argv[1], &f, err);
     if (st == GS_OK)

@@ -16,6 +16,7 @@
 
 const char gs_scan_usage[] =
     "usage: gscan scan -p PATTERNS [-o OUT.h5] [options] CORPUS...\n"
+    "       gscan scan -p PATTERNS [-o OUT.h5] [options] --index X.gsx\n"
     "\n"
     "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
@@ -39,6 +40,8 @@ const char gs_scan_usage[] =
     "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
     "                           for (default 4096)\n"
+    "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
+    "                           of corpus files: the same result, no corpus needed\n"
     "      --verify             also run the CPU reference and compare (exit 3 if\n"
     "                           the results differ)\n"
     "      --config FILE        key = value lines; keys are long option names\n"
@@ -48,7 +51,8 @@ const char gs_scan_usage[] =
     "  -h, --help               this help\n";
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
-       OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS };
+       OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
+       OPT_INDEX };
 
 static const struct option long_opts[] = {
     {"patterns", required_argument, NULL, 'p'},
@@ -64,6 +68,7 @@ static const struct option long_opts[] = {
     {"block-size", required_argument, NULL, OPT_BLOCK},
     {"max-expansions", required_argument, NULL, OPT_MAXEXP},
     {"verify", no_argument, NULL, OPT_VERIFY},
+    {"index", required_argument, NULL, OPT_INDEX},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -135,6 +140,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
     switch (id) {
     case 'p': o->patterns = val; break;
     case 'o': o->out = val; break;
+    case OPT_INDEX: o->index = val; break;
     case 'e':
         if (strcmp(val, "auto") && strcmp(val, "ac") && strcmp(val, "wm") && strcmp(val, "rk") &&
             strcmp(val, "bf"))
@@ -362,8 +368,10 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     }
     if (o->patterns == NULL)
         return gs_fail(err, GS_EUSAGE, "missing -p/--patterns FILE (gscan scan)");
-    if (o->n_corpus == 0)
+    if (o->n_corpus == 0 && o->index == NULL)
         return gs_fail(err, GS_EUSAGE, "no corpus file given (gscan scan)");
+    if (o->n_corpus && o->index)
+        return gs_fail(err, GS_EUSAGE, "--index replaces the corpus files: give one or the other (gscan scan)");
     if (o->alphabet == GS_ALPHA_BYTES && o->both_strands) {
         /* bytes have no reverse strand: forward is implied unless --strand both was explicit */
         int explicit_both = 0;

@@ -38,6 +38,7 @@ typedef struct gs_scan_opts {
     uint64_t block;          /* --block-size residues */
     uint32_t max_expansions; /* --max-expansions */
     const char *config;      /* --config */
+    const char *index;       /* --index: an LZ77 hybrid index instead of corpus files */
     char **corpus;           /* positional (or "corpus" in a config) */
     size_t n_corpus;
     char *command_line;      /* argv joined, for the result file */
