@@ -47,6 +47,8 @@ static const char gen_usage[] =
     "      --gzip               gzip the corpus\n"
     "      --variants V         dna: also write V mutated copies of the text\n"
     "                           (records seqR_vI), a strain-like collection\n"
+    "      --base FASTA         dna: take the text from FASTA's residues (all\n"
+    "                           records joined) instead of random ones\n"
     "      --snp-rate F         per residue, a substituted base in a copy\n"
     "                           (default 0.001)\n"
     "      --indel-rate F       per residue, an insertion or deletion of 1..5\n"
@@ -55,6 +57,7 @@ static const char gen_usage[] =
 
 typedef struct gen_opts {
     const char *prefix;
+    const char *base; /* --base: the text comes from this corpus */
     uint64_t length, records, patterns, min_len, max_len, seed, n_runs, line_width, range;
     uint64_t variants;
     double planted, degenerate, duplicates, palindromes, lowercase, snp_rate, indel_rate;
@@ -83,7 +86,7 @@ static int parse_fraction(const char *v, double *out)
 }
 
 enum { G_MIN = 300, G_MAX, G_ALPHA, G_PLANT, G_DEGEN, G_DUP, G_PALIN, G_LOWER, G_NRUNS, G_WIDTH,
-       G_GZIP, G_RANGE, G_VARIANTS, G_SNP, G_INDEL };
+       G_GZIP, G_RANGE, G_VARIANTS, G_SNP, G_INDEL, G_BASE };
 
 static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *err)
 {
@@ -97,7 +100,7 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         {"lowercase", required_argument, NULL, G_LOWER}, {"n-runs", required_argument, NULL, G_NRUNS},
         {"line-width", required_argument, NULL, G_WIDTH}, {"gzip", no_argument, NULL, G_GZIP},
         {"bytes-range", required_argument, NULL, G_RANGE},
-        {"variants", required_argument, NULL, G_VARIANTS},
+        {"variants", required_argument, NULL, G_VARIANTS}, {"base", required_argument, NULL, G_BASE},
         {"snp-rate", required_argument, NULL, G_SNP}, {"indel-rate", required_argument, NULL, G_INDEL},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     *g = (gen_opts){.length = 1u << 20, .records = 1, .patterns = 1000, .min_len = 8, .seed = 1,
@@ -123,6 +126,7 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         case G_WIDTH: num = &g->line_width; break;
         case G_RANGE: num = &g->range; break;
         case G_VARIANTS: num = &g->variants; break;
+        case G_BASE: g->base = optarg; break;
         case G_SNP: frac = &g->snp_rate; break;
         case G_INDEL: frac = &g->indel_rate; break;
         case G_PLANT: frac = &g->planted; break;
@@ -156,6 +160,8 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         return gs_fail(err, GS_EUSAGE, "need 1 <= records <= length + 1, line width >= 1, 1 <= bytes-range <= 256 (gscan gen)");
     if (g->bytes)
         g->records = 1;
+    if (g->base && g->bytes)
+        return gs_fail(err, GS_EUSAGE, "--base needs --alphabet dna (gscan gen)");
     return GS_OK;
 }
 
@@ -223,8 +229,55 @@ static int write_record(gzFile gz, const char *name, const uint8_t *t, uint64_t 
     return ok;
 }
 
-static gs_status generate(const gen_opts *g, gs_error *err)
+/* --base: every residue of a corpus, records joined, as the text. */
+static gs_status read_base(const char *path, uint8_t **text, uint64_t *n, gs_error *err)
 {
+    enum { BLOCK = 1 << 22 };
+    gs_reader_opts ro = {.format = GS_INPUT_AUTO, .block = BLOCK, .overlap = 0};
+    gs_layout layout = {0};
+    gs_reader *r = NULL;
+    gs_segment seg;
+    uint8_t *buf = gs_malloc(BLOCK, err, "base text");
+    gs_status st = buf ? gs_reader_open(&path, 1, &ro, &layout, &r, err) : GS_ESYS;
+    uint64_t cap = 0;
+    int k = 0;
+    *text = NULL;
+    *n = 0;
+    while (st == GS_OK && (k = gs_reader_next(r, buf, &seg, err)) > 0) {
+        if (*n + seg.own > cap) {
+            cap = 2 * (*n + seg.own);
+            uint8_t *t = gs_realloc(*text, cap, err, "base text");
+            if (t == NULL) {
+                st = GS_ESYS;
+                break;
+            }
+            *text = t;
+        }
+        memcpy(*text + *n, seg.text, seg.own);
+        *n += seg.own;
+    }
+    if (st == GS_OK && k < 0)
+        st = err->code;
+    if (st == GS_OK && *n == 0)
+        st = gs_fail(err, GS_EINPUT, "no residues in the base text (%s)", path);
+    gs_reader_close(r);
+    gs_layout_free(&layout);
+    free(buf);
+    return st;
+}
+
+static gs_status generate(const gen_opts *g0, gs_error *err)
+{
+    gen_opts gb = *g0;
+    const gen_opts *g = &gb;
+    uint8_t *base = NULL;
+    if (g0->base) {
+        gs_status st = read_base(g0->base, &base, &gb.length, err);
+        if (st != GS_OK)
+            return st;
+        if (gb.records > gb.length)
+            gb.records = 1;
+    }
     gs_status st = GS_OK;
     uint64_t s = g->seed * 0x2545F4914F6CDD1DULL + 1;
     uint8_t *text = gs_malloc(g->length, err, "text");
@@ -240,7 +293,9 @@ static gs_status generate(const gen_opts *g, gs_error *err)
         goto fail;
     }
     static const char acgt[] = "ACGT";
-    for (uint64_t i = 0; i < g->length; i++)
+    for (uint64_t i = 0; i < g->length && base; i++)
+        text[i] = base[i];
+    for (uint64_t i = 0; i < g->length && !base; i++)
         text[i] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
     if (!g->bytes) {
         for (uint64_t r = 0; r < g->n_runs && g->length; r++) {
@@ -381,6 +436,7 @@ fail:
     free(prev);
     free(prev_len);
     free(copy);
+    free(base);
     return st;
 }
 

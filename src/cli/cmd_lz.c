@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "lz/lz.h"
@@ -22,14 +23,18 @@ const char gs_lz_index_usage[] =
     "  -m, --max-pattern-length M   longest pattern the index serves (default 64);\n"
     "                               the index grows with M\n"
     "      --input-format F         auto | fasta | raw (default auto)\n"
+    "      --reference-records K    the first K records are the reference that the\n"
+    "                               others are parsed against (default: those of the\n"
+    "                               first file when there are several, else 1)\n"
+    "  -t, --threads N              threads parsing records (default: all cores)\n"
     "\n"
-    "Building holds the collection in memory: about 13 bytes per residue up to\n"
-    "2 G residues, about 25 above.\n";
+    "Building holds the collection in memory (1 byte a residue) plus 13 bytes a\n"
+    "reference residue and 17 bytes a phrase.\n";
 
 gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
 {
     const char *out = NULL;
-    uint64_t m = GS_LZ_DEFAULT_M;
+    uint64_t m = GS_LZ_DEFAULT_M, ref = 0, threads = 0;
     gs_input_format fmt = GS_INPUT_AUTO;
     const char **files = calloc((size_t)argc, sizeof *files);
     size_t n = 0;
@@ -39,7 +44,8 @@ gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
     for (int i = 1; i < argc && st == GS_OK; i++) {
         const char *a = argv[i];
         int takes = !strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "-m") ||
-                    !strcmp(a, "--max-pattern-length") || !strcmp(a, "--input-format");
+                    !strcmp(a, "--max-pattern-length") || !strcmp(a, "--input-format") ||
+                    !strcmp(a, "--reference-records") || !strcmp(a, "-t") || !strcmp(a, "--threads");
         if (takes && i + 1 >= argc) {
             st = gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan index --lz)", a);
         } else if (!strcmp(a, "--lz")) {
@@ -51,6 +57,14 @@ gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
                 st = gs_fail(err, GS_EUSAGE,
                              "max-pattern-length must be a number from 1 to 1048576, not '%s' "
                              "(--max-pattern-length)", argv[i]);
+        } else if (!strcmp(a, "--reference-records")) {
+            if (gs_parse_size(argv[++i], &ref) || ref < 1)
+                st = gs_fail(err, GS_EUSAGE, "reference-records must be a positive number, not '%s' "
+                             "(--reference-records)", argv[i]);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            if (gs_parse_size(argv[++i], &threads) || threads < 1 || threads > 1024)
+                st = gs_fail(err, GS_EUSAGE, "threads must be a number from 1 to 1024, not '%s' "
+                             "(--threads)", argv[i]);
         } else if (!strcmp(a, "--input-format")) {
             const char *v = argv[++i];
             if (!strcmp(v, "auto")) fmt = GS_INPUT_AUTO;
@@ -68,8 +82,13 @@ gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
         st = gs_fail(err, GS_EUSAGE, "missing -o/--out X.gsx (gscan index --lz)");
     if (st == GS_OK && n == 0)
         st = gs_fail(err, GS_EUSAGE, "no corpus file given (gscan index --lz)");
+    if (threads == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (uint64_t)cores : 1;
+    }
     gs_lz_index ix;
-    if (st == GS_OK && (st = gs_lz_build(files, n, fmt, (uint32_t)m, &ix, err)) == GS_OK) {
+    if (st == GS_OK && (st = gs_lz_build(files, n, fmt, (uint32_t)m, (size_t)ref, (int)threads,
+                                         &ix, err)) == GS_OK) {
         st = gs_lz_write(out, &ix, err);
         gs_lz_free(&ix);
     }

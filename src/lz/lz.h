@@ -55,13 +55,34 @@ typedef struct gs_lz_index {
     uint64_t file_bytes;  /* size of the index file (when read or written) */
 } gs_lz_index;
 
+/* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
+ * the record holding a global position (a = rec_off), the phrase (ph_start),
+ * the kernel piece (pc_koff). */
+static inline uint64_t gs_lz_last_le(const uint64_t *a, uint64_t n, uint64_t x)
+{
+    uint64_t lo = 0, hi = n; /* the answer + 1 lies in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : n;
+}
+
 /* Read the corpus into memory and build its index for patterns of up to
- * max_pat residues (>= 1). Peak memory is about 13 bytes per residue below
- * 2^31 residues (text, 32-bit suffix array, two 32-bit neighbour arrays),
- * about 25 above. GS_EINPUT when the corpus is empty or (bytes corpora) uses
- * all 256 byte values, which leaves no separator between records. */
+ * max_pat residues (>= 1). The first ref_records records (0: those of the
+ * first file when there are several files, else the first record) are the
+ * reference, parsed by LZ77 over themselves; every later record is parsed
+ * greedily against the reference (relative LZ), on `threads` threads.
+ * Memory: the collection (1 byte a residue) plus 13 bytes a reference
+ * residue (suffix array, two neighbour arrays; 25 past 2^31), plus 17
+ * bytes a phrase. GS_EINPUT when the corpus is empty or (bytes corpora)
+ * uses all 256 byte values, which leaves no separator between records. */
 gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,
-                      uint32_t max_pat, gs_lz_index *ix, gs_error *err);
+                      uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
+                      gs_error *err);
 
 /* Write under a temporary name and rename (no half-written index). */
 gs_status gs_lz_write(const char *path, gs_lz_index *ix, gs_error *err);

@@ -20,19 +20,6 @@
 
 /* ---- the kernel as a source --------------------------------------------- */
 
-static uint64_t piece_at(const gs_lz_index *ix, uint64_t k)
-{
-    uint64_t lo = 0, hi = ix->n_pieces;
-    while (hi - lo > 1) {
-        uint64_t mid = (lo + hi) / 2;
-        if (ix->pc_koff[mid] <= k)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, size_t block,
                     size_t overlap)
 {
@@ -41,7 +28,7 @@ void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, 
     uint64_t a = (uint64_t)((unsigned __int128)k * (unsigned)part / (unsigned)n_parts);
     uint64_t b = (uint64_t)((unsigned __int128)k * (unsigned)(part + 1) / (unsigned)n_parts);
     *s = (gs_lz_src){.ix = ix, .cur = a, .end = b, .block = block, .overlap = overlap};
-    s->piece = a < b ? piece_at(ix, a) : 0;
+    s->piece = a < b ? gs_lz_last_le(ix->pc_koff, ix->n_pieces, a) : 0;
 }
 
 static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
@@ -158,20 +145,6 @@ static void srcs_free(srcs *sr)
     free(sr->tree);
 }
 
-/* The last index i with a[i] <= x in a sorted array of n, or n when none. */
-static uint64_t last_le(const uint64_t *a, uint64_t n, uint64_t x)
-{
-    uint64_t lo = 0, hi = n; /* answer + 1 lies in [lo, hi] */
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (a[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? lo - 1 : n;
-}
-
 static int push(locate_thread *t, uint64_t g)
 {
     if (t->n_stack == t->cap_stack) {
@@ -191,7 +164,7 @@ static int push(locate_thread *t, uint64_t g)
 static int push_copies(locate_thread *t, uint64_t g, uint64_t m)
 {
     const srcs *sr = t->c->sr;
-    uint64_t k = sr->n ? last_le(sr->start, sr->n, g) : sr->n;
+    uint64_t k = sr->n ? gs_lz_last_le(sr->start, sr->n, g) : sr->n;
     if (k == sr->n)
         return 0;
     k++; /* leaves [0, k) */
@@ -220,15 +193,8 @@ static int push_copies(locate_thread *t, uint64_t g, uint64_t m)
 
 static gs_hit to_hit(const gs_lz_index *ix, uint64_t g, uint32_t pattern, int8_t strand)
 {
-    size_t lo = 0, hi = ix->layout.n_rec;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (ix->rec_off[mid] <= g)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return (gs_hit){.start = g - ix->rec_off[lo], .record = (uint32_t)lo, .pattern = pattern,
+    uint64_t r = gs_lz_last_le(ix->rec_off, ix->layout.n_rec, g);
+    return (gs_hit){.start = g - ix->rec_off[r], .record = (uint32_t)r, .pattern = pattern,
                     .strand = strand};
 }
 
@@ -274,7 +240,7 @@ static void *locate_main(void *arg)
 /* Primary: not inside one copy phrase (lz.h). */
 static int is_primary(const gs_lz_index *ix, uint64_t g, uint64_t m)
 {
-    uint64_t j = last_le(ix->ph_start, ix->n_phrases, g);
+    uint64_t j = gs_lz_last_le(ix->ph_start, ix->n_phrases, g);
     return ix->ph_src[j] == GS_LZ_LITERAL || g + m > ix->ph_start[j + 1];
 }
 
