@@ -177,8 +177,14 @@ static int unpack_kernel(const uint8_t *p, uint64_t len, uint8_t *k, uint64_t n)
     uint64_t packed = n / 4 + (n % 4 != 0);
     if (len < packed)
         return 0;
-    for (uint64_t i = 0; i < n; i++)
-        k[i] = (uint8_t)acgt[(p[i / 4] >> (2 * (i % 4))) & 3];
+    uint8_t four[256][4]; /* a packed byte's four residues */
+    for (int b = 0; b < 256; b++)
+        for (int j = 0; j < 4; j++)
+            four[b][j] = (uint8_t)acgt[(b >> (2 * j)) & 3];
+    for (uint64_t i = 0; i + 4 <= n; i += 4)
+        memcpy(k + i, four[p[i / 4]], 4);
+    for (uint64_t i = n - n % 4; i < n; i++)
+        k[i] = four[p[i / 4]][i % 4];
     rd r = {p + packed, p + len, 0};
     uint64_t runs = get_varint(&r), at = 0;
     for (uint64_t i = 0; i < runs && !r.bad; i++) {

@@ -95,10 +95,30 @@ typedef struct locate_thread {
     int oom;
 } locate_thread;
 
-static int cmp_u64pair(const void *a, const void *b)
+/* Sort n (key, value) pairs by key, LSD radix, 11 bits a pass over the
+ * bits keys use (3 passes for collections under 8 G residues): qsort of
+ * the source list took a fifth of an index scan of 100 E. coli strains. */
+static int radix_pairs(uint64_t *pairs, uint64_t n, uint64_t max_key)
 {
-    const uint64_t *x = a, *y = b;
-    return x[0] < y[0] ? -1 : x[0] > y[0];
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    uint64_t *tmp = malloc((n ? n : 1) * 2 * sizeof *tmp);
+    if (tmp == NULL)
+        return -1;
+    for (int shift = 0; shift < 64 && (max_key >> shift) != 0; shift += BITS) {
+        uint64_t count[BUCKETS + 1] = {0};
+        for (uint64_t i = 0; i < n; i++)
+            count[((pairs[2 * i] >> shift) & (BUCKETS - 1)) + 1]++;
+        for (int b = 0; b < BUCKETS; b++)
+            count[b + 1] += count[b];
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t d = count[(pairs[2 * i] >> shift) & (BUCKETS - 1)]++;
+            tmp[2 * d] = pairs[2 * i];
+            tmp[2 * d + 1] = pairs[2 * i + 1];
+        }
+        memcpy(pairs, tmp, n * 2 * sizeof *tmp);
+    }
+    free(tmp);
+    return 0;
 }
 
 static gs_status build_srcs(const gs_lz_index *ix, srcs *sr, gs_error *err)
@@ -125,7 +145,10 @@ static gs_status build_srcs(const gs_lz_index *ix, srcs *sr, gs_error *err)
             pairs[2 * i + 1] = j;
             i++;
         }
-    qsort(pairs, n, 2 * sizeof *pairs, cmp_u64pair);
+    if (radix_pairs(pairs, n, ix->n_residues)) {
+        free(pairs);
+        return gs_fail(err, GS_ESYS, "out of memory (locate)");
+    }
     for (i = 0; i < n; i++) {
         uint64_t j = pairs[2 * i + 1];
         sr->start[i] = pairs[2 * i];
