@@ -11,7 +11,7 @@ DATA=${2:-}
 MPIEXEC=${MPIEXEC:-mpiexec}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cd "$dir"
+cd "$dir" || exit 1
 fails=0 runs=0
 
 same() { # name, plain.h5, lz.h5
