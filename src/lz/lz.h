@@ -73,7 +73,8 @@ static inline uint64_t gs_lz_last_le(const uint64_t *a, uint64_t n, uint64_t x)
 
 /* Read the corpus into memory and build its index for patterns of up to
  * max_pat residues (>= 1). The first ref_records records (0: those of the
- * first file when there are several files, else the first record) are the
+ * first file when there are several files, else up to the first non-empty
+ * record) are the
  * reference, parsed by LZ77 over themselves; every later record is parsed
  * greedily against the reference (relative LZ), on `threads` threads.
  * Memory: the collection (1 byte a residue) plus 13 bytes a reference

@@ -445,16 +445,20 @@ static gs_status cut_kernel(gs_lz_index *ix, const text *tx, gs_error *err)
 
 /* The reference: ref_records records when given, else those of the first
  * file when there are several files (one strain a file), else the first
- * record. */
+ * record; empty records before it do not count. */
 static size_t reference_records(const gs_lz_index *ix, size_t ref_records)
 {
     size_t n = ix->layout.n_rec, k = 0;
     if (ref_records)
         return ref_records < n ? ref_records : n;
-    if (ix->layout.n_files > 1)
-        while (k < n && ix->layout.rec[k].file == 0)
+    while (k < n && ix->layout.rec[k].length == 0)
+        k++;
+    if (k < n && ix->layout.n_files > 1)
+        for (uint32_t f = ix->layout.rec[k].file; k < n && ix->layout.rec[k].file == f;)
             k++;
-    return k ? k : 1;
+    else
+        k++;
+    return k < n ? k : n;
 }
 
 gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,

@@ -61,6 +61,22 @@ check s.fa s.patterns 24 --report hits --block-size 7 -t 2
 check s.fa s.patterns 24 --report hits --alphabet bytes
 check s.fa s.patterns 24 --report hits -e rk -t 1
 
+# Many small collections: random M, many short (and some empty) records,
+# patterns of 1..M residues, the reference being one or several records.
+for seed in 1 2 3 4 5 6 7 8; do
+  m=$((1 + seed * 7 % 13))
+  "$GSCAN" gen -o r -s $seed -n 3K -r 30 -k 150 --min-length 1 --max-length $m --degenerate 0.2 \
+    --palindromes 0.1 --n-runs 3 --variants $((seed % 4 + 2)) --snp-rate 0.02 --indel-rate 0.01
+  check r.fa r.patterns $m --report hits
+done
+
+# Empty records first, between and last: the reference is the first
+# non-empty one.
+printf '>e0\n>a\nACGTACGTTTGACCA\n>e1\n>b\nACGTACGTTTGACCA\nACGTAC\n>e2\n>c\nTTGACCAACGTNNACGTACG\n>e3\n' > e.fa
+printf 'p1\tACGT\np2\tTTGA\np3\tA\np4\tCCAAC\np5\tNN\np6\tGTAC\n' > e.patterns
+check e.fa e.patterns 6 --report hits
+check e.fa e.patterns 4 --report counts --strand forward
+
 # Patterns at every phrase boundary and at record edges: every 1..12-mer
 # that starts at a record's first residues or ends at its last ones.
 python3 - <<'PY'
