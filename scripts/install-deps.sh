@@ -2,20 +2,22 @@
 # install-deps.sh - install what gscan builds and tests with, from Debian
 # packages (Debian 12). Skips packages already installed; needs root for the
 # rest (or prints the apt-get line to run).
-#   build:   cmake, gcc, MPICH, parallel HDF5 (MPICH flavour), zlib,
-#            libdivsufsort (suffix arrays of the LZ77 index)
+#   build:   cmake, gcc, MPICH, parallel HDF5 (MPICH flavour), zlib, libdeflate
+#            (BGZF blocks), ISA-L (gzip streams), libdivsufsort (suffix arrays
+#            of the LZ77 index)
 #   tests:   hdf5-tools (h5diff, h5dump), seqkit (real-data fixtures), tabix (bgzip)
 #            and samtools (BGZF and .fai made by htslib itself), shellcheck,
 #            slurm-wlm + munge (a Slurm cluster of one), python3-h5py,
-#            python3-matplotlib, python3-numpy (scaling report)
+#            python3-matplotlib, python3-numpy (scaling report), clang-14 and
+#            libclang-rt-14-dev (libFuzzer harnesses, tests/fuzz)
 #   bench:   libhyperscan-dev (the CPU peer of the benchmarks)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
-      zlib1g-dev libdivsufsort-dev)
+      zlib1g-dev libdeflate-dev libisal-dev libdivsufsort-dev)
 case "${1:-all}" in
   build) ;;
   all) pkgs+=(seqkit tabix samtools shellcheck slurm-wlm munge python3-h5py python3-matplotlib python3-numpy
-              libhyperscan-dev) ;;
+              libhyperscan-dev clang-14 libclang-rt-14-dev) ;;
   *) echo "usage: $0 [build|all]" >&2; exit 1 ;;
 esac
 missing=()

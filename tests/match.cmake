@@ -8,3 +8,9 @@ if(TARGET gs_match)
   add_executable(bench_engines ${PROJECT_SOURCE_DIR}/bench/bench_engines.c)
   target_link_libraries(bench_engines PRIVATE gs_match)
 endif()
+
+# Approximate matching: bv and the DP reference (bf), block edges, K = 0 as
+# exact, --best-per-site; a slice of E. coli when data/cache has it.
+gs_unit_test(test_approx LIBS gs_match ZLIB::ZLIB)
+set_property(TEST test_approx APPEND PROPERTY ENVIRONMENT
+             "GS_TEST_CACHE=${PROJECT_SOURCE_DIR}/data/cache")

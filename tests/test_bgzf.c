@@ -135,12 +135,14 @@ static void index_and_compare(const char *path, const uint8_t *want, size_t want
     }
 }
 
-/* Random ranges of path (a BGZF of data[0..n)) read through its .gzi. */
-static void check_reads(const char *path, const uint8_t *data, size_t n, uint64_t *rs)
+/* Random ranges of path (a BGZF of data[0..n)) read through its .gzi, by
+ * one thread, then (reads of 128 KiB and more) by three. */
+static void check_reads_t(const char *path, const uint8_t *data, size_t n, uint64_t *rs,
+                          int threads)
 {
     gs_bgzf *b;
     gs_error err = {0};
-    CHECK(gs_bgzf_open(path, &b, &err) == GS_OK);
+    CHECK(gs_bgzf_open(path, &b, &err) == GS_OK && gs_bgzf_set_threads(b, threads, &err) == GS_OK);
     if (err.code) {
         fprintf(stderr, "open %s: %s\n", path, err.msg);
         return;
@@ -166,11 +168,11 @@ static void check_reads(const char *path, const uint8_t *data, size_t n, uint64_
     /* a sequential pass in chunks that end inside blocks reads each block once */
     size_t csize = 0;
     free(slurp(path, &csize));
-    CHECK(gs_bgzf_open(path, &b, &err) == GS_OK);
+    CHECK(gs_bgzf_open(path, &b, &err) == GS_OK && gs_bgzf_set_threads(b, threads, &err) == GS_OK);
     uint8_t *all = malloc(n + 1);
     bytes = 0;
     for (size_t at = 0; at < n;) {
-        size_t len = 1 + (size_t)gs_test_below(rs, 40000), got;
+        size_t len = 1 + (size_t)gs_test_below(rs, threads > 1 ? 400000 : 40000), got;
         if (len > n - at)
             len = n - at;
         CHECK(gs_bgzf_read(b, at, all + at, len, &got, &bytes, &err) == GS_OK && got == len);
@@ -185,19 +187,28 @@ static void check_reads(const char *path, const uint8_t *data, size_t n, uint64_
     gs_bgzf_close(b);
 }
 
+static void check_reads(const char *path, const uint8_t *data, size_t n, uint64_t *rs)
+{
+    check_reads_t(path, data, n, rs, 1);
+    check_reads_t(path, data, n, rs, 3);
+}
+
 /* Opening or reading all of path must fail with GS_EINPUT and a message
  * holding need. */
-static void check_fails(const char *path, size_t n, const char *need, const char *label)
+static void check_fails_t(const char *path, size_t n, const char *need, const char *label,
+                          int threads)
 {
     gs_bgzf *b = NULL;
     gs_error err = {0};
     gs_status st = gs_bgzf_open(path, &b, &err);
+    if (st == GS_OK)
+        st = gs_bgzf_set_threads(b, threads, &err);
     if (st == GS_OK) {
         uint8_t *out = malloc(n + 1);
-        size_t got;
+        size_t got, step = threads > 1 ? 300000 : 50000;
         uint64_t bytes = 0;
-        for (uint64_t at = 0; at < n && st == GS_OK; at += 50000)
-            st = gs_bgzf_read(b, at, out, n - at < 50000 ? n - at : 50000, &got, &bytes, &err);
+        for (uint64_t at = 0; at < n && st == GS_OK; at += step)
+            st = gs_bgzf_read(b, at, out, n - at < step ? n - at : step, &got, &bytes, &err);
         free(out);
         gs_bgzf_close(b);
     }
@@ -206,6 +217,13 @@ static void check_fails(const char *path, size_t n, const char *need, const char
         fprintf(stderr, "%s: status %d \"%s\", expected \"%s\"\n", label, st, err.msg, need);
     else
         printf("%s: %s\n", label, err.msg);
+}
+
+/* The same failure whether blocks are inflated by one thread or three. */
+static void check_fails(const char *path, size_t n, const char *need, const char *label)
+{
+    check_fails_t(path, n, need, label, 1);
+    check_fails_t(path, n, need, label, 3);
 }
 
 static int have_bgzip(void)

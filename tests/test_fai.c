@@ -161,7 +161,7 @@ static size_t stream_all(const char *fa, stream_rec *out, size_t max)
     gs_layout L = {0};
     gs_error err = {0};
     gs_reader *r;
-    gs_reader_opts o = {GS_INPUT_FASTA, 1 << 16, 0};
+    gs_reader_opts o = {GS_INPUT_FASTA, 1 << 16, 0, 0};
     const char *f[1] = {fa};
     if (gs_reader_open(f, 1, &o, &L, &r, &err) != GS_OK)
         return 0;
@@ -233,6 +233,46 @@ static void check_build_fails(const char *fa, const char *need)
     CHECK(fai.n == 0);
 }
 
+static void index_file(const char *fa, const char *fai_path)
+{
+    gs_fai fai;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
+    gs_fai_free(&fai);
+}
+
+/* Load fa's index and read through it: every record whole, or [range[0],
+ * range[1]) of the first. */
+static gs_status read_through_index(const char *fa, const uint64_t *range, gs_error *err)
+{
+    gs_fai fai;
+    gs_status st = gs_fai_load(fa, &fai, err);
+    if (st != GS_OK) /* the headers do not fit */
+        return st;
+    gs_seqfile sf;
+    uint64_t bytes = 0;
+    st = gs_seqfile_open(fa, &sf, err);
+    for (size_t i = 0; i < (range ? 1 : fai.n) && i < fai.n && st == GS_OK; i++) {
+        uint64_t b = range ? range[0] : 0, e = range ? range[1] : fai.v[i].length;
+        uint8_t *out = malloc(e - b + 1);
+        st = gs_fai_read_range(&sf, &fai.v[i], b, e, out, &bytes, err);
+        free(out);
+    }
+    gs_seqfile_close(&sf);
+    gs_fai_free(&fai);
+    return st;
+}
+
+static void expect_stale(gs_status st, const gs_error *err, const char *fai_path, const char *label)
+{
+    CHECK(st == GS_EINPUT && strstr(err->msg, "stale index") && strstr(err->msg, fai_path));
+    if (st != GS_EINPUT || !strstr(err->msg, "stale index"))
+        fprintf(stderr, "stale case %s: status %d \"%s\"\n", label, st, err->msg);
+    else
+        printf("stale %s: %s\n", label, err->msg);
+}
+
 /* Index fa, then replace its content; loading (or reading every record
  * through the index) must fail with GS_EINPUT "stale index". */
 static void check_stale(const char *label, const char *before, const char *after)
@@ -241,30 +281,10 @@ static void check_stale(const char *label, const char *before, const char *after
     char fai_path[600];
     snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
     spit(fa, before, strlen(before));
-    gs_fai fai;
-    gs_error err = {0};
-    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
-    CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
-    gs_fai_free(&fai);
+    index_file(fa, fai_path);
     spit(fa, after, strlen(after));
-    gs_status st = gs_fai_load(fa, &fai, &err);
-    if (st == GS_OK) { /* the headers still fit: reading must catch it */
-        gs_seqfile sf;
-        uint64_t bytes = 0;
-        st = gs_seqfile_open(fa, &sf, &err);
-        for (size_t i = 0; i < fai.n && st == GS_OK; i++) {
-            uint8_t *out = malloc(fai.v[i].length + 1);
-            st = gs_fai_read_range(&sf, &fai.v[i], 0, fai.v[i].length, out, &bytes, &err);
-            free(out);
-        }
-        gs_seqfile_close(&sf);
-        gs_fai_free(&fai);
-    }
-    CHECK(st == GS_EINPUT && strstr(err.msg, "stale index") && strstr(err.msg, fai_path));
-    if (st != GS_EINPUT || !strstr(err.msg, "stale index"))
-        fprintf(stderr, "stale case %s: status %d \"%s\"\n", label, st, err.msg);
-    else
-        printf("stale %s: %s\n", label, err.msg);
+    gs_error err = {0};
+    expect_stale(read_through_index(fa, NULL, &err), &err, fai_path, label);
     unlink(fai_path);
 }
 
@@ -369,6 +389,64 @@ static void check_samtools(const char *fa)
     }
 }
 
+/* Read [begin, end) of fa's only record through its fresh index, after
+ * setting byte at to c: GS_EINPUT "stale index" is expected. */
+static void check_stale_byte(const char *fa, uint64_t at, char c, uint64_t begin, uint64_t end,
+                             const char *label)
+{
+    size_t n = 0;
+    char *text = slurp(fa, &n);
+    char fai_path[600];
+    snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+    index_file(fa, fai_path);
+    char old = text[at];
+    text[at] = c;
+    spit(fa, text, n);
+    gs_error err = {0};
+    const uint64_t range[2] = {begin, end};
+    expect_stale(read_through_index(fa, range, &err), &err, fai_path, label);
+    text[at] = old;
+    spit(fa, text, n);
+    unlink(fai_path);
+    free(text);
+}
+
+/* A stale index whose line ends fall where a read is cut: on the 1 MiB
+ * read chunk, at the end of a range (where a block or a rank's piece stops
+ * and the next starts after the line end), or a tab or space inside a line. */
+static void check_stale_edges(uint64_t *rs)
+{
+    enum { LB = 60, LW = 61, HDR = 3, CH = 1 << 20 };
+    const char *fa = tmp_path("edges.fa");
+    const uint64_t len = 20000 * LB;
+    FILE *f = fopen(fa, "wb");
+    fputs(">e\n", f);
+    for (uint64_t i = 0; i < len; i++) {
+        fputc("ACGT"[gs_test_below(rs, 4)], f);
+        if ((i + 1) % LB == 0)
+            fputc('\n', f);
+    }
+    fclose(f);
+    /* a line end replaced by a residue exactly where the first 1 MiB chunk
+     * of a read from residue b ends */
+    int cases = 0;
+    for (uint64_t b = 0; b < LB; b++) {
+        uint64_t edge = HDR + b + CH; /* first byte of the second chunk */
+        if ((edge - HDR) % LW != LB)
+            continue;
+        check_stale_byte(fa, edge, 'A', b, len, "line end on the read chunk");
+        cases++;
+    }
+    CHECK(cases > 0);
+    /* the same for CRLF-like widths is covered by the range-edge case below:
+     * a line end just after the last residue of a range */
+    check_stale_byte(fa, HDR + 5 * LW + LB, 'A', 0, 6 * LB, "line end at a range end");
+    check_stale_byte(fa, HDR + 5 * LW + LB, 'A', 2 * LB + 7, 6 * LB, "line end at a range end");
+    check_stale_byte(fa, HDR + 3 * LW + 17, '\t', 0, len, "tab in a line");
+    check_stale_byte(fa, HDR + 3 * LW + 17, ' ', 3 * LB, 4 * LB, "space in a line");
+    check_stale_byte(fa, HDR + 3 * LW, '>', 3 * LB, 4 * LB, "header at a line start");
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fai.XXXXXX");
@@ -455,6 +533,37 @@ int main(void)
                 ">a x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n>c\nA\n");
     check_stale("renamed", orig, ">a x\nACGTACGT\nACGTACGT\nACG\n>q\nTTTTTTTT\nTTTTTTTT\nTT\n");
     check_stale("shifted", orig, ">ab x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n");
+    check_stale_edges(&rs);
+
+    /* samtools faidx keeps only the first record of a name: its index is
+     * not stale but incomplete, so it is not used (omits_dups), wherever the
+     * left-out record lies; a header of a new name there is still stale */
+    {
+        const char *fa = tmp_path("dup.fa");
+        char fai_path[600];
+        snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+        const char *texts[2] = {">a\nACGT\n>b\nGGGG\n>a x\nTTTT\n>c\nCCCC\n",
+                                ">a\nACGT\n>b\nGGGG\n\n>b\nTTTT\n"};
+        const char *idx[2] = {"a\t4\t3\t4\t5\nb\t4\t11\t4\t5\nc\t4\t29\t4\t5\n",
+                              "a\t4\t3\t4\t5\nb\t4\t11\t4\t5\n"};
+        for (int t = 0; t < 2; t++) {
+            spit(fa, texts[t], strlen(texts[t]));
+            spit(fai_path, idx[t], strlen(idx[t]));
+            gs_fai fai;
+            gs_error err = {0};
+            CHECK(gs_fai_load(fa, &fai, &err) == GS_OK && fai.n == 0 && fai.omits_dups);
+            if (err.code)
+                fprintf(stderr, "dup %d: %s\n", t, err.msg);
+            CHECK(gs_fai_build(fa, &fai, &err) == GS_OK && fai.n == 4u - (unsigned)t);
+            gs_fai_free(&fai);
+        }
+        spit(fa, ">a\nACGT\n>b\nGGGG\n>q\nTTTT\n>c\nCCCC\n", 32);
+        spit(fai_path, idx[0], strlen(idx[0]));
+        gs_fai fai;
+        gs_error err = {0};
+        CHECK(gs_fai_load(fa, &fai, &err) == GS_EINPUT && strstr(err.msg, "stale index"));
+        unlink(fai_path);
+    }
 
     /* malformed index files */
     check_load_fails("a\t4\t3\t4\n", "5 tab-separated fields");

@@ -73,7 +73,11 @@ static void ref_parse_file(refs *R, const char *path, uint32_t file, gs_input_fo
 {
     size_t n;
     uint8_t *d = load_file(path, &n);
-    int fasta = fmt == GS_INPUT_FASTA || (fmt == GS_INPUT_AUTO && n > 0 && d[0] == '>');
+    /* an optional UTF-8 BOM and blank bytes before the first '>' are skipped */
+    size_t skip = n >= 3 && !memcmp(d, "\xef\xbb\xbf", 3) ? 3 : 0;
+    while (skip < n && (d[skip] == ' ' || d[skip] == '\t' || d[skip] == '\r' || d[skip] == '\n'))
+        skip++;
+    int fasta = fmt == GS_INPUT_FASTA || (fmt == GS_INPUT_AUTO && skip < n && d[skip] == '>');
     if (!fasta) {
         const char *b = strrchr(path, '/');
         b = b ? b + 1 : path;
@@ -83,7 +87,7 @@ static void ref_parse_file(refs *R, const char *path, uint32_t file, gs_input_fo
         free(d);
         return;
     }
-    size_t i = 0;
+    size_t i = skip;
     while (i < n) {
         size_t e = i;
         while (e < n && d[e] != '\n')
@@ -129,7 +133,7 @@ static void check_stream(const char *const *files, size_t nf, gs_input_format fm
     gs_layout L = {0};
     gs_error err = {0};
     gs_reader *r = NULL;
-    gs_reader_opts o = {fmt, block, ov};
+    gs_reader_opts o = {fmt, block, ov, 1}; /* the reference reads any non-FASTA raw */
     if (gs_reader_open(files, nf, &o, &L, &r, &err) != GS_OK) {
         fprintf(stderr, "open: %s\n", err.msg);
         CHECK(0);
@@ -190,7 +194,7 @@ static gs_status stream_status(const char *path, gs_input_format fmt, gs_error *
 {
     gs_layout L = {0};
     gs_reader *r = NULL;
-    gs_reader_opts o = {fmt, 1000, 10};
+    gs_reader_opts o = {fmt, 1000, 10, 0};
     const char *files[1] = {path};
     if (gs_reader_open(files, 1, &o, &L, &r, err) != GS_OK)
         return err->code;
@@ -369,6 +373,93 @@ int main(void)
         CHECK(strcmp(gs_path_base("x.fa"), "x.fa") == 0);
     }
 
+    uint64_t bs = 97;
+    /* A BOM and blank lines before the first header: FASTA (as samtools and
+     * seqkit read it), plain and gzip, every way of cutting it; a forced
+     * raw read keeps those bytes. */
+    {
+        const char *heads[] = {"\xef\xbb\xbf", "\n\n", "\xef\xbb\xbf\r\n \t\n", " \n"};
+        static uint8_t d[1 << 16];
+        for (size_t h = 0; h < sizeof heads / sizeof *heads; h++) {
+            size_t hl = strlen(heads[h]);
+            memcpy(d, heads[h], hl);
+            size_t n = hl + random_fasta(&bs, d + hl, sizeof d - hl, 3);
+            const char *p = tmp_path("bom.fa"), *pz = tmp_path("bom.fa.gz");
+            write_file(p, d, n);
+            write_gz_members(pz, d, n, 2);
+            const char *f[2] = {p, pz};
+            check_stream(f, 2, GS_INPUT_AUTO, 5, 3);
+            check_stream(f, 2, GS_INPUT_FASTA, 64, 0);
+            check_stream(f, 1, GS_INPUT_RAW, 7, 2);
+            refs R = {0}; /* the reference check_stream held the reader to */
+            ref_parse_file(&R, p, 0, GS_INPUT_AUTO);
+            CHECK(R.n == 3); /* FASTA, not one raw record */
+            ref_free(&R);
+        }
+    }
+
+    /* Not text and not FASTA: an error, never raw by default. */
+    {
+        gs_error err = {0};
+        const char *b = tmp_path("nul.bin");
+        write_file(b, "ACGT\0ACGT\n", 10);
+        CHECK(stream_status(b, GS_INPUT_AUTO, &err) == GS_EINPUT);
+        CHECK(contains(err.msg, "NUL byte at offset 4") && contains(err.msg, b));
+        err = (gs_error){0};
+        CHECK(stream_status(b, GS_INPUT_RAW, &err) == GS_OK);
+        const char *raw1[1] = {b};
+        check_stream(raw1, 1, GS_INPUT_AUTO, 3, 1); /* --alphabet bytes: raw */
+        const char *x = tmp_path("x.xz");
+        write_file(x, "\xfd" "7zXZ\0\0\x04\xe6\xd6\xb4\x46", 12);
+        err = (gs_error){0};
+        CHECK(stream_status(x, GS_INPUT_AUTO, &err) == GS_EINPUT);
+        CHECK(contains(err.msg, "xz-compressed") && contains(err.msg, x));
+        const char *bl = tmp_path("blank.fa");
+        write_file(bl, "\n \n", 3);
+        err = (gs_error){0};
+        CHECK(stream_status(bl, GS_INPUT_FASTA, &err) == GS_OK); /* no records */
+    }
+
+    /* One file twice, under the same or another name: a usage error naming
+     * both arguments, before anything is read. */
+    {
+        const char *a = tmp_path("twice.fa");
+        write_file(a, ">a\nACGT\n", 8);
+        char other[600], hard[600];
+        snprintf(other, sizeof other, "%s/./twice.fa", tmpdir);
+        snprintf(hard, sizeof hard, "%s/hard.fa", tmpdir);
+        unlink(hard);
+        CHECK(link(a, hard) == 0);
+        const char *pairs[3][3] = {{a, mixed, a}, {a, other, NULL}, {hard, a, NULL}};
+        for (int t = 0; t < 3; t++) {
+            size_t nf = pairs[t][2] ? 3 : 2;
+            gs_error err = {0};
+            CHECK(gs_corpus_check(pairs[t], nf, &err) == GS_EUSAGE);
+            CHECK(contains(err.msg, "given twice") && contains(err.msg, pairs[t][0]) &&
+                  contains(err.msg, pairs[t][nf - 1]));
+            gs_layout L = {0};
+            gs_reader *r = NULL;
+            gs_reader_opts o = {GS_INPUT_AUTO, 8, 0, 0};
+            CHECK(gs_reader_open(pairs[t], nf, &o, &L, &r, &err) == GS_EUSAGE && r == NULL);
+            gs_layout_free(&L);
+        }
+        const char *ok[2] = {a, mixed};
+        gs_error err = {0};
+        CHECK(gs_corpus_check(ok, 2, &err) == GS_OK);
+        CHECK(gs_input_seekable(a) && !gs_input_seekable("-") && !gs_input_seekable("/dev/null"));
+    }
+
+    /* Repeated record names: counted, the first pair in record order named. */
+    {
+        gs_record rec[5] = {{"b", 0, 0}, {"a", 0, 0}, {"c", 0, 1}, {"a", 0, 1}, {"b", 0, 1}};
+        gs_layout L = {.rec = rec, .n_rec = 5};
+        size_t a, b;
+        gs_error err = {0};
+        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == 2 && a == 1 && b == 3);
+        rec[3].name = "d", rec[4].name = "e";
+        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == 0);
+    }
+
     /* Empty files: auto and raw give one empty record, fasta none. */
     {
         const char *e = tmp_path("empty.fa");
@@ -378,7 +469,7 @@ int main(void)
             gs_layout L = {0};
             gs_error err = {0};
             gs_reader *r;
-            gs_reader_opts o = {(gs_input_format)fmt, 4, 2};
+            gs_reader_opts o = {(gs_input_format)fmt, 4, 2, 0};
             uint8_t buf[6];
             gs_segment seg;
             CHECK(gs_reader_open(f, 1, &o, &L, &r, &err) == GS_OK);
@@ -396,7 +487,7 @@ int main(void)
         gs_layout L = {0};
         gs_error err = {0};
         gs_reader *r = NULL;
-        gs_reader_opts o = {GS_INPUT_AUTO, 8, 0};
+        gs_reader_opts o = {GS_INPUT_AUTO, 8, 0, 0};
         const char *f[2] = {mixed, "/nonexistent/dir/genome.fa"};
         CHECK(gs_reader_open(f, 2, &o, &L, &r, &err) == GS_EINPUT);
         CHECK(r == NULL && contains(err.msg, "/nonexistent/dir/genome.fa"));
@@ -441,7 +532,7 @@ int main(void)
             gs_layout L = {0};
             gs_error err = {0};
             gs_reader *r;
-            gs_reader_opts o = {GS_INPUT_AUTO, 4096, 8};
+            gs_reader_opts o = {GS_INPUT_AUTO, 4096, 8, 0};
             uint8_t *buf = malloc(4104);
             gs_segment seg;
             CHECK(gs_reader_open(f, 1, &o, &L, &r, &err) == GS_OK);

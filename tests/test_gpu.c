@@ -125,7 +125,8 @@ static int bf_segment(void *p, const gs_segment *s)
         const gs_keyhit *h = &kh.v[i];
         for (uint32_t j = c->ks->out_off[h->key]; j < c->ks->out_off[h->key + 1]; j++) {
             uint32_t o = c->ks->outputs[j];
-            gs_hit hit = {s->base + h->pos, s->record, o >> 1, (int8_t)(o & 1 ? -1 : 1)};
+            gs_hit hit = {s->base + h->pos, s->record, o >> 1, (int8_t)(o & 1 ? -1 : 1), 0,
+                          s->base + h->pos + gs_key_len(c->ks, h->key)};
             if (gs_hits_push(&c->res->hits, &hit) < 0)
                 abort();
         }
@@ -185,7 +186,7 @@ static int compare(const char *what, const gs_keyset *ks, const result *ref, con
         for (size_t i = 0; i < hits->n && i < ref->hits.n && bad < 5; i++) {
             const gs_hit *a = &hits->v[i], *b = &ref->hits.v[i];
             if (a->start != b->start || a->record != b->record || a->pattern != b->pattern ||
-                a->strand != b->strand) {
+                a->strand != b->strand || a->end != b->end || a->distance != b->distance) {
                 fprintf(stderr,
                         "%s: hit %zu is (p%u r%u %llu %+d), expected (p%u r%u %llu %+d)\n", what,
                         i, a->pattern, a->record, (unsigned long long)a->start, a->strand,
@@ -508,7 +509,7 @@ static void genome(void)
     gs_reader *rd = NULL;
     gs_error err = {0};
     const char *files[] = {path};
-    gs_reader_opts o = {GS_INPUT_AUTO, 1 << 16, 0};
+    gs_reader_opts o = {GS_INPUT_AUTO, 1 << 16, 0, 0};
     uint8_t *buf = malloc(1 << 16);
     gs_segment seg;
     int rc;

@@ -1,6 +1,11 @@
 /* hs_count.c - count every occurrence of each pattern in a FASTA file with Hyperscan.
  *
- *   hs_count [-t THREADS] [-u] [-o COUNTS] PATTERNS FASTA
+ *   hs_count [-t THREADS] [-u] [-m K | -e K] [-o COUNTS] PATTERNS FASTA
+ *
+ * -m K / -e K: approximate, through hs_expr_ext with a Hamming or edit
+ * distance of K (bench/cpu/approx-peers.sh); Hyperscan reports every end
+ * offset within the distance, which is close to, not the same as, gscan's
+ * one hit per end (the time is what is compared).
  *
  * The baseline of bench/cpu/hyperscan-vs-gscan.sh: the same work as
  * `gscan scan -d cpu --strand forward --report counts`, done the way a careful
@@ -248,13 +253,17 @@ fail:
 
 int main(int argc, char **argv)
 {
-    int threads = 1, upcase = 0;
+    int threads = 1, upcase = 0, hamming = -1, edits = -1;
     const char *out = NULL, *pat_path = NULL, *fa_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-t") && i + 1 < argc)
             threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-u"))
             upcase = 1;
+        else if (!strcmp(argv[i], "-m") && i + 1 < argc)
+            hamming = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-e") && i + 1 < argc)
+            edits = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (argv[i][0] != '-' && !pat_path)
@@ -265,7 +274,7 @@ int main(int argc, char **argv)
             pat_path = fa_path = NULL, i = argc;
     }
     if (!pat_path || !fa_path || threads < 1 || threads > 256) {
-        fprintf(stderr, "usage: hs_count [-t THREADS] [-u] [-o COUNTS] PATTERNS FASTA\n");
+        fprintf(stderr, "usage: hs_count [-t THREADS] [-u] [-m K | -e K] [-o COUNTS] PATTERNS FASTA\n");
         return 1;
     }
 
@@ -285,8 +294,19 @@ int main(int argc, char **argv)
     }
     hs_database_t *db = NULL;
     hs_compile_error_t *cerr = NULL;
-    if (hs_compile_multi((const char *const *)pats, flags, ids, (unsigned)n_pat, HS_MODE_BLOCK,
-                         NULL, &db, &cerr) != HS_SUCCESS) {
+    hs_expr_ext_t ext = {0};
+    const hs_expr_ext_t **exts = calloc((size_t)n_pat, sizeof *exts);
+    if (hamming >= 0 || edits >= 0) {
+        ext.flags = hamming >= 0 ? HS_EXT_FLAG_HAMMING_DISTANCE : HS_EXT_FLAG_EDIT_DISTANCE;
+        if (hamming >= 0)
+            ext.hamming_distance = (unsigned)hamming;
+        else
+            ext.edit_distance = (unsigned)edits;
+        for (long i = 0; i < n_pat; i++)
+            exts[i] = &ext;
+    }
+    if (hs_compile_ext_multi((const char *const *)pats, flags, ids, exts, (unsigned)n_pat,
+                             HS_MODE_BLOCK, NULL, &db, &cerr) != HS_SUCCESS) {
         fprintf(stderr, "hs_count: %s: pattern %d: %s\n", pat_path, cerr->expression, cerr->message);
         return 2;
     }

@@ -6,21 +6,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "io/fai.h"
 #include "io/h5out.h"
+#include "io/replace_file.h"
 #include "lz/lz.h"
 #include "mpi/comm.h"
 
 static const char index_usage[] =
     "usage: gscan index FASTA...\n"
+    "       gscan index --bgzf [-o OUT] [-l LEVEL] [-t THREADS] FASTA...\n"
     "       gscan index --lz -o X.gsx [--max-pattern-length M] CORPUS...\n"
     "\n"
     "Write FASTA.fai next to each plain FASTA file, in the format of samtools\n"
     "faidx (NAME LENGTH OFFSET LINEBASES LINEWIDTH), so MPI ranks can seek to\n"
     "their ranges. BGZF files (bgzip) get FASTA.fai and FASTA.gzi; plain gzip\n"
-    "cannot be indexed: recompress it with bgzip.\n"
+    "cannot be indexed: recompress it with --bgzf (or bgzip).\n"
+    "\n"
+    "  --bgzf             recompress each FASTA (plain or gzip) as BGZF, then\n"
+    "                     index it (.fai and .gzi): a gzip file is replaced in\n"
+    "                     place, a plain one is kept and FASTA.gz written\n"
+    "  -o, --out FILE     write the BGZF to FILE instead (one FASTA only)\n"
+    "  -l, --level N      deflate level 1..12 (default 6)\n"
+    "  -t, --threads N    compressing threads (default: all cores)\n"
+    "\n"
     "With --lz: an LZ77 hybrid index of a repetitive collection, scanned by\n"
     "'gscan scan --index X.gsx' (gscan index --lz --help).\n";
 
@@ -32,12 +43,23 @@ static const char info_usage[] =
     "index: records, residues, phrases, kernel and sizes.\n";
 
 static const char export_usage[] =
-    "usage: gscan export RESULT.h5 [--format tsv|bed] [-o FILE]\n"
+    "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--corpus FILE]...] | --counts]\n"
+    "                    [-o FILE]\n"
     "\n"
     "Write the hits of a result file (made with --report hits) as text:\n"
-    "  tsv   header line, then record, start, end, pattern, strand (+/-)\n"
+    "  tsv   header line, then record, start, end, pattern, strand (+/-);\n"
+    "        start 0-based, end exclusive (BED coordinates)\n"
     "  bed   BED6: chrom, start, end, name, 0, strand\n"
-    "  -o, --out FILE   write to FILE instead of stdout\n";
+    "  --counts         per-pattern counts as TSV instead: pattern, sequence,\n"
+    "                   length, forward, reverse ('.' if forward only), total\n"
+    "  --seq            a last column, matched: each hit's residues (reverse\n"
+    "                   complement on the - strand), read through the .fai of\n"
+    "                   the scanned files (gscan index them first)\n"
+    "  --corpus FILE    with --seq: where the scanned files are now; repeat it\n"
+    "                   once per file, in the scan's order (default: the paths\n"
+    "                   the scan was given)\n"
+    "  -o, --out FILE   write to FILE (a regular file, replaced only when\n"
+    "                   complete) instead of stdout; - is stdout\n";
 
 static int wants_help(int argc, char **argv)
 {
@@ -53,7 +75,7 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
                           gs_status (*run)(int, char **, gs_error *), gs_error *err)
 {
     int rank;
-    MPI_Comm_rank(comm, &rank);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     if (rank == 0) {
         if (wants_help(argc, argv))
             fputs(usage == index_usage && argc > 1 && !strcmp(argv[1], "--lz") ? gs_lz_index_usage
@@ -65,37 +87,99 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
     return gs_mpi_agree(comm, err);
 }
 
+/* Write FASTA.fai (and FASTA.gzi for BGZF) for one file. */
+static gs_status index_one(const char *fasta, gs_error *err)
+{
+    /* BGZF gets FILE.gzi as well (samtools' names); it is written before
+     * FILE.fai because a scan seeks into BGZF only when both exist */
+    gs_fai fai = {0};
+    gs_gzi gzi = {0};
+    gs_compression comp = GS_COMP_NONE;
+    char path[4096];
+    gs_status st = gs_fai_build(fasta, &fai, err);
+    if (st == GS_OK)
+        st = gs_bgzf_detect(fasta, &comp, err);
+    if (st == GS_OK && comp == GS_COMP_BGZF) {
+        snprintf(path, sizeof path, "%s.gzi", fasta);
+        st = gs_gzi_build(fasta, &gzi, err);
+        if (st == GS_OK)
+            st = gs_gzi_write(path, &gzi, err);
+    }
+    snprintf(path, sizeof path, "%s.fai", fasta);
+    if (st == GS_OK)
+        st = gs_fai_write(path, &fai, err);
+    gs_gzi_free(&gzi);
+    gs_fai_free(&fai);
+    return st;
+}
+
+/* --bgzf: recompress fasta as BGZF into out (NULL: in place for gzip,
+ * FASTA.gz for plain), then index the result. */
+static gs_status convert_one(const char *fasta, const char *out, int level, int threads,
+                             gs_error *err)
+{
+    char path[4096];
+    gs_compression comp;
+    if (gs_bgzf_detect(fasta, &comp, err) != GS_OK)
+        return err->code;
+    if (out == NULL) {
+        snprintf(path, sizeof path, comp == GS_COMP_NONE ? "%s.gz" : "%s", fasta);
+        out = path;
+    }
+    if (gs_bgzf_convert(fasta, out, level, threads, err) != GS_OK)
+        return err->code;
+    return index_one(out, err);
+}
+
+static int int_arg(const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (v == NULL || *v == 0 || *end != 0 || x < lo || x > hi)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
 static gs_status index_files(int argc, char **argv, gs_error *err)
 {
+    int bgzf = 0, level = 6, threads = (int)sysconf(_SC_NPROCESSORS_ONLN), n_files = 0;
+    const char *out = NULL;
+    char **files = argv + 1;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--lz"))
             return gs_lz_index_files(argc, argv, err);
-    if (argc < 2)
-        return gs_fail(err, GS_EUSAGE, "no FASTA file given (gscan index)");
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-')
-            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index)", argv[i]);
-    /* BGZF gets FILE.gzi as well (samtools' names); it is written before
-     * FILE.fai because a scan seeks into BGZF only when both exist */
     for (int i = 1; i < argc; i++) {
-        gs_fai fai = {0};
-        gs_gzi gzi = {0};
-        gs_compression comp = GS_COMP_NONE;
-        char path[4096];
-        gs_status st = gs_fai_build(argv[i], &fai, err);
-        if (st == GS_OK)
-            st = gs_bgzf_detect(argv[i], &comp, err);
-        if (st == GS_OK && comp == GS_COMP_BGZF) {
-            snprintf(path, sizeof path, "%s.gzi", argv[i]);
-            st = gs_gzi_build(argv[i], &gzi, err);
-            if (st == GS_OK)
-                st = gs_gzi_write(path, &gzi, err);
-        }
-        snprintf(path, sizeof path, "%s.fai", argv[i]);
-        if (st == GS_OK)
-            st = gs_fai_write(path, &fai, err);
-        gs_gzi_free(&gzi);
-        gs_fai_free(&fai);
+        const char *a = argv[i];
+        if (!strcmp(a, "--bgzf"))
+            bgzf = 1;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            if (++i == argc)
+                return gs_fail(err, GS_EUSAGE, "%s needs a file (gscan index)", a);
+            out = argv[i];
+        } else if (!strcmp(a, "-l") || !strcmp(a, "--level")) {
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &level))
+                return gs_fail(err, GS_EUSAGE, "%s needs a level from 1 to 12 (gscan index)", a);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &threads))
+                return gs_fail(err, GS_EUSAGE, "%s needs a count from 1 to %d (gscan index)", a,
+                               GS_BGZF_MAX_THREADS);
+        } else if (a[0] == '-')
+            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index)", a);
+        else
+            files[n_files++] = argv[i];
+    }
+    if (n_files == 0)
+        return gs_fail(err, GS_EUSAGE, "no FASTA file given (gscan index)");
+    if (!bgzf && (out || level != 6))
+        return gs_fail(err, GS_EUSAGE, "--out and --level need --bgzf (gscan index)");
+    if (out && n_files > 1)
+        return gs_fail(err, GS_EUSAGE, "--out takes one FASTA file, not %d (gscan index)", n_files);
+    if (threads < 1)
+        threads = 1;
+    for (int i = 0; i < n_files; i++) {
+        gs_status st = bgzf ? convert_one(files[i], out, level, threads, err)
+                            : index_one(files[i], err);
         if (st != GS_OK)
             return st;
     }
@@ -130,47 +214,81 @@ gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err)
 static gs_status export_file(int argc, char **argv, gs_error *err)
 {
     const char *in = NULL, *format = "tsv", *out = NULL;
-    for (int i = 1; i < argc; i++) {
+    int counts = 0, seq = 0;
+    char **corpus = NULL;
+    size_t n_corpus = 0;
+    gs_h5_file *f = NULL;
+    gs_replace_file r = {0};
+    for (int i = 1; i < argc && err->code == GS_OK; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out") || !strcmp(a, "-o")) {
-            if (i + 1 >= argc)
-                return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
-            if (a[1] == 'f' || a[2] == 'f')
-                format = argv[++i];
-            else
-                out = argv[++i];
+        int value = !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out")
+                    || !strcmp(a, "-o") || !strcmp(a, "--corpus");
+        if (value && i + 1 >= argc) {
+            gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
+        } else if (!strcmp(a, "--counts")) {
+            counts = 1;
+        } else if (!strcmp(a, "--seq")) {
+            seq = 1;
+        } else if (!strcmp(a, "--corpus")) {
+            char **v = gs_realloc(corpus, (n_corpus + 1) * sizeof *v, err, "--corpus");
+            if (v)
+                (corpus = v)[n_corpus++] = argv[++i];
+        } else if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
+            format = argv[++i];
+        } else if (value) {
+            out = argv[++i];
         } else if (!strncmp(a, "--format=", 9)) {
             format = a + 9;
         } else if (!strncmp(a, "--out=", 6)) {
             out = a + 6;
         } else if (a[0] == '-') {
-            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
+            gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
         } else if (in == NULL) {
             in = a;
         } else {
-            return gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
+            gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
         }
     }
+    if (err->code != GS_OK)
+        goto done;
     if (in == NULL)
-        return gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
-    if (strcmp(format, "tsv") && strcmp(format, "bed"))
-        return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
-    gs_h5_file *f = NULL;
-    gs_status st = gs_h5_open(in, &f, err);
-    if (st != GS_OK)
-        return st;
-    FILE *o = stdout;
-    if (out && (o = fopen(out, "w")) == NULL) {
-        gs_h5_close(f);
-        return gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out);
+        gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
+    else if (strcmp(format, "tsv") && strcmp(format, "bed"))
+        gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
+    else if (counts && seq)
+        gs_fail(err, GS_EUSAGE, "--seq belongs to hit rows, not to --counts (gscan export)");
+    else if (corpus && !seq)
+        gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
+    if (out && !strcmp(out, "-"))
+        out = NULL;
+    if (err->code == GS_OK && out) { /* the inputs: the result file, and --corpus files */
+        const char **inputs = gs_malloc((n_corpus + 1) * sizeof *inputs, err, "inputs");
+        if (inputs) {
+            inputs[0] = in;
+            for (size_t i = 0; i < n_corpus; i++)
+                inputs[i + 1] = corpus[i];
+            gs_out_check(out, inputs, n_corpus + 1, err);
+            free(inputs);
+        }
     }
-    st = gs_h5_export(f, format, o, err);
-    if (fflush(o) != 0 && st == GS_OK)
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out ? out : "stdout");
-    if (out && fclose(o) != 0 && st == GS_OK)
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), out);
+    if (err->code != GS_OK || gs_h5_open(in, &f, err) != GS_OK
+        || (out && gs_replace_open(&r, out, "the export", err) != GS_OK))
+        goto done;
+    FILE *o = out ? r.f : stdout;
+    if (counts)
+        gs_h5_export_counts(f, o, err);
+    else
+        gs_h5_export_seq(f, format, seq, corpus, n_corpus, o, err);
+    if (out && err->code == GS_OK)
+        gs_replace_commit(&r, "the export", err);
+    else if (out)
+        gs_replace_abort(&r);
+    else if (fflush(o) != 0)
+        gs_fail(err, GS_ESYS, "cannot write: %s (standard output)", strerror(errno));
+done:
     gs_h5_close(f);
-    return st;
+    free(corpus);
+    return err->code;
 }
 
 gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err)

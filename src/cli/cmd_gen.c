@@ -37,6 +37,11 @@ static const char gen_usage[] =
     "      --bytes-range N      bytes alphabet: symbols 0..N-1 (default 256)\n"
     "  -s, --seed S             random seed (default 1)\n"
     "      --planted F          fraction of patterns cut from the text (default 0.5)\n"
+    "      --mutations D        planted patterns differ from the text by D random\n"
+    "                           edits, so the text holds approximate occurrences\n"
+    "                           (for --max-edits / --max-mismatches; default 0)\n"
+    "      --mutation-kind KIND edit (substitutions, insertions, deletions) or\n"
+    "                           substitution (default edit)\n"
     "      --degenerate F       fraction of dna patterns with IUPAC codes (default 0)\n"
     "      --duplicates F       fraction of patterns repeating an earlier one (default 0)\n"
     "      --palindromes F      fraction of dna patterns that are their own reverse\n"
@@ -59,7 +64,8 @@ typedef struct gen_opts {
     const char *prefix;
     const char *base; /* --base: the text comes from this corpus */
     uint64_t length, records, patterns, min_len, max_len, seed, n_runs, line_width, range;
-    uint64_t variants;
+    uint64_t variants, mutations;
+    int subst_only; /* --mutation-kind substitution */
     double planted, degenerate, duplicates, palindromes, lowercase, snp_rate, indel_rate;
     int bytes, gzip;
 } gen_opts;
@@ -74,6 +80,31 @@ static uint64_t rnd(uint64_t *s)
 static uint64_t below(uint64_t *s, uint64_t n) { return n ? rnd(s) % n : 0; }
 static double unit(uint64_t *s) { return (double)(rnd(s) >> 11) * (1.0 / 9007199254740992.0); }
 
+/* Apply g->mutations random edits to a planted pattern, keeping its length
+ * within [min_len, max_len]: a substitution (to another symbol), an
+ * insertion or a deletion. Returns the new length. */
+static uint64_t mutate(uint64_t *s, const gen_opts *g, uint8_t *pat, uint64_t len)
+{
+    static const char acgt[] = "ACGT";
+    for (uint64_t d = 0; d < g->mutations && len > 0; d++) {
+        int kind = g->subst_only ? 0 : (int)below(s, 3);
+        uint64_t at = below(s, len);
+        if (kind == 1 && len < g->max_len) { /* insertion */
+            memmove(pat + at + 1, pat + at, len - at);
+            pat[at] = g->bytes ? (uint8_t)below(s, g->range) : (uint8_t)acgt[below(s, 4)];
+            len++;
+        } else if (kind == 2 && len > g->min_len && len > 1) { /* deletion */
+            memmove(pat + at, pat + at + 1, len - at - 1);
+            len--;
+        } else {
+            uint8_t c = pat[at];
+            while (pat[at] == c && (g->bytes ? g->range > 1 : 1))
+                pat[at] = g->bytes ? (uint8_t)below(s, g->range) : (uint8_t)acgt[below(s, 4)];
+        }
+    }
+    return len;
+}
+
 static int parse_fraction(const char *v, double *out)
 {
     char *end;
@@ -86,7 +117,7 @@ static int parse_fraction(const char *v, double *out)
 }
 
 enum { G_MIN = 300, G_MAX, G_ALPHA, G_PLANT, G_DEGEN, G_DUP, G_PALIN, G_LOWER, G_NRUNS, G_WIDTH,
-       G_GZIP, G_RANGE, G_VARIANTS, G_SNP, G_INDEL, G_BASE };
+       G_GZIP, G_RANGE, G_VARIANTS, G_SNP, G_INDEL, G_BASE, G_MUT, G_MUTKIND };
 
 static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *err)
 {
@@ -102,6 +133,8 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         {"bytes-range", required_argument, NULL, G_RANGE},
         {"variants", required_argument, NULL, G_VARIANTS}, {"base", required_argument, NULL, G_BASE},
         {"snp-rate", required_argument, NULL, G_SNP}, {"indel-rate", required_argument, NULL, G_INDEL},
+        {"mutations", required_argument, NULL, G_MUT},
+        {"mutation-kind", required_argument, NULL, G_MUTKIND},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     *g = (gen_opts){.length = 1u << 20, .records = 1, .patterns = 1000, .min_len = 8, .seed = 1,
                     .planted = 0.5, .line_width = 60, .range = 256, .snp_rate = 0.001,
@@ -129,6 +162,12 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         case G_BASE: g->base = optarg; break;
         case G_SNP: frac = &g->snp_rate; break;
         case G_INDEL: frac = &g->indel_rate; break;
+        case G_MUT: num = &g->mutations; break;
+        case G_MUTKIND:
+            if (!strcmp(optarg, "edit")) g->subst_only = 0;
+            else if (!strcmp(optarg, "substitution")) g->subst_only = 1;
+            else return gs_fail(err, GS_EUSAGE, "unknown mutation kind '%s': expected edit or substitution (--mutation-kind)", optarg);
+            break;
         case G_PLANT: frac = &g->planted; break;
         case G_DEGEN: frac = &g->degenerate; break;
         case G_DUP: frac = &g->duplicates; break;
@@ -194,7 +233,7 @@ static void put_pattern(FILE *f, uint64_t i, const uint8_t *p, uint64_t len, int
 
 /* One mutated copy of text[0..n) into out (room for 2n + 5): SNPs and
  * indels of 1..5 residues at the given rates per residue. Returns its length. */
-static uint64_t mutate(const gen_opts *g, uint64_t *s, const uint8_t *text, uint64_t n, uint8_t *out)
+static uint64_t mutate_text(const gen_opts *g, uint64_t *s, const uint8_t *text, uint64_t n, uint8_t *out)
 {
     static const char acgt[] = "ACGT";
     uint64_t o = 0;
@@ -347,6 +386,7 @@ static gs_status generate(const gen_opts *g0, gs_error *err)
             for (uint64_t k = 0; !g->bytes && k < len; k++)
                 if (pat[k] == 'N') /* a text N matches nothing; keep the pattern plain */
                     pat[k] = (uint8_t)acgt[below(&s, 4)];
+            len = mutate(&s, g, pat, len);
         } else {
             for (uint64_t k = 0; k < len; k++)
                 pat[k] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
@@ -411,7 +451,7 @@ static gs_status generate(const gen_opts *g0, gs_error *err)
                 } else {
                     snprintf(name, sizeof name, "seq%llu_v%llu", (unsigned long long)(r + 1),
                              (unsigned long long)v);
-                    n = mutate(g, &s, t, n, copy);
+                    n = mutate_text(g, &s, t, n, copy);
                     t = copy;
                 }
                 ok = write_record(gz, name, t, n, g->line_width);
@@ -443,7 +483,7 @@ fail:
 gs_status gs_cmd_gen(int argc, char **argv, MPI_Comm comm, gs_error *err)
 {
     int rank, help;
-    MPI_Comm_rank(comm, &rank);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     gen_opts g;
     gs_status st = parse(argc, argv, &g, &help, err);
     if (st == GS_OK && help && rank == 0)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "io/replace_file.h"
 #include "lz/lz.h"
 #include "options.h"
 
@@ -83,6 +84,9 @@ gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
         st = gs_fail(err, GS_EUSAGE, "missing -o/--out X.gsx (gscan index --lz)");
     if (st == GS_OK && n == 0)
         st = gs_fail(err, GS_EUSAGE, "no corpus file given (gscan index --lz)");
+    /* before the build, which may take minutes: not over a corpus file */
+    if (st == GS_OK)
+        st = gs_out_check(out, files, n, err);
     if (threads == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cores > 0 ? (uint64_t)cores : 1;

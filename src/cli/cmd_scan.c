@@ -4,17 +4,18 @@
 
 #include "commands.h"
 #include "mpi/job.h"
+#include "mpi/mpi_check.h"
 #include "options.h"
 
 gs_status gs_cmd_scan(int argc, char **argv, MPI_Comm comm, gs_error *err)
 {
     int rank, help = 0;
-    MPI_Comm_rank(comm, &rank);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     gs_scan_opts o;
     gs_status st = gs_scan_opts_parse(argc, argv, &o, &help, err);
     if (help) {
         if (rank == 0)
-            fputs(gs_scan_usage, stdout);
+            gs_scan_print_usage(stdout);
         gs_scan_opts_free(&o);
         return GS_OK;
     }

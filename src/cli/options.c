@@ -14,23 +14,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../match/engine.h"
+
 const char gs_scan_usage[] =
-    "usage: gscan scan -p PATTERNS [-o OUT.h5] [options] CORPUS...\n"
-    "       gscan scan -p PATTERNS [-o OUT.h5] [options] --index X.gsx\n"
+    "usage: gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] CORPUS...\n"
+    "       gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] --index X.gsx\n"
     "\n"
     "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
     "mpiexec/srun, one rank per GPU; the result is the same at any rank count.\n"
+    "A CORPUS of - is standard input; pipes and FIFOs are read once, as streams.\n"
     "\n"
     "  -p, --patterns FILE      FASTA (>name, sequence) or text: one pattern a line,\n"
     "                           optionally \"name<TAB>sequence\"; '#' starts a comment\n"
-    "  -o, --out FILE           HDF5 output (default gscan.h5)\n"
-    "  -e, --engine NAME        auto | ac | wm | rk (default auto)\n"
+    "  -s, --pattern SEQ        one more pattern, named SEQ; repeatable, after those\n"
+    "                           of -p (which it can replace)\n"
+    "  -o, --out FILE           output file (default gscan.h5); - is standard output;\n"
+    "                           a regular file or a new name, never an input\n"
+    "  -O, --out-format F       h5 | tsv | bed (default from -o: .tsv and - give tsv,\n"
+    "                           .bed bed, else h5); tsv and bed write the hits as\n"
+    "                           text (gscan export's columns) unless --report counts\n"
+    "                           (per-pattern counts as TSV)\n"
+    "  -e, --engine NAME        %s (default auto)\n"
     "  -d, --device KIND        auto | gpu | cpu (auto: a GPU when one is visible)\n"
     "      --strand MODE        both | forward (default both)\n"
     "      --alphabet NAME      dna | bytes (default dna)\n"
     "      --input-format F     auto | fasta | raw (default auto)\n"
-    "      --report WHAT        counts | hits (default counts)\n"
+    "      --report WHAT        counts | hits (default counts; hits for text output)\n"
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
     "      --readers N          reading threads per rank for indexed input (.fai,\n"
     "                           BGZF .fai + .gzi), 1 to 64 (default: threads / 4,\n"
@@ -40,23 +50,36 @@ const char gs_scan_usage[] =
     "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
     "                           for (default 4096)\n"
+    "      --max-mismatches K   approximate: hits within K substitutions (0 to 15,\n"
+    "                           below the shortest pattern); IUPAC positions are\n"
+    "                           matched as base sets, not expanded\n"
+    "      --max-edits K        approximate: hits within K substitutions, insertions\n"
+    "                           and deletions, one per end (not with --max-mismatches)\n"
+    "      --best-per-site      approximate: one hit per run of overlapping hits of a\n"
+    "                           pattern and strand (smallest distance, then start)\n"
     "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
     "                           of corpus files: the same result, no corpus needed\n"
+    "                           (exact matching only)\n"
     "      --verify             also run the CPU reference and compare (exit 3 if\n"
     "                           the results differ)\n"
     "      --config FILE        key = value lines; keys are long option names\n"
     "                           (and 'corpus'); the command line overrides them\n"
     "  -q, --quiet              no progress bar\n"
     "      --progress           progress bar on stderr (default: when a terminal)\n"
-    "  -h, --help               this help\n";
+    "  -h, --help               this help\n"
+    "\n"
+    "Engines:\n";
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
-       OPT_INDEX };
+       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX };
+enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
     {"patterns", required_argument, NULL, 'p'},
+    {"pattern", required_argument, NULL, 's'},
     {"out", required_argument, NULL, 'o'},
+    {"out-format", required_argument, NULL, 'O'},
     {"engine", required_argument, NULL, 'e'},
     {"device", required_argument, NULL, 'd'},
     {"strand", required_argument, NULL, OPT_STRAND},
@@ -67,6 +90,9 @@ static const struct option long_opts[] = {
     {"readers", required_argument, NULL, OPT_READERS},
     {"block-size", required_argument, NULL, OPT_BLOCK},
     {"max-expansions", required_argument, NULL, OPT_MAXEXP},
+    {"max-mismatches", required_argument, NULL, OPT_MISMATCHES},
+    {"max-edits", required_argument, NULL, OPT_EDITS},
+    {"best-per-site", no_argument, NULL, OPT_BEST_SITE},
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"index", required_argument, NULL, OPT_INDEX},
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -132,6 +158,10 @@ static char *keep(gs_scan_opts *o, const char *s)
     return o->owned[o->n_owned++] = c;
 }
 
+/* Set by -O (or out-format in a config) for the one parse under way: without
+ * it the format follows -o's extension. */
+static int explicit_format;
+
 /* Apply one option. name is the long name; where is "--name" or "file:line". */
 static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const char *val,
                               const char *where, gs_status bad, gs_error *err)
@@ -139,14 +169,43 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
     uint64_t n;
     switch (id) {
     case 'p': o->patterns = val; break;
+    case 's': {
+        char **v = realloc(o->seqs, (o->n_seqs + 1) * sizeof *v);
+        if (v == NULL)
+            return gs_fail(err, GS_ESYS, "out of memory (%s)", where);
+        o->seqs = v;
+        o->seqs[o->n_seqs++] = (char *)val;
+        break;
+    }
     case 'o': o->out = val; break;
     case OPT_INDEX: o->index = val; break;
+    case 'O':
+        if (!strcmp(val, "h5")) o->out_format = GS_OUT_H5;
+        else if (!strcmp(val, "tsv")) o->out_format = GS_OUT_TSV;
+        else if (!strcmp(val, "bed")) o->out_format = GS_OUT_BED;
+        else return gs_fail(err, bad, "unknown output format '%s': expected h5, tsv or bed (%s)", val, where);
+        explicit_format = 1;
+        break;
     case 'e':
-        if (strcmp(val, "auto") && strcmp(val, "ac") && strcmp(val, "wm") && strcmp(val, "rk") &&
-            strcmp(val, "bf"))
-            return gs_fail(err, bad, "unknown engine '%s': expected auto, ac, wm or rk (%s)", val, where);
+        if (strcmp(val, "auto") && gs_engine_find(val) == NULL) {
+            char names[256];
+            gs_engine_names(names, sizeof names);
+            return gs_fail(err, bad, "unknown engine '%s': expected %s (%s)", val, names, where);
+        }
         o->engine = val;
         break;
+    case OPT_MISMATCHES:
+    case OPT_EDITS: {
+        gs_match_mode mode = id == OPT_EDITS ? GS_MATCH_EDITS : GS_MATCH_MISMATCHES;
+        if (gs_parse_size(val, &n) || n > GS_MAX_DIST)
+            return gs_fail(err, bad, "%s must be a number from 0 to %d, not '%s' (%s)", name,
+                           GS_MAX_DIST, val, where);
+        if (o->match != GS_MATCH_EXACT && o->match != mode)
+            return gs_fail(err, bad, "--max-mismatches and --max-edits exclude each other (%s)", where);
+        o->match = mode;
+        o->max_dist = (uint32_t)n;
+        break;
+    }
     case 'd':
         if (!strcmp(val, "auto")) o->device = GS_DEV_AUTO;
         else if (!strcmp(val, "gpu")) o->device = GS_DEV_GPU;
@@ -195,6 +254,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
             return gs_fail(err, bad, "max-expansions must be a positive number, not '%s' (%s)", val, where);
         o->max_expansions = (uint32_t)n;
         break;
+    case OPT_BEST_SITE:
     case OPT_VERIFY:
     case OPT_QUIET:
     case OPT_PROGRESS: {
@@ -202,6 +262,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
         if (b < 0)
             return gs_fail(err, bad, "%s takes true or false, not '%s' (%s)", name, val, where);
         if (id == OPT_VERIFY) o->verify = b;
+        else if (id == OPT_BEST_SITE) o->best_per_site = b;
         else if (id == OPT_QUIET) o->progress = b ? 0 : o->progress;
         else o->progress = b ? 1 : o->progress;
         break;
@@ -309,6 +370,8 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     o->progress = -1;
     o->block = 16u << 20;
     o->max_expansions = 4096;
+    o->report_hits = REPORT_UNSET;
+    explicit_format = 0;
     *help = 0;
     if ((o->command_line = join_args(argc, argv)) == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (command line)");
@@ -335,7 +398,7 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     optind = 1;
     opterr = 0;
     int c, idx;
-    while ((c = getopt_long(argc, argv, ":p:o:e:d:t:qh", long_opts, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:s:o:O:e:d:t:qh", long_opts, &idx)) != -1) {
         if (c == '?') {
             if (optopt)
                 return gs_fail(err, GS_EUSAGE, "unknown option '-%c' (gscan scan)", optopt);
@@ -366,8 +429,21 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
         if (add_corpus(o, argv[i]))
             return gs_fail(err, GS_ESYS, "out of memory (command line)");
     }
-    if (o->patterns == NULL)
-        return gs_fail(err, GS_EUSAGE, "missing -p/--patterns FILE (gscan scan)");
+    if (o->patterns == NULL && o->n_seqs == 0)
+        return gs_fail(err, GS_EUSAGE, "missing -p/--patterns FILE or -s/--pattern SEQ (gscan scan)");
+    if (!explicit_format) { /* from the name: "-", .tsv and .bed are text */
+        size_t l = strlen(o->out);
+        if (!strcmp(o->out, "-") || (l >= 4 && !strcmp(o->out + l - 4, ".tsv")))
+            o->out_format = GS_OUT_TSV;
+        else if (l >= 4 && !strcmp(o->out + l - 4, ".bed"))
+            o->out_format = GS_OUT_BED;
+    }
+    if (o->out_format == GS_OUT_H5 && !strcmp(o->out, "-"))
+        return gs_fail(err, GS_EUSAGE, "HDF5 cannot be written to standard output: use -O tsv or bed with -o - (gscan scan)");
+    if (o->out_format == GS_OUT_BED && o->report_hits == 0)
+        return gs_fail(err, GS_EUSAGE, "--report counts has no BED form: use -O tsv (gscan scan)");
+    if (o->report_hits == REPORT_UNSET)
+        o->report_hits = o->out_format != GS_OUT_H5;
     if (o->n_corpus == 0 && o->index == NULL)
         return gs_fail(err, GS_EUSAGE, "no corpus file given (gscan scan)");
     if (o->n_corpus && o->index)
@@ -383,6 +459,15 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
             return gs_fail(err, GS_EUSAGE, "--strand both needs --alphabet dna: bytes have no reverse strand (gscan scan)");
         o->both_strands = 0;
     }
+    if (o->match != GS_MATCH_EXACT && o->alphabet != GS_ALPHA_DNA)
+        return gs_fail(err, GS_EUSAGE, "approximate matching needs --alphabet dna (gscan scan)");
+    if (o->index && o->match != GS_MATCH_EXACT)
+        return gs_fail(err, GS_EUSAGE,
+                       "--index serves exact matching only: scan the corpus files for "
+                       "--max-mismatches or --max-edits (gscan scan)");
+    if (o->best_per_site && o->match == GS_MATCH_EXACT)
+        return gs_fail(err, GS_EUSAGE,
+                       "--best-per-site needs --max-mismatches or --max-edits (gscan scan)");
     return GS_OK;
 }
 
@@ -392,6 +477,19 @@ void gs_scan_opts_free(gs_scan_opts *o)
         free(o->owned[i]);
     free(o->owned);
     free(o->corpus);
+    free(o->seqs);
     free(o->command_line);
     memset(o, 0, sizeof *o);
+}
+
+void gs_scan_print_usage(FILE *out)
+{
+    char names[256];
+    gs_engine_names(names, sizeof names);
+    fprintf(out, gs_scan_usage, names);
+    for (int i = 0; gs_engines[i]; i++)
+        if (!gs_engines[i]->for_tests)
+            fprintf(out, "  %-4s %s%s%s\n", gs_engines[i]->name, gs_engines[i]->summary,
+                    gs_engines[i]->caps & GS_CAP_APPROX ? " [approximate]" : "",
+                    gs_engines[i]->gpu ? " [cpu, gpu]" : " [cpu]");
 }

@@ -8,6 +8,7 @@
 #define GS_OPTIONS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "../core/gs_error.h"
@@ -18,7 +19,13 @@
  * GS_EINPUT for a bad config file (path:line). *help is set for -h/--help. */
 gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, gs_error *err);
 void gs_scan_opts_free(gs_scan_opts *o);
-extern const char gs_scan_usage[];
+extern const char gs_scan_usage[]; /* a format: gs_scan_print_usage fills it in */
+/* The scan usage with the engines of the engine table. */
+void gs_scan_print_usage(FILE *out);
+
+/* Largest K of --max-mismatches / --max-edits (the distance is a uint8 and
+ * bit-sliced mismatch counters hold 4 bits). */
+#define GS_MAX_DIST 15
 
 /* Parse a size with an optional K/M/G suffix (powers of 1024). */
 int gs_parse_size(const char *s, uint64_t *v);

@@ -17,6 +17,11 @@ const uint8_t gs_dna_code[256] = {
     ROW16, ROW16, ROW16, ROW16, ROW16, ROW16, ROW16, ROW16,
 };
 
+const char *gs_match_mode_name(gs_match_mode m)
+{
+    return m == GS_MATCH_MISMATCHES ? "mismatches" : m == GS_MATCH_EDITS ? "edits" : "exact";
+}
+
 int gs_hit_cmp(const void *a, const void *b)
 {
     const gs_hit *x = a, *y = b;
@@ -28,6 +33,8 @@ int gs_hit_cmp(const void *a, const void *b)
         return x->strand > y->strand ? -1 : 1;
     if (x->pattern != y->pattern)
         return x->pattern < y->pattern ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
     return 0;
 }
 

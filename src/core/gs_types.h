@@ -51,12 +51,27 @@ typedef struct gs_segment {
     size_t own;          /* owned start positions, own <= len */
 } gs_segment;
 
-/* One hit as it leaves a rank (contract §1, §3). */
+/* What a hit means (contract §1): exact occurrences, or approximate ones
+ * within K mismatches (Hamming) or K edits (Levenshtein, semi-global). */
+typedef enum gs_match_mode {
+    GS_MATCH_EXACT = 0,
+    GS_MATCH_MISMATCHES = 1,
+    GS_MATCH_EDITS = 2
+} gs_match_mode;
+
+/* "exact", "mismatches" or "edits" (the result file's match_mode). */
+const char *gs_match_mode_name(gs_match_mode m);
+
+/* One hit as it leaves a rank (contract §1, §3). Every stage from the engine
+ * to the writer carries all of it, so a new attribute is a field here and a
+ * row in the writer's column table, not a new path. */
 typedef struct gs_hit {
     uint64_t start;   /* 0-based, leftmost position on the forward strand */
     uint32_t record;  /* index into the layout */
     uint32_t pattern; /* pattern id (line order in the pattern file) */
     int8_t strand;    /* +1 forward, -1 reverse */
+    uint8_t distance; /* mismatches or edits (0 for exact hits) */
+    uint64_t end;     /* one past the last residue (exact: start + pattern length) */
 } gs_hit;
 
 /* A growable vector of hits. */
@@ -69,7 +84,8 @@ typedef struct gs_hits {
 int gs_hits_push(gs_hits *h, const gs_hit *hit);
 void gs_hits_free(gs_hits *h);
 
-/* Contract §3 order: record, start, strand (forward before reverse), pattern. */
+/* Contract §3 order: record, start, strand (forward before reverse), pattern,
+ * end. */
 int gs_hit_cmp(const void *a, const void *b);
 
 #endif

@@ -270,7 +270,7 @@ static gs_status ac_open_compact(const gs_keyset *ks, const gs_gpu_dev *dev, ac_
     st->cv.ofirst = st->d_ofirst;
     st->cv.A = h->A;
     st->cv.n_out = h->n_out;
-    st->cv.overlap = ks->max_len ? ks->max_len - 1 : 0;
+    st->cv.overlap = gs_keyset_overlap(ks);
     st->cv.chunk = std::max<uint32_t>(512, (8 * st->cv.overlap + 31) / 32 * 32);
     st->cv.table_bytes = (uint32_t)tb;
     st->cv.orep_bytes = (uint32_t)ob;
@@ -346,7 +346,7 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     st->v.cls = st->d_cls;
     st->v.A = h.A;
     st->v.n_keys = ks->n_keys;
-    st->v.overlap = ks->max_len ? ks->max_len - 1 : 0;
+    st->v.overlap = gs_keyset_overlap(ks);
     st->v.chunk = std::max<uint32_t>(512, (8 * st->v.overlap + 31) / 32 * 32);
     st->v.table_bytes = (uint32_t)(stab ? tbytes : 0);
     if (gs_gpu_fit_grid(st->fn, st->threads, st->smem, dev, &st->grid, err) != GS_OK)

@@ -361,7 +361,9 @@ __global__ void __launch_bounds__(1024, 1) gs_acc_kernel(const __grid_constant__
             gs_acc_chunk<DNA, WIDE, true>(v, a, gs_acc_smem, orep, ocnt, scls, s0, cend);
     }
     __syncthreads();
-    for (uint32_t o = threadIdx.x; o < v.n_out; o += blockDim.x) {
+    const uint32_t shift = gs_flush_shift(v.n_out); /* as gs_flush_counts */
+    for (uint32_t i = threadIdx.x; i < v.n_out; i += blockDim.x) {
+        uint32_t o = i + shift < v.n_out ? i + shift : i + shift - v.n_out;
         uint32_t n = ocnt[o];
         if (n)
             for (int32_t r = v.ofirst[o]; r >= 0; r = v.outs[r].next)

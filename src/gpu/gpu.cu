@@ -76,6 +76,7 @@ struct gs_gpu {
     int want_hits, pack; /* pack: segments may share a batch (dna) */
     size_t block, text_cap, text_alloc;
     uint32_t n_keys, pbits, sort_bits;
+    uint32_t *plen; /* [n_patterns]: a hit's end is start + plen[pattern] */
     unsigned long long *d_counts;
     unsigned int *d_work; /* scans run one at a time, so one counter serves all */
     uint32_t *d_out_off, *d_outputs;
@@ -121,6 +122,14 @@ int gs_gpu_device_count(void)
         return 0;
     }
     return n;
+}
+
+void gs_gpu_warm(int device)
+{
+    int n = gs_gpu_device_count();
+    if (n > 0 && cudaSetDevice(device % n) == cudaSuccess)
+        cudaFree(NULL); /* makes the primary context */
+    cudaGetLastError();
 }
 
 static const gs_gpu_engine *gpu_engine_find(const char *name)
@@ -184,6 +193,7 @@ void gs_gpu_close(gs_gpu *g)
     cudaFreeHost(g->h_sorted);
     cudaFree(g->d_temp);
     gs_hits_free(&g->hits);
+    free(g->plen);
     delete g;
 }
 
@@ -210,7 +220,9 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     const gs_gpu_engine *eng = gpu_engine_find(engine);
     if (eng == NULL)
         return gs_fail(err, GS_EUSAGE, "unknown GPU engine '%s' (--engine)", engine);
-    size_t text_cap = block + (ks->max_len ? ks->max_len - 1 : 0);
+    if (ks->mode != GS_MATCH_EXACT)
+        return gs_fail(err, GS_EUSAGE, "approximate matching has no GPU engine yet (gpu)");
+    size_t text_cap = block + gs_keyset_overlap(ks);
     if (block == 0 || text_cap + 256 >= 0xFFFFFFFFull)
         return gs_fail(err, GS_EUSAGE,
                        "GPU block of %zu residues out of range 1 .. 2^32 - max_len (gpu)", block);
@@ -224,6 +236,14 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     g->text_cap = text_cap;
     g->text_alloc = (text_cap + 63) / 64 * 64 + 128; /* kernels read whole 16-byte vectors */
     g->n_keys = ks->n_keys;
+    g->plen = (uint32_t *)calloc(ks->n_patterns ? ks->n_patterns : 1, sizeof *g->plen);
+    if (g->plen == NULL) {
+        gs_fail(err, GS_ESYS, "out of memory (gpu)");
+        goto fail;
+    }
+    for (uint32_t k = 0; k < ks->n_keys; k++) /* every key of a pattern has its length */
+        for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
+            g->plen[ks->outputs[j] >> 1] = gs_key_len(ks, k);
     g->pbits = bits_for(ks->n_patterns ? ks->n_patterns : 1);
     g->sort_bits = bits_for(text_cap) + 1 + g->pbits;
     if (g->sort_bits > 64) {
@@ -424,6 +444,7 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
             h->record = b->record;
             h->pattern = (uint32_t)(x & pmask);
             h->strand = (x >> g->pbits) & 1 ? -1 : +1;
+            h->end = h->start + g->plen[h->pattern];
         }
     }
     return GS_OK;

@@ -26,6 +26,12 @@
 /* Number of visible CUDA devices; 0 without a CUDA build or without a device. */
 int gs_gpu_device_count(void);
 
+/* Create the device's primary context now (driver start-up, context),
+ * ignoring any error: a later gs_gpu_open on the same device finds it made.
+ * Blocking; meant for a thread of its own at process start, so that the
+ * CUDA start-up overlaps MPI's and the reading of the patterns. */
+void gs_gpu_warm(int device);
+
 typedef struct gs_gpu gs_gpu;
 
 typedef struct gs_gpu_times {

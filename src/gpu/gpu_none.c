@@ -3,6 +3,8 @@
 
 int gs_gpu_device_count(void) { return 0; }
 
+void gs_gpu_warm(int device) { (void)device; }
+
 gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
                       size_t block, gs_gpu **g, gs_error *err)
 {

@@ -97,12 +97,23 @@ __device__ __forceinline__ void gs_note(const gs_gpu_scan &a, uint32_t *scnt, ui
 }
 
 /* Add the block's shared counts to the global ones, skipping zeros. */
+/* Where block blockIdx.x starts flushing n counters (see gs_flush_counts). */
+__device__ __forceinline__ uint32_t gs_flush_shift(uint32_t n)
+{
+    return (uint32_t)((unsigned long long)blockIdx.x * n / gridDim.x);
+}
+
 __device__ __forceinline__ void gs_flush_counts(const gs_gpu_scan &a, const uint32_t *scnt,
                                                 uint32_t n_keys)
 {
     if (!a.counts || !scnt)
         return;
-    for (uint32_t k = threadIdx.x; k < n_keys; k += blockDim.x) {
+    /* every block flushes all keys at the end of the launch: each starts at
+     * its own offset, so the blocks' atomics meet different addresses
+     * instead of queueing on the same ones */
+    const uint32_t shift = gs_flush_shift(n_keys);
+    for (uint32_t i = threadIdx.x; i < n_keys; i += blockDim.x) {
+        uint32_t k = i + shift < n_keys ? i + shift : i + shift - n_keys;
         uint32_t c = scnt[k];
         if (c)
             atomicAdd(&a.counts[k], (unsigned long long)c);

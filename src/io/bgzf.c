@@ -19,6 +19,15 @@
  * or the .gzi is stale. A
  * segment's overlap makes the next read start inside the block the previous
  * read ended in, so the last inflated block is kept and not read again.
+ *
+ * Blocks are inflated with libdeflate, which decompresses a whole buffer in
+ * one call (a BGZF block is exactly that) and is faster than zlib's streaming
+ * inflate on them; its CRC32 checks the trailer (docs/performance.md).
+ * Inflating is the whole cost of reading BGZF (a plain FASTA parses several
+ * times faster than one core inflates), so a long read can inflate its
+ * blocks on several threads (gs_bgzf_set_threads): the walk above fetches
+ * them, the threads inflate rounds of up to 128 blocks straight into the
+ * caller's buffer.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bgzf.h"
@@ -31,8 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <libdeflate.h>
+#include <pthread.h>
 #include <unistd.h>
-#include <zlib.h>
 
 enum { HDR = 18, TRAILER = 8, BLOCK_MAX = 65536 };
 
@@ -273,8 +283,11 @@ struct gs_bgzf {
     uint64_t csize, usize; /* compressed and uncompressed sizes */
     gs_gzi_entry *e;       /* (0, 0), then the .gzi entries */
     size_t n;
-    z_stream zs;
-    int zs_ready;
+    struct libdeflate_decompressor *dec[GS_BGZF_MAX_THREADS]; /* [threads] */
+    int threads;     /* inflating threads of a long read (gs_bgzf_set_threads) */
+    uint8_t *span;   /* parallel reads: JOBS compressed blocks */
+    uint8_t *first;  /* parallel reads: a partial first block */
+    struct job *jobs;
     uint8_t *cbuf;   /* one compressed block */
     uint8_t *ubuf;   /* the block last inflated */
     uint64_t cache_coff; /* its offset (UINT64_MAX: none) */
@@ -287,8 +300,11 @@ void gs_bgzf_close(gs_bgzf *b)
         return;
     if (b->fd >= 0)
         close(b->fd);
-    if (b->zs_ready)
-        inflateEnd(&b->zs);
+    for (int t = 0; t < b->threads; t++)
+        libdeflate_free_decompressor(b->dec[t]);
+    free(b->span);
+    free(b->first);
+    free(b->jobs);
     free(b->path);
     free(b->gzi_path);
     free(b->e);
@@ -396,11 +412,11 @@ gs_status gs_bgzf_open(const char *path, gs_bgzf **out, gs_error *err)
     if ((b->cbuf = gs_malloc(BLOCK_MAX, err, "BGZF block")) == NULL ||
         (b->ubuf = gs_malloc(BLOCK_MAX, err, "BGZF block")) == NULL)
         goto fail;
-    if (inflateInit2(&b->zs, -15) != Z_OK) {
-        gs_fail(err, GS_ESYS, "cannot start zlib (%s)", path);
+    if ((b->dec[0] = libdeflate_alloc_decompressor()) == NULL) {
+        gs_fail(err, GS_ESYS, "out of memory starting libdeflate (%s)", path);
         goto fail;
     }
-    b->zs_ready = 1;
+    b->threads = 1;
     *out = b;
     return GS_OK;
 fail:
@@ -409,51 +425,176 @@ fail:
     return err->code;
 }
 
-/* Read and inflate the block at off into b->ubuf (unless it is the cached
- * one): its BSIZE and ISIZE. listed: off is an index entry (a missing header
- * there means the index is stale rather than the file corrupt). */
-static gs_status load_block(gs_bgzf *b, uint64_t off, int listed, uint64_t *bytes_read,
-                            gs_error *err)
+/* Read the compressed block at off into dst (BLOCK_MAX bytes): its BSIZE.
+ * listed: off is an index entry (a missing header there means the index is
+ * stale rather than the file corrupt). */
+static gs_status fetch_block(gs_bgzf *b, uint64_t off, int listed, uint8_t *dst, uint32_t *bsize_out,
+                             uint64_t *bytes_read, gs_error *err)
 {
-    if (off == b->cache_coff)
-        return GS_OK;
-    b->cache_coff = UINT64_MAX;
     if (b->csize - off < HDR)
         return listed ? stale(b, "no block header where the index lists one", off, err)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: truncated block at byte %" PRIu64
                                 " (%s)", off, b->path);
-    int rc = gs_pread_full(b->fd, b->cbuf, HDR, off);
-    uint32_t bsize = rc == 0 ? block_size(b->cbuf) : 0;
+    int rc = gs_pread_full(b->fd, dst, HDR, off);
+    uint32_t bsize = rc == 0 ? block_size(dst) : 0;
     if (rc < 0)
         return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), b->path);
     if (bsize == 0)
         return listed ? stale(b, "no block header where the index lists one", off, err)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: bad block header at byte %" PRIu64
                                 " (%s)", off, b->path);
-    if (bsize > b->csize - off || (rc = gs_pread_full(b->fd, b->cbuf + HDR, bsize - HDR, off + HDR)))
+    if (bsize > b->csize - off || (rc = gs_pread_full(b->fd, dst + HDR, bsize - HDR, off + HDR)))
         return rc < 0 ? gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), b->path)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: truncated block at byte %" PRIu64
                                 " (%s)", off, b->path);
     *bytes_read += bsize;
-    uint32_t crc = le32(b->cbuf + bsize - 8), isize = le32(b->cbuf + bsize - 4);
-    inflateReset(&b->zs);
-    b->zs.next_in = b->cbuf + HDR;
-    b->zs.avail_in = bsize - HDR - TRAILER;
-    b->zs.next_out = b->ubuf;
-    b->zs.avail_out = BLOCK_MAX;
-    int zr = inflate(&b->zs, Z_FINISH);
-    uint32_t len = BLOCK_MAX - b->zs.avail_out;
-    const char *why = zr != Z_STREAM_END                        ? "bad deflate data"
-                      : b->zs.avail_in != 0                     ? "bytes after the deflate data"
-                      : len != isize                            ? "ISIZE does not match the data"
-                      : crc32(crc32(0L, Z_NULL, 0), b->ubuf, len) != crc ? "CRC32 mismatch"
-                                                                         : NULL;
+    *bsize_out = bsize;
+    return GS_OK;
+}
+
+/* Inflate the compressed block c (BSIZE bsize) into dst (BLOCK_MAX bytes)
+ * and check it: NULL, or what is wrong with it. */
+static const char *inflate_block(struct libdeflate_decompressor *d, const uint8_t *c,
+                                 uint32_t bsize, uint8_t *dst, uint32_t *len_out)
+{
+    uint32_t crc = le32(c + bsize - 8), isize = le32(c + bsize - 4);
+    size_t used = 0, len = 0;
+    enum libdeflate_result dr = libdeflate_deflate_decompress_ex(
+        d, c + HDR, bsize - HDR - TRAILER, dst, BLOCK_MAX, &used, &len);
+    *len_out = (uint32_t)len;
+    return dr != LIBDEFLATE_SUCCESS                 ? "bad deflate data"
+           : used != bsize - HDR - TRAILER           ? "bytes after the deflate data"
+           : len != isize                            ? "ISIZE does not match the data"
+           : libdeflate_crc32(0, dst, len) != crc    ? "CRC32 mismatch"
+                                                     : NULL;
+}
+
+static gs_status corrupt_block(gs_bgzf *b, const char *why, uint64_t off, gs_error *err)
+{
+    return gs_fail(err, GS_EINPUT, "corrupt BGZF: %s in the block at byte %" PRIu64 " (%s)", why,
+                   off, b->path);
+}
+
+/* Read and inflate the block at off into b->ubuf (unless it is the cached
+ * one), which becomes the cached block. */
+static gs_status load_block(gs_bgzf *b, uint64_t off, int listed, uint64_t *bytes_read,
+                            gs_error *err)
+{
+    if (off == b->cache_coff)
+        return GS_OK;
+    b->cache_coff = UINT64_MAX;
+    uint32_t bsize, len;
+    if (fetch_block(b, off, listed, b->cbuf, &bsize, bytes_read, err) != GS_OK)
+        return err->code;
+    const char *why = inflate_block(b->dec[0], b->cbuf, bsize, b->ubuf, &len);
     if (why)
-        return gs_fail(err, GS_EINPUT, "corrupt BGZF: %s in the block at byte %" PRIu64 " (%s)",
-                       why, off, b->path);
+        return corrupt_block(b, why, off, err);
     b->cache_coff = off;
     b->cache_bsize = bsize;
     b->cache_len = len;
+    return GS_OK;
+}
+
+/* ---- parallel inflation ------------------------------------------------
+ * A long read (a segment: hundreds of blocks) walks the blocks as the
+ * serial read does, but only fetches them, taking each block's length from
+ * its ISIZE; up to JOBS fetched blocks are then inflated by b->threads
+ * threads at once, whole blocks straight into the caller's buffer. Every
+ * block is still checked (deflate data, ISIZE against the data, CRC32), and
+ * the first bad one in file order is reported, as the serial read would. */
+
+enum { JOBS = 128 };
+
+typedef struct job {
+    uint64_t coff;
+    uint32_t span;     /* offset of the compressed block in b->span */
+    uint32_t bsize, len, from, k;
+    uint8_t *dst;      /* where its bytes [from, from + k) go */
+    const char *why;   /* set by the inflating thread when the block is bad */
+} job;
+
+typedef struct pool_arg {
+    gs_bgzf *b;
+    job *jobs;
+    size_t n_jobs;
+    int final;         /* the read's last round: its last block is cached */
+    int id, threads;
+} pool_arg;
+
+static void *inflate_jobs(void *arg)
+{
+    pool_arg *a = arg;
+    gs_bgzf *b = a->b;
+    for (size_t j = (size_t)a->id; j < a->n_jobs; j += (size_t)a->threads) {
+        job *x = &a->jobs[j];
+        /* a whole block goes straight to its place; a partial one (only the
+         * read's first or last can be) or the block to cache through a
+         * buffer of its own */
+        int last = j == a->n_jobs - 1;
+        int direct = x->from == 0 && x->k == x->len && !(last && a->final);
+        uint8_t *to = direct ? x->dst : last ? b->ubuf : b->first;
+        uint32_t len;
+        x->why = inflate_block(b->dec[a->id], b->span + x->span, x->bsize, to, &len);
+        if (!x->why && !direct)
+            memcpy(x->dst, to + x->from, x->k);
+    }
+    return NULL;
+}
+
+/* Inflate jobs[0, n) on up to b->threads threads. */
+static gs_status run_jobs(gs_bgzf *b, job *jobs, size_t n, int final, gs_error *err)
+{
+    if (n == 0)
+        return GS_OK;
+    pool_arg a[GS_BGZF_MAX_THREADS];
+    int threads = (size_t)b->threads < n ? b->threads : (int)n;
+    b->cache_coff = UINT64_MAX; /* b->ubuf is about to change */
+    for (int t = 0; t < threads; t++)
+        a[t] = (pool_arg){b, jobs, n, final, t, threads};
+    gs_run_parallel(inflate_jobs, a, sizeof *a, threads);
+    for (size_t j = 0; j < n; j++)
+        if (jobs[j].why)
+            return corrupt_block(b, jobs[j].why, jobs[j].coff, err);
+    if (final) {
+        b->cache_coff = jobs[n - 1].coff;
+        b->cache_bsize = jobs[n - 1].bsize;
+        b->cache_len = jobs[n - 1].len;
+    }
+    return GS_OK;
+}
+
+void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
+{
+    pthread_t tid[GS_BGZF_MAX_THREADS];
+    int made[GS_BGZF_MAX_THREADS] = {0};
+    char *arg = args;
+    for (int t = 1; t < n && t < GS_BGZF_MAX_THREADS; t++)
+        made[t] = pthread_create(&tid[t], NULL, fn, arg + (size_t)t * size) == 0;
+    fn(arg);
+    for (int t = 1; t < n; t++) {
+        if (made[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn(arg + (size_t)t * size); /* no thread: its share runs here */
+    }
+}
+
+gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err)
+{
+    if (threads > GS_BGZF_MAX_THREADS)
+        threads = GS_BGZF_MAX_THREADS;
+    if (threads <= b->threads)
+        return GS_OK;
+    if (b->span == NULL &&
+        ((b->span = gs_malloc((size_t)JOBS * BLOCK_MAX, err, "BGZF blocks")) == NULL ||
+         (b->first = gs_malloc(BLOCK_MAX, err, "BGZF block")) == NULL ||
+         (b->jobs = gs_malloc(JOBS * sizeof *b->jobs, err, "BGZF blocks")) == NULL))
+        return GS_ESYS;
+    for (int t = b->threads; t < threads; t++) {
+        if ((b->dec[t] = libdeflate_alloc_decompressor()) == NULL)
+            return gs_fail(err, GS_ESYS, "out of memory starting libdeflate (%s)", b->path);
+        b->threads = t + 1;
+    }
     return GS_OK;
 }
 
@@ -476,33 +617,81 @@ gs_status gs_bgzf_read(gs_bgzf *b, uint64_t at, uint8_t *out, size_t n, size_t *
     uint64_t off = b->e[i].coff, u = b->e[i].uoff;
     int listed = i > 0;
     int at_entry = 1;      /* off is entry i (no data block seen since) */
+    /* many blocks and helpers: fetch now, inflate in parallel rounds */
+    int par = b->threads > 1 && n >= 2 * (size_t)BLOCK_MAX;
+    size_t n_jobs = 0;
     while (*got < n && off < b->csize) {
-        if (load_block(b, off, listed, bytes_read, err) != GS_OK)
-            return err->code;
-        uint32_t len = b->cache_len;
+        uint32_t len, bsize;
+        job *x = NULL;
+        if (!par || off == b->cache_coff) {
+            if (load_block(b, off, listed, bytes_read, err) != GS_OK)
+                goto fail;
+            len = b->cache_len;
+            bsize = b->cache_bsize;
+        } else {
+            if (n_jobs == JOBS) {
+                if (run_jobs(b, b->jobs, n_jobs, 0, err) != GS_OK)
+                    return err->code;
+                n_jobs = 0;
+            }
+            x = &b->jobs[n_jobs];
+            uint32_t span = (uint32_t)(n_jobs * BLOCK_MAX);
+            if (fetch_block(b, off, listed, b->span + span, &bsize, bytes_read, err) != GS_OK)
+                goto fail;
+            len = le32(b->span + span + bsize - 4);
+            *x = (job){.coff = off, .span = span, .bsize = bsize, .len = len};
+            if (len > BLOCK_MAX) {
+                n_jobs++;
+                goto fail; /* ISIZE cannot be right: inflating says why */
+            }
+        }
         if (len > 0 && !at_entry) {
             /* a data block after entry i's: it must be entry i + 1 */
-            if (i + 1 >= b->n || b->e[i + 1].coff != off || b->e[i + 1].uoff != u)
-                return stale(b, "a block that does not match the index", off, err);
+            if (i + 1 >= b->n || b->e[i + 1].coff != off || b->e[i + 1].uoff != u) {
+                n_jobs += x != NULL;
+                stale(b, "a block that does not match the index", off, err);
+                goto fail;
+            }
             i++;
         }
         if (len > 0) {
             /* entry i's block: it must hold what the next entry says */
-            if (i + 1 < b->n && b->e[i + 1].uoff - b->e[i].uoff != len)
-                return stale(b, "a block whose size does not match the index", off, err);
+            if (i + 1 < b->n && b->e[i + 1].uoff - b->e[i].uoff != len) {
+                n_jobs += x != NULL;
+                stale(b, "a block whose size does not match the index", off, err);
+                goto fail;
+            }
             at_entry = 0;
         }
         if (at < u + len) {
             size_t from = (size_t)(at - u), k = len - from;
             if (k > n - *got)
                 k = n - *got;
-            memcpy(out + *got, b->ubuf + from, k);
+            if (x) {
+                x->from = (uint32_t)from;
+                x->k = (uint32_t)k;
+                x->dst = out + *got;
+                n_jobs++;
+            } else
+                memcpy(out + *got, b->ubuf + from, k);
             *got += k;
             at += k;
         }
-        off += b->cache_bsize;
+        off += bsize;
         u += len;
         listed = i + 1 < b->n && off == b->e[i + 1].coff;
     }
-    return GS_OK;
+    return run_jobs(b, b->jobs, n_jobs, 1, err);
+fail:
+    /* A block fetched but not yet inflated may be corrupt, which the serial
+     * read would have reported first (its ISIZE is what the index was
+     * checked against). */
+    for (size_t j = 0; par && j < n_jobs; j++) {
+        job *y = &b->jobs[j];
+        uint32_t l;
+        const char *why = inflate_block(b->dec[0], b->span + y->span, y->bsize, b->first, &l);
+        if (why)
+            return corrupt_block(b, why, y->coff, err);
+    }
+    return err->code;
 }

@@ -72,4 +72,26 @@ gs_status gs_bgzf_read(gs_bgzf *b, uint64_t at, uint8_t *out, size_t n, size_t *
                        uint64_t *bytes_read, gs_error *err);
 void gs_bgzf_close(gs_bgzf *b);
 
+/* Most threads gs_bgzf_convert and a parallel gs_bgzf_read use. */
+#define GS_BGZF_MAX_THREADS 256
+
+/* Run fn(args + t * size) for t in [0, n) (n <= GS_BGZF_MAX_THREADS): t = 0
+ * on the calling thread, the others on threads of their own (or on the
+ * calling thread when one cannot be started); returns when all are done. */
+void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n);
+
+/* Let reads of 128 KiB and more inflate their blocks on up to threads
+ * threads (the caller's and threads - 1 started per read); 1 (the default)
+ * reads block by block on the caller's thread. Results, errors and the bytes
+ * read are the same either way. */
+gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err);
+
+/* Recompress in_path (plain or gzip, multi-member included) as BGZF into
+ * out_path (through a temporary file renamed when complete, so out_path may
+ * be in_path): blocks of at most 0xff00 input bytes, as htslib writes them,
+ * deflated by threads (1..GS_BGZF_MAX_THREADS) with libdeflate at level
+ * (1..12), then the EOF block. Corrupt input is GS_EINPUT naming in_path. */
+gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, int threads,
+                          gs_error *err);
+
 #endif

@@ -38,10 +38,15 @@
  *   - after the last record only line ends and blank lines follow.
  * That reads only the headers, not the sequence, so loading stays cheap; a
  * changed line length inside a record that keeps every header in place is
- * caught later by gs_fai_read_range, which checks each line end it crosses.
+ * caught later by gs_fai_read_range, which checks every byte it passes: each
+ * line end between residues it reads, the one right after its last residue
+ * too (so ranges that meet at a line end, and line ends cut by its read
+ * chunk, are all checked), and that no sequence line holds a line end,
+ * '\r', space or tab (the streaming reader drops those, the index cannot).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
+#include "fasta.h"
 #include "replace_file.h"
 
 #include <errno.h>
@@ -133,6 +138,12 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
     size_t name_len = 0, name_cap = 0, cap = 0;
     memset(fai, 0, sizeof *fai);
 
+    /* an index is offsets into a file read again later: a stream has none */
+    if (!strcmp(fasta, "-") || (!gs_input_seekable(fasta) && access(fasta, F_OK) == 0))
+        return gs_fail(err, GS_EINPUT,
+                       "cannot be indexed: not a regular file (standard input, a pipe, a "
+                       "device or a directory) (%s)",
+                       fasta);
     gs_compression comp;
     if (gs_bgzf_detect(fasta, &comp, err) != GS_OK) {
         gs_fai_free(fai);
@@ -449,6 +460,31 @@ static int gap_fits(const uint8_t *s, size_t n, const gs_fai_entry *e, int at_fi
     return 1;
 }
 
+/* Does the text at from (after line ends) open with a header named like
+ * one of the entries before e? That is a record samtools faidx left out of
+ * its index ("Ignoring duplicate sequence"), not a stale index. */
+static int dropped_duplicate(gs_seqfile *f, uint64_t from, const gs_fai *fai, size_t e,
+                             uint8_t *buf, gs_error *err)
+{
+    uint64_t size = text_size(f), ignored = 0;
+    size_t n = size - from < 65536 ? (size_t)(size - from) : 65536, h = 0;
+    if (from >= size || seq_pread(f, buf, n, from, &ignored, err) != 0)
+        return 0;
+    while (h < n && (buf[h] == '\n' || buf[h] == '\r' || buf[h] == ' ' || buf[h] == '\t'))
+        h++;
+    if (h == n || buf[h] != '>')
+        return 0;
+    size_t a = h + 1, b;
+    while (a < n && (buf[a] == ' ' || buf[a] == '\t'))
+        a++;
+    for (b = a; b < n && !(buf[b] == ' ' || buf[b] == '\t' || buf[b] == '\r' || buf[b] == '\n');)
+        b++;
+    for (size_t i = 0; i < e; i++)
+        if (strlen(fai->v[i].name) == b - a && memcmp(fai->v[i].name, buf + a, b - a) == 0)
+            return 1;
+    return 0;
+}
+
 static int parse_u64(const char *s, const char *end, uint64_t *v)
 {
     if (s == end)
@@ -560,6 +596,15 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
                 why = e ? "its header is not where the index says"
                         : "unindexed text after the last record";
         }
+        if (why && dropped_duplicate(&sf, from, fai, i, gap, err)) {
+            gs_seqfile_close(&sf);
+            free(gap);
+            free(text);
+            free(path);
+            gs_fai_free(fai);
+            fai->omits_dups = 1;
+            return GS_OK;
+        }
         if (why) {
             gs_fail(err, GS_EINPUT, "stale index: record %s: %s; rebuild it with gscan index (%s)",
                     e ? e->name : (fai->n ? fai->v[fai->n - 1].name : "-"), why, path);
@@ -584,6 +629,20 @@ fail:
     return err->code;
 }
 
+/* A byte the reader drops or ends a line at: inside a sequence line it means
+ * the line is not what the index says (the streaming reader would yield other
+ * residues than the offset arithmetic). */
+static int not_residue(uint8_t c)
+{
+    return c == '\n' || c == '\r' || c == ' ' || c == '\t';
+}
+
+/* Reads walk the text with a byte cursor and check every byte they pass: the
+ * residues (no line end, '\r', space or tab; no '>' opening a line) and every
+ * line end between two residues of the record that the range touches, the
+ * one after its last residue included, so that ranges which meet at a line
+ * end (blocks, pieces of ranks) leave no line end unchecked. A line end cut
+ * by the 1 MiB read chunk is finished at the start of the next chunk. */
 gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
                             uint8_t *out, uint64_t *bytes_read, gs_error *err)
 {
@@ -598,15 +657,15 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
     tmp = gs_malloc(FAI_CHUNK, err, "range buffer");
     if (tmp == NULL)
         return GS_ESYS;
-    const uint64_t byte_end = residue_byte(e, end - 1) + 1;
     const uint32_t lb = e->linebases, gapw = e->linewidth - e->linebases;
-    uint64_t pos = begin;
+    const int tail_gap = end < e->length && end % lb == 0; /* the range ends a line */
+    const uint64_t stop = residue_byte(e, end - 1) + 1 + (tail_gap ? gapw : 0);
+    uint64_t at = residue_byte(e, begin), pos = begin, col = begin % lb;
+    uint32_t gap_left = 0; /* bytes of a line end still to check */
     uint8_t *o = out;
-    while (pos < end) {
-        uint64_t col = pos % lb;
-        uint64_t f0 = residue_byte(e, pos);
-        size_t want = byte_end - f0 < FAI_CHUNK ? (size_t)(byte_end - f0) : FAI_CHUNK;
-        int rc = seq_pread(f, tmp, want, f0, bytes_read, err);
+    while (at < stop) {
+        size_t want = stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK;
+        int rc = seq_pread(f, tmp, want, at, bytes_read, err);
         if (rc < 0)
             goto fail;
         if (rc > 0) {
@@ -615,35 +674,10 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
             goto fail;
         }
         size_t i = 0;
-        while (i < want && pos < end) {
-            size_t k = (size_t)(lb - col);
-            if (k > end - pos)
-                k = (size_t)(end - pos);
-            if (k > want - i)
-                k = want - i;
-            const uint8_t *s = tmp + i;
-            memcpy(o, s, k);
-            int bad = min_byte(s, k) <= '\r' && (memchr(s, '\n', k) || memchr(s, '\r', k));
-            if (bad || (col == 0 && s[0] == '>')) {
-                size_t j = 0;
-                while (j < k && s[j] != '\n' && s[j] != '\r' &&
-                       !(j == 0 && col == 0 && s[0] == '>'))
-                    j++;
-                gs_fail(err, GS_EINPUT,
-                        "stale index: record %s has a line end or header where "
-                        "residue %" PRIu64 " should be (%s.fai)",
-                        e->name, pos + j, path);
-                goto fail;
-            }
-            o += k, i += k, pos += k, col += k;
-            if (col < lb || pos == end)
-                continue;
-            /* the line end: '\n', after '\r' or blanks when LINEWIDTH says so */
-            if (i + gapw > want)
-                break; /* crosses the chunk: the next chunk starts at the next line */
-            for (uint32_t j = 0; j < gapw; j++) {
-                uint8_t c = tmp[i + j];
-                int ok = j + 1 == gapw ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
+        while (i < want) {
+            if (gap_left) { /* the line end: '\n', after '\r' or blanks when LINEWIDTH says so */
+                uint8_t c = tmp[i++];
+                int ok = gap_left == 1 ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
                 if (!ok) {
                     gs_fail(err, GS_EINPUT,
                             "stale index: record %s has no line end after "
@@ -651,10 +685,35 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
                             e->name, pos - 1, path);
                     goto fail;
                 }
+                if (--gap_left == 0)
+                    col = 0;
+                continue;
             }
-            i += gapw;
-            col = 0;
+            size_t k = (size_t)(lb - col);
+            if (k > end - pos)
+                k = (size_t)(end - pos);
+            if (k > want - i)
+                k = want - i;
+            const uint8_t *s = tmp + i;
+            memcpy(o, s, k);
+            size_t j = k;
+            if (min_byte(s, k) <= ' ')
+                for (j = 0; j < k && !not_residue(s[j]);)
+                    j++;
+            if (j < k || (col == 0 && s[0] == '>')) {
+                if (j == k)
+                    j = 0;
+                gs_fail(err, GS_EINPUT,
+                        "stale index: record %s has a line end, blank or header where "
+                        "residue %" PRIu64 " should be (%s.fai)",
+                        e->name, pos + j, path);
+                goto fail;
+            }
+            o += k, i += k, pos += k, col += k;
+            if (col == lb && pos < e->length)
+                gap_left = gapw;
         }
+        at += want;
     }
     free(tmp);
     return GS_OK;

@@ -26,6 +26,10 @@ typedef struct gs_fai_entry {
 typedef struct gs_fai {
     gs_fai_entry *v;
     size_t n;
+    int omits_dups; /* gs_fai_load: the file holds a record, named like an
+                     * earlier one, that the index leaves out (samtools faidx
+                     * keeps only the first of a name): n is 0, the index is
+                     * not used, and the caller says so */
 } gs_fai;
 
 /* Build from a plain or BGZF FASTA file in one pass (GS_EINPUT with file:line
@@ -34,7 +38,8 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err);
 /* Write "<fasta>.fai" text exactly as samtools faidx does. */
 gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err);
 /* Read "<fasta>.fai" if it exists: returns GS_OK with fai->n > 0, or GS_OK with
- * fai->n == 0 when there is none. A malformed or stale index (one that does not
+ * fai->n == 0 when there is none or when it omits a repeated name
+ * (fai->omits_dups). A malformed or stale index (one that does not
  * fit the FASTA: size, offsets, header positions) is GS_EINPUT naming it. A
  * BGZF FASTA is checked through its .gzi, which must exist then. */
 gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err);
@@ -54,8 +59,10 @@ gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err);
 void gs_seqfile_close(gs_seqfile *f);
 
 /* Read residues [begin, end) of entry e from f into out (end - begin bytes).
- * Checks that no newline or '>' sits where a residue should be (a stale index
- * is GS_EINPUT naming the record and position). The file bytes read
+ * Checks that no line end, '\r', space, tab or line-opening '>' sits where a
+ * residue should be, and that every line end between residues of the range,
+ * and the one right after its last residue, is where the index says (a stale
+ * index is GS_EINPUT naming the record and position). The file bytes read
  * (compressed bytes for BGZF) are added to *bytes_read. */
 gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
                             uint8_t *out, uint64_t *bytes_read, gs_error *err);

@@ -1,9 +1,13 @@
 /* fasta.c - stream a corpus (FASTA or raw; plain, gzip, multi-member gzip or
  * BGZF) as bounded segments of residues.
  *
- * Every file goes through zlib's gzread: it reads plain files directly and
- * decodes gzip, concatenated gzip members and BGZF (which is multi-member gzip)
- * alike, so there is one code path. Input arrives in 1 MiB chunks and is parsed
+ * Every file goes through gs_zfile (inflate.h): it reads plain files directly
+ * and decodes gzip, concatenated gzip members and BGZF (which is multi-member
+ * gzip) alike with ISA-L, so there is one code path. A file ("-": stdin) is
+ * opened once, as a descriptor, and its reading (FASTA or raw, fasta.h) is
+ * decided on the first chunk it yields, which parsing then goes on from: a
+ * pipe or FIFO is never sniffed and reopened, so none of its bytes is lost.
+ * Input arrives in 1 MiB chunks and is parsed
  * with memchr/memcpy over whole lines; per residue the work is a copy plus one
  * vectorisable test for the rare bytes that must be dropped (' ', '\t', '\r'),
  * never a function call. Nearly every FASTA line has the length of the one
@@ -11,7 +15,7 @@
  * calling memchr per line. Measured on hs37chrXtrunc (71 MB plain, 70-column
  * lines, page cache warm, one core of a 16-core host, gcc -O3): 2.9-3.4 GB/s
  * of residues for blocks of 64 KiB to 4 MiB; the same file gzipped reads at
- * 0.29 GB/s, bound by inflate. Forced raw reading is a plain copy.
+ * 0.29 GB/s with zlib, bound by inflate (ISA-L: ~1.7x that). Forced raw reading is a plain copy.
  *
  * Segments: each record is cut into segments that own at most opts->block
  * residues; a segment also carries up to opts->overlap residues of the same
@@ -24,11 +28,11 @@
  * corpus file is visible in /records; with --input-format fasta it is a FASTA
  * file of no records. Empty records are in the layout but yield no segment.
  *
- * Corrupt or truncated gzip is detected through gzerror once gzread stops
- * (zlib reports a truncated stream as Z_BUF_ERROR "unexpected end of file");
- * it is bad input (GS_EINPUT) naming the file and the decompressed offset.
- * Bytes after the last complete gzip member that are not another member are
- * ignored by zlib, as gzip -d does with a warning.
+ * Corrupt or truncated gzip (a bad deflate stream, CRC32 or ISIZE, or the
+ * file ending inside a member: "unexpected end of file") is bad input
+ * (GS_EINPUT) naming the file and the decompressed offset. Bytes after the
+ * last complete gzip member that are not another member are ignored, as
+ * zlib and gzip -d do.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fasta.h"
@@ -40,7 +44,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+
+#include "inflate.h"
 
 enum { CHUNK = 1 << 20 };
 
@@ -48,10 +53,10 @@ struct gs_reader {
     gs_reader_opts o;
     gs_layout *layout;
     size_t fi;         /* index of the current file */
-    gzFile gz;         /* NULL between files */
+    gs_zfile *gz;      /* NULL between files */
     int raw;           /* the current file is read raw */
     int raw_started;   /* its one record was opened */
-    int eof;           /* gzread returned everything of the current file */
+    int eof;           /* the current file has returned all its bytes */
     uint8_t *in;       /* decompressed chunk */
     size_t pos, end;   /* unread part of in[] */
     uint64_t file_off; /* decompressed bytes of the current file before in[end] */
@@ -105,34 +110,17 @@ static gs_status append_record(gs_reader *r, const char *name, size_t name_len, 
  * -1 on error. */
 static int refill(gs_reader *r, gs_error *err)
 {
-    const char *path = r->layout->files[r->fi];
     if (r->eof)
         return 0;
-    int n = gzread(r->gz, r->in, CHUNK);
+    int64_t n = gs_zfile_read(r->gz, r->in, CHUNK, err);
     if (n > 0) {
         r->pos = 0;
         r->end = (size_t)n;
         r->file_off += (uint64_t)n;
         return 1;
     }
-    int zerr;
-    const char *msg = gzerror(r->gz, &zerr);
-    if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
-        if (zerr == Z_ERRNO)
-            gs_fail(err, GS_ESYS, "read error: %s at byte %llu (%s)", strerror(errno),
-                    (unsigned long long)r->file_off, path);
-        else if (zerr == Z_MEM_ERROR)
-            gs_fail(err, GS_ESYS, "out of memory decompressing (%s)", path);
-        else {
-            size_t pl = strlen(path); /* zlib prefixes its message with "path: " */
-            if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
-                msg += pl + 2;
-            gs_fail(err, GS_EINPUT,
-                    "corrupt or truncated gzip: %s after %llu decompressed bytes (%s)", msg,
-                    (unsigned long long)r->file_off, path);
-        }
+    if (n < 0)
         return -1;
-    }
     r->eof = 1;
     r->pos = r->end = 0;
     return 0;
@@ -141,40 +129,80 @@ static int refill(gs_reader *r, gs_error *err)
 static void close_file(gs_reader *r)
 {
     if (r->gz) {
-        r->bytes_done += (uint64_t)gzoffset(r->gz);
-        gzclose(r->gz);
+        r->bytes_done += gs_zfile_bytes_in(r->gz);
+        gs_zfile_close(r->gz);
         r->gz = NULL;
     }
     r->fi++;
 }
 
-/* Open file r->fi and decide how it is read. */
+/* The known compressed formats gscan cannot read: named so the message says
+ * what to do instead of scanning their bytes as text. */
+static const char *foreign_compression(const uint8_t *b, size_t n)
+{
+    if (n >= 6 && !memcmp(b, "\xfd" "7zXZ\0", 6))
+        return "xz";
+    if (n >= 10 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9' && !memcmp(b + 4, "1AY&SY", 6))
+        return "bzip2";
+    if (n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+        return "zstd";
+    return NULL;
+}
+
+/* Open file r->fi ("-" is stdin) once, read its first chunk and decide from
+ * those bytes how it is read (the decision rule is in fasta.h). Nothing is
+ * opened or read a second time, so pipes and FIFOs stream like files. */
 static gs_status open_file(gs_reader *r, gs_error *err)
 {
     const char *path = r->layout->files[r->fi];
-    r->gz = gzopen(path, "rb");
-    if (r->gz == NULL)
-        return gs_fail(err, errno ? GS_EINPUT : GS_ESYS, "cannot open corpus file: %s (%s)",
-                       errno ? strerror(errno) : "out of memory", path);
-    gzbuffer(r->gz, CHUNK);
+    int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(STDIN_FILENO);
+    if (fd < 0)
+        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
+    if (gs_zfile_fdopen(fd, path, &r->gz, err) != GS_OK)
+        return err->code;
     r->eof = 0;
     r->pos = r->end = 0;
     r->file_off = 0;
     r->raw_started = 0;
     r->line_start = 1;
-    int got = refill(r, err);
+    int got = refill(r, err); /* gzread fills the whole chunk unless the file ends */
     if (got < 0)
         return err->code;
-    int fasta_start = got > 0 && r->in[0] == '>';
-    if (r->o.format == GS_INPUT_RAW)
+    size_t p = 0;
+    if (r->end >= 3 && !memcmp(r->in, "\xef\xbb\xbf", 3))
+        p = 3;
+    while (p < r->end && (r->in[p] == ' ' || r->in[p] == '\t' || r->in[p] == '\r' || r->in[p] == '\n'))
+        p++;
+    int fasta_start = p < r->end && r->in[p] == '>';
+    if (r->o.format == GS_INPUT_RAW) {
         r->raw = 1;
-    else if (r->o.format == GS_INPUT_FASTA) {
-        if (got > 0 && !fasta_start)
+        return GS_OK;
+    }
+    if (fasta_start) {
+        r->raw = 0;
+        r->pos = p; /* the BOM and blank lines before the first header are not text */
+        return GS_OK;
+    }
+    if (r->o.format == GS_INPUT_FASTA) { /* empty or blank: a FASTA file of no records */
+        if (p < r->end || r->end == CHUNK)
             return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
         r->raw = 0;
-    } else {
-        r->raw = !fasta_start;
+        r->pos = p;
+        return GS_OK;
     }
+    const char *z = foreign_compression(r->in, r->end);
+    if (z)
+        return gs_fail(err, GS_EINPUT,
+                       "%s-compressed: gscan reads plain, gzip and BGZF; decompress it or pipe "
+                       "it in (%s)",
+                       z, path);
+    const uint8_t *nul = r->o.any_bytes ? NULL : memchr(r->in, 0, r->end);
+    if (nul)
+        return gs_fail(err, GS_EINPUT,
+                       "neither FASTA nor text: a NUL byte at offset %zu; --input-format raw "
+                       "scans its bytes (%s)",
+                       (size_t)(nul - r->in), path);
+    r->raw = 1;
     return GS_OK;
 }
 
@@ -345,6 +373,48 @@ static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err
     return 0;
 }
 
+int gs_input_seekable(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* stat, never open: opening a FIFO to test it could take the writer's data
+ * or leave it writing to no reader. */
+gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *err)
+{
+    struct stat *st = gs_calloc(n_files + 1, sizeof *st, err, "file list");
+    if (st == NULL)
+        return GS_ESYS;
+    for (size_t i = 0; i < n_files; i++) {
+        int in = !strcmp(files[i], "-");
+        if (in ? fstat(STDIN_FILENO, &st[i]) != 0 : stat(files[i], &st[i]) != 0) {
+            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            goto fail;
+        }
+        if (S_ISDIR(st[i].st_mode)) {
+            gs_fail(err, GS_EINPUT, "corpus file is a directory (%s)", files[i]);
+            goto fail;
+        }
+        if (!in && access(files[i], R_OK) != 0) {
+            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            goto fail;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (st[k].st_dev == st[i].st_dev && st[k].st_ino == st[i].st_ino) {
+                gs_fail(err, GS_EUSAGE,
+                        "the same corpus file given twice: argument %zu (%s) and argument %zu (%s)",
+                        k + 1, files[k], i + 1, files[i]);
+                goto fail;
+            }
+    }
+    free(st);
+    return GS_OK;
+fail:
+    free(st);
+    return err->code;
+}
+
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **out, gs_error *err)
 {
@@ -362,20 +432,9 @@ gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_read
             goto fail;
         }
         layout->n_files++;
-        /* The file's existence is input: check every file before any work. */
-        struct stat st;
-        int fd = open(files[i], O_RDONLY);
-        if (fd < 0) {
-            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
-            goto fail;
-        }
-        int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-        close(fd);
-        if (dir) {
-            gs_fail(err, GS_EINPUT, "corpus file is a directory (%s)", files[i]);
-            goto fail;
-        }
     }
+    if (gs_corpus_check(files, n_files, err) != GS_OK)
+        goto fail;
     r = gs_calloc(1, sizeof *r, err, "reader");
     if (r == NULL)
         goto fail;
@@ -423,11 +482,48 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
     }
 }
 
+typedef struct named {
+    const char *name;
+    size_t id;
+} named;
+
+static int by_name_then_id(const void *x, const void *y)
+{
+    const named *p = x, *q = y;
+    int c = strcmp(p->name, q->name);
+    return c ? c : (p->id > q->id) - (p->id < q->id);
+}
+
+long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err)
+{
+    long dups = 0;
+    *a = *b = 0;
+    if (l->n_rec < 2)
+        return 0;
+    named *v = gs_malloc(l->n_rec * sizeof *v, err, "record names");
+    if (v == NULL)
+        return -1;
+    for (size_t i = 0; i < l->n_rec; i++)
+        v[i] = (named){l->rec[i].name, i};
+    qsort(v, l->n_rec, sizeof *v, by_name_then_id);
+    size_t first = 0; /* the first record of the current run of one name */
+    for (size_t k = 1; k < l->n_rec; k++) {
+        if (strcmp(v[k].name, v[first].name) != 0) {
+            first = k;
+            continue;
+        }
+        if (dups++ == 0 || v[k].id < *b)
+            *a = v[first].id, *b = v[k].id;
+    }
+    free(v);
+    return dups;
+}
+
 uint64_t gs_reader_bytes_in(const gs_reader *r)
 {
     uint64_t n = r->bytes_done;
     if (r->gz)
-        n += (uint64_t)gzoffset(r->gz);
+        n += gs_zfile_bytes_in(r->gz);
     return n;
 }
 
@@ -436,7 +532,7 @@ void gs_reader_close(gs_reader *r)
     if (r == NULL)
         return;
     if (r->gz)
-        gzclose(r->gz);
+        gs_zfile_close(r->gz);
     free(r->in);
     free(r->carry);
     free(r->name);

@@ -3,9 +3,20 @@
  *
  * Reading rules (contract §1): a record starts at a line beginning with '>'; its
  * name is the header's first whitespace-delimited word; sequence lines are
- * joined with '\r', ' ' and '\t' dropped. Records never join. A file that does
- * not start with '>' (after decompression) is raw: all its bytes unchanged form
- * one record named after the file's base name; --input-format forces either.
+ * joined with '\r', ' ' and '\t' dropped. Records never join.
+ *
+ * Which reading (decided once per file, on its first 1 MiB after
+ * decompression, bytes the reader then goes on from; "-" is stdin):
+ *   - FASTA when, after an optional UTF-8 BOM and any spaces, tabs, '\r' and
+ *     '\n', the first byte is '>' (those leading bytes are skipped);
+ *   - otherwise, with --input-format auto, raw: all its bytes unchanged form
+ *     one record named after the file's base name, but only when the bytes
+ *     are plausibly text: xz, bzip2 or zstd data, or (in the dna alphabet,
+ *     where a NUL byte has no place) a NUL byte in the first 1 MiB, is
+ *     GS_EINPUT (--input-format raw scans such bytes);
+ *   - --input-format raw reads every file raw; --input-format fasta makes a
+ *     file that does not start with '>' GS_EINPUT (an empty or all-blank file
+ *     is a FASTA file of no records).
  *
  * Memory is bounded: the reader holds one decompression buffer and the
  * overlap tail; the caller supplies the block buffer.
@@ -28,6 +39,8 @@ typedef struct gs_reader_opts {
     gs_input_format format;
     size_t block;   /* owned residues per segment (> 0) */
     size_t overlap; /* residues each segment extends into the next: max_len - 1 */
+    int any_bytes;  /* --alphabet bytes: a file that is not FASTA is raw even when
+                     * it is not text (a NUL byte in its first 1 MiB) */
 } gs_reader_opts;
 
 /* Open the files in order. Records are appended to *layout as they are met
@@ -35,6 +48,17 @@ typedef struct gs_reader_opts {
  * filled at open. Missing/unreadable files fail here (GS_EINPUT, path). */
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **r, gs_error *err);
+
+/* Check the corpus before any work, without opening or reading a file (a
+ * FIFO must be read once, by the reader): every file exists, is readable and
+ * is not a directory (GS_EINPUT), and no file is given twice, under the same
+ * or another name ("-" and /dev/stdin are one; GS_EUSAGE naming both
+ * arguments). gs_reader_open calls it. */
+gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *err);
+
+/* 1 when path is a regular file, which can be seeked and read again; 0 for
+ * "-" (stdin), pipes, FIFOs, devices: those are read once, as a stream. */
+int gs_input_seekable(const char *path);
 
 /* Fill buf (capacity >= block + overlap) with the next segment of residues.
  * Returns 1 with *seg set (seg->text == buf), 0 at the end of the corpus, or
@@ -46,6 +70,13 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err);
 uint64_t gs_reader_bytes_in(const gs_reader *r);
 
 void gs_reader_close(gs_reader *r);
+
+/* Records whose name another record has too. Names need not be unique (a
+ * .fai may list one twice, record ids tell hits apart), but a repeat is most
+ * often a mistake worth a warning. Returns how many records repeat an earlier
+ * name (0: all unique) and sets *a < *b to the first such pair in record
+ * order of the second. GS_ESYS (-1 returned) only when out of memory. */
+long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err);
 
 /* Base name of a path, for raw records ("dir/x.bin.gz" -> "x.bin.gz"). */
 const char *gs_path_base(const char *path);

@@ -30,11 +30,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "h5out.h"
 #include "h5_internal.h"
+#include "replace_file.h"
+#include "../mpi/mpi_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -42,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const gs_phase_names[GS_N_PHASES] = {"read", "transfer", "scan",
-                                                 "reduce", "write", "total"};
+const char *const gs_phase_names[GS_N_PHASES] = {"read", "transfer", "scan", "reduce", "write",
+                                                 "init", "setup", "plan", "total"};
 
 /* Chunk and piece sizes. A chunk of about 1 MiB keeps compression effective
  * and partial reads cheap (HDF5's default chunk cache is 1 MiB); the hit
@@ -75,11 +78,12 @@ typedef struct wmeta {
     uint64_t w_pname, w_pseq, w_rname, w_file; /* fixed string widths */
     uint64_t blob_len;                         /* bytes of the string blob */
     int32_t n_strands, with_hits, n_ranks, n_gpus;
+    int32_t approx, max_dist, best_per_site; /* approx: /hits/distance and /hits/end */
 } wmeta;
 
 /* The blob: NUL-terminated strings in this order. */
 enum { B_TMP, B_VERSION, B_CMDLINE, B_ENGINE, B_DEVICE, B_ALPHABET, B_STRANDS, B_REPORT,
-       B_CREATED, B_N };
+       B_CREATED, B_MATCH, B_N };
 
 static void h5_fail(wctx *w, const char *what, const char *obj)
 {
@@ -113,24 +117,24 @@ static int agree(wctx *w)
 {
     int mine = w->e.code != GS_OK ? w->rank : w->size, first = w->size, done = 0;
     MPI_Request rq;
-    if (MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->comm, &rq) != MPI_SUCCESS) {
-        gs_fail(&w->e, GS_ESYS, "MPI_Iallreduce failed (writing %s)", w->path);
-        stranded(w);
-    }
+    GS_MPI_CHECK(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->comm, &rq));
     if (w->e.code == GS_OK) {
-        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        GS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     } else {
         double until = MPI_Wtime() + STRAND_SECONDS;
         struct timespec nap = {0, 1000000};
-        while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done
-               && MPI_Wtime() < until)
+        for (;;) {
+            GS_MPI_CHECK(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+            if (done || MPI_Wtime() >= until)
+                break;
             nanosleep(&nap, NULL);
+        }
         if (!done)
             stranded(w);
     }
     if (first == w->size)
         return 1;
-    MPI_Bcast(&w->e, (int)sizeof w->e, MPI_BYTE, first, w->comm);
+    GS_MPI_CHECK(MPI_Bcast(&w->e, (int)sizeof w->e, MPI_BYTE, first, w->comm));
     return 0;
 }
 
@@ -140,9 +144,10 @@ static size_t str_width(size_t cur, const char *s)
     return n > cur ? n : cur;
 }
 
-/* Check the target early so the user reads "no such directory", not an
- * HDF5 stack; then create the temporary file with plain POSIX calls for the
- * same reason (EACCES, EROFS, ENOSPC come out as themselves). */
+/* Check the target early so the user reads "no such directory" or "refusing
+ * to replace a character device", not an HDF5 stack; then create the
+ * temporary file with plain POSIX calls for the same reason (EACCES, EROFS,
+ * ENOSPC come out as themselves). */
 static void check_target(wctx *w, const char *tmp)
 {
     const char *path = w->path;
@@ -165,12 +170,13 @@ static void check_target(wctx *w, const char *tmp)
     else if (access(dir, W_OK | X_OK) != 0)
         gs_fail(&w->e, GS_ESYS, "cannot write output: directory %s is not writable: %s (%s)",
                 dir, strerror(errno), path);
-    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        gs_fail(&w->e, GS_ESYS, "cannot write output: it is a directory (%s)", path);
+    else
+        gs_out_check(path, NULL, 0, &w->e);
     free(dir);
     if (w->e.code != GS_OK)
         return;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    unlink(tmp); /* a leftover of a killed run with the same pid; a link is removed, not followed */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
     if (fd < 0) {
         gs_fail(&w->e, GS_ESYS, "cannot create %s: %s (%s)", tmp, strerror(errno), path);
         return;
@@ -203,6 +209,9 @@ static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
     m->with_hits = res->with_hits != 0;
     m->n_ranks = res->info.n_ranks > 0 ? res->info.n_ranks : w->size;
     m->n_gpus = res->info.n_gpus;
+    m->approx = res->info.match != NULL && strcmp(res->info.match, "exact") != 0;
+    m->max_dist = res->info.max_dist;
+    m->best_per_site = res->info.best_per_site;
     if (m->n_strands != 1 && m->n_strands != 2)
         gs_fail(&w->e, GS_ESYS, "invalid result: %d strands (%s)", m->n_strands, w->path);
     else if (m->n_pat > 0 && res->counts == NULL)
@@ -233,7 +242,8 @@ static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
 
     const gs_run_info *in = &res->info;
     const char *s[B_N] = {tmp, GS_VERSION, in->command_line, in->engine, in->device,
-                          in->alphabet, in->strand_mode, in->report, created};
+                          in->alphabet, in->strand_mode, in->report, created,
+                          in->match ? in->match : "exact"};
     size_t len = 0;
     for (int i = 0; i < B_N; i++)
         len += (s[i] ? strlen(s[i]) : 0) + 1;
@@ -344,36 +354,33 @@ static void fill_bytes(const void *src, size_t width, uint64_t from, size_t n, v
     memcpy(buf, (const char *)src + from * width, n * width);
 }
 
-static void fill_hit_pattern(const void *src, size_t width, uint64_t from, size_t n, void *buf)
-{
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
-    for (size_t i = 0; i < n; i++)
-        ((uint32_t *)buf)[i] = h[i].pattern;
-}
+/* The hit columns: one row per /hits dataset, read out of gs_hit by offset,
+ * so a new attribute of a hit is one line here. */
+enum { T_U8, T_I8, T_U32, T_U64 };
+static const struct hit_col {
+    const char *name;
+    int type;      /* T_* */
+    size_t offset; /* in gs_hit */
+    int approx;    /* written in the approximate modes only */
+} hit_cols[] = {
+    {"/hits/pattern", T_U32, offsetof(gs_hit, pattern), 0},
+    {"/hits/record", T_U32, offsetof(gs_hit, record), 0},
+    {"/hits/start", T_U64, offsetof(gs_hit, start), 0},
+    {"/hits/strand", T_I8, offsetof(gs_hit, strand), 0},
+    {"/hits/distance", T_U8, offsetof(gs_hit, distance), 1},
+    {"/hits/end", T_U64, offsetof(gs_hit, end), 1},
+};
 
-static void fill_hit_record(const void *src, size_t width, uint64_t from, size_t n, void *buf)
-{
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
-    for (size_t i = 0; i < n; i++)
-        ((uint32_t *)buf)[i] = h[i].record;
-}
+typedef struct hit_src {
+    const gs_hit *hits;
+    size_t offset;
+} hit_src;
 
-static void fill_hit_start(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+static void fill_hit_col(const void *src, size_t width, uint64_t from, size_t n, void *buf)
 {
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
+    const hit_src *h = src;
     for (size_t i = 0; i < n; i++)
-        ((uint64_t *)buf)[i] = h[i].start;
-}
-
-static void fill_hit_strand(const void *src, size_t width, uint64_t from, size_t n, void *buf)
-{
-    const gs_hit *h = (const gs_hit *)src + from;
-    (void)width;
-    for (size_t i = 0; i < n; i++)
-        ((int8_t *)buf)[i] = h[i].strand;
+        memcpy((char *)buf + i * width, (const char *)&h->hits[from + i] + h->offset, width);
 }
 
 /* How one dataset is laid out: rows of cols elements (cols 0: 1-D). */
@@ -470,7 +477,7 @@ static int write_dset(wctx *w, hid_t fid, const dspec *d, uint64_t off, uint64_t
     }
     if (dset >= 0 && (fspace = H5Dget_space(dset)) < 0)
         h5_fail(w, "open dataspace of", d->name);
-    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm));
     if (!agree(w))
         goto done;
     for (uint64_t i = 0; i < most; i++) {
@@ -598,29 +605,35 @@ static int write_attrs(wctx *w, hid_t fid, const wmeta *m, const char *const *s)
             break;
     if (w->e.code == GS_OK && write_attr_int(w, fid, "n_ranks", m->n_ranks))
         write_attr_int(w, fid, "n_gpus", m->n_gpus);
+    if (w->e.code == GS_OK && write_attr_str(w, fid, "match_mode", s[B_MATCH]) &&
+        write_attr_int(w, fid, "max_distance", m->max_dist))
+        write_attr_int(w, fid, "best_per_site", m->best_per_site);
     return agree(w);
 }
 
-static int write_hits(wctx *w, hid_t fid, const gs_result *res)
+static int write_hits(wctx *w, hid_t fid, const gs_result *res, const wmeta *m)
 {
     uint64_t n = res->n_hits, off = 0, total = 0;
-    MPI_Exscan(&n, &off, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+    GS_MPI_CHECK(MPI_Exscan(&n, &off, 1, MPI_UINT64_T, MPI_SUM, w->comm));
     if (w->rank == 0)
         off = 0; /* MPI_Exscan leaves rank 0's result undefined */
-    MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, w->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, w->comm));
     if (!make_group(w, fid, "/hits"))
         return 0;
     hsize_t chunk = total < HIT_CHUNK_ROWS ? total : HIT_CHUNK_ROWS;
-    const dspec cols[] = {
-        {"/hits/pattern", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, 0, total, chunk, 1},
-        {"/hits/record", H5T_STD_U32LE, H5T_NATIVE_UINT32, 4, 0, total, chunk, 1},
-        {"/hits/start", H5T_STD_U64LE, H5T_NATIVE_UINT64, 8, 0, total, chunk, 1},
-        {"/hits/strand", H5T_STD_I8LE, H5T_NATIVE_INT8, 1, 0, total, chunk, 0},
-    };
-    const fill_fn fills[] = {fill_hit_pattern, fill_hit_record, fill_hit_start, fill_hit_strand};
-    for (int c = 0; c < 4; c++)
-        if (!write_dset(w, fid, &cols[c], off, n, fills[c], res->hits))
+    for (size_t c = 0; c < sizeof hit_cols / sizeof *hit_cols; c++) {
+        const struct hit_col *hc = &hit_cols[c];
+        if (hc->approx && !m->approx)
+            continue;
+        const hid_t ft[] = {H5T_STD_U8LE, H5T_STD_I8LE, H5T_STD_U32LE, H5T_STD_U64LE};
+        const hid_t mt[] = {H5T_NATIVE_UINT8, H5T_NATIVE_INT8, H5T_NATIVE_UINT32, H5T_NATIVE_UINT64};
+        const size_t bytes[] = {1, 1, 4, 8};
+        dspec d = {hc->name, ft[hc->type], mt[hc->type], bytes[hc->type], 0, total, chunk,
+                   bytes[hc->type] > 1};
+        hit_src src = {res->hits, hc->offset};
+        if (!write_dset(w, fid, &d, off, n, fill_hit_col, &src))
             return 0;
+    }
     return 1;
 }
 
@@ -632,7 +645,7 @@ static int write_timing(wctx *w, hid_t fid, const double *mine)
         all = gs_malloc((size_t)w->size * GS_N_PHASES * sizeof *all, &w->e, "timings");
     if (!agree(w))
         return 0;
-    MPI_Gather(mine, GS_N_PHASES, MPI_DOUBLE, all, GS_N_PHASES, MPI_DOUBLE, 0, w->comm);
+    GS_MPI_CHECK(MPI_Gather(mine, GS_N_PHASES, MPI_DOUBLE, all, GS_N_PHASES, MPI_DOUBLE, 0, w->comm));
     int ok = make_group(w, fid, "/timing");
     double *col = NULL;
     if (ok && w->rank == 0)
@@ -680,7 +693,7 @@ static void make_room_to_close(wctx *w, const char *tmp, struct rlimit *was)
         if (setrlimit(RLIMIT_FSIZE, &up) != 0)
             was->rlim_cur = was->rlim_max; /* nothing to restore */
     }
-    MPI_Barrier(w->comm);
+    GS_MPI_CHECK(MPI_Barrier(w->comm));
 }
 
 gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error *err)
@@ -695,8 +708,8 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
     H5E_auto2_t old_fn = NULL;
     void *old_data = NULL;
 
-    MPI_Comm_rank(comm, &w.rank);
-    MPI_Comm_size(comm, &w.size);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &w.rank));
+    GS_MPI_CHECK(MPI_Comm_size(comm, &w.size));
     H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
@@ -704,12 +717,12 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
         made = prepare(&w, res, &m, &blob);
     if (!agree(&w))
         goto done;
-    MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, comm);
+    GS_MPI_CHECK(MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, comm));
     if (w.rank != 0)
         blob = gs_malloc((size_t)m.blob_len, &w.e, "output attributes");
     if (!agree(&w))
         goto done;
-    MPI_Bcast(blob, (int)m.blob_len, MPI_CHAR, 0, comm);
+    GS_MPI_CHECK(MPI_Bcast(blob, (int)m.blob_len, MPI_CHAR, 0, comm));
     s[0] = blob;
     for (int i = 1; i < B_N; i++)
         s[i] = s[i - 1] + strlen(s[i - 1]) + 1;
@@ -723,7 +736,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
      * does not), so HDF5 fails on every rank at the same call. */
     MPI_Info hints = MPI_INFO_NULL;
     if (MPI_Info_create(&hints) == MPI_SUCCESS)
-        MPI_Info_set(hints, "romio_cb_write", "enable");
+        GS_MPI_CHECK(MPI_Info_set(hints, "romio_cb_write", "enable"));
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, comm, hints) < 0)
         h5_fail(&w, "set up MPI-IO for", s[B_TMP]);
     else if ((fid = H5Fcreate(s[B_TMP], H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
@@ -732,7 +745,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
              || H5Pset_dxpl_mpio(w.dxpl, H5FD_MPIO_COLLECTIVE) < 0)
         h5_fail(&w, "set up collective writes for", s[B_TMP]);
     if (hints != MPI_INFO_NULL)
-        MPI_Info_free(&hints);
+        GS_MPI_CHECK(MPI_Info_free(&hints));
     if (!agree(&w) || !write_attrs(&w, fid, &m, s))
         goto done;
 
@@ -756,7 +769,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
                     m.n_pat, chunk_rows(m.n_pat, row), 1};
     if (!write_dset(&w, fid, &counts, 0, w.rank == 0 ? m.n_pat : 0, fill_bytes, res->counts))
         goto done;
-    if (m.with_hits && !write_hits(&w, fid, res))
+    if (m.with_hits && !write_hits(&w, fid, res, &m))
         goto done;
 
     /* The write phase: everything up to here; the final close and rename
@@ -784,13 +797,15 @@ done:
     if (w.rank == 0 && made) {
         if (w.e.code == GS_OK)
             sync_file(&w, s[B_TMP]);
+        if (w.e.code == GS_OK)
+            gs_out_check(path, NULL, 0, &w.e); /* it may have changed while we wrote */
         if (w.e.code == GS_OK && rename(s[B_TMP], path) != 0)
             gs_fail(&w.e, GS_ESYS, "cannot rename %s to the output: %s (%s)", s[B_TMP],
                     strerror(errno), path);
         if (w.e.code != GS_OK)
             unlink(s[B_TMP]);
     }
-    MPI_Bcast(&w.e, (int)sizeof w.e, MPI_BYTE, 0, comm);
+    GS_MPI_CHECK(MPI_Bcast(&w.e, (int)sizeof w.e, MPI_BYTE, 0, comm));
     free(blob);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     if (w.e.code != GS_OK)

@@ -18,8 +18,12 @@
 #include "../core/gs_types.h"
 #include "patterns.h"
 
-enum gs_phase { GS_T_READ, GS_T_TRANSFER, GS_T_SCAN, GS_T_REDUCE, GS_T_WRITE, GS_T_TOTAL,
-                GS_N_PHASES };
+/* /timing/<phase>, seconds per rank. init: from exec to the job's start (MPI
+ * start-up, loading); setup: patterns, keyset, device probe; plan: layout
+ * and plan; then read (inside scan), transfer, scan, reduce, write; total:
+ * from exec to the written file, so only MPI_Finalize and exit follow it. */
+enum gs_phase { GS_T_READ, GS_T_TRANSFER, GS_T_SCAN, GS_T_REDUCE, GS_T_WRITE, GS_T_INIT,
+                GS_T_SETUP, GS_T_PLAN, GS_T_TOTAL, GS_N_PHASES };
 extern const char *const gs_phase_names[GS_N_PHASES];
 
 typedef struct gs_run_info {
@@ -30,6 +34,9 @@ typedef struct gs_run_info {
     const char *strand_mode; /* "both" | "forward" */
     const char *report;      /* "counts" | "hits" */
     int n_ranks, n_gpus;
+    const char *match;       /* "exact" | "mismatches" | "edits" (NULL: exact) */
+    int max_dist;            /* K of the approximate modes */
+    int best_per_site;       /* --best-per-site */
 } gs_run_info;
 
 typedef struct gs_result {
@@ -52,7 +59,16 @@ gs_status gs_h5_open(const char *path, gs_h5_file **f, gs_error *err);
 void gs_h5_close(gs_h5_file *f);
 /* Print the human summary of gscan info. */
 gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err);
-/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6. */
+/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6
+ * (text_out.h). */
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err);
+/* The same with a last column "matched" when with_seq: each hit's residues
+ * read through the .fai of the n_corpus files of the scan, in order (corpus
+ * NULL: the paths in /files), see io/hit_seq.h. */
+gs_status gs_h5_export_seq(gs_h5_file *f, const char *format, int with_seq, char *const *corpus,
+                           size_t n_corpus, FILE *out, gs_error *err);
+/* Per-pattern counts as TSV (text_out.h: pattern, sequence, length, forward,
+ * reverse, total). */
+gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err);
 
 #endif

@@ -2,6 +2,15 @@
  *
  * Serial (one process), and the large datasets are streamed in pieces, so a
  * file with billions of hits exports in bounded memory.
+ *
+ * A result file is input like any other (contract §5): it may be truncated,
+ * hand-edited or crafted. So gs_h5_open checks every dataset the commands
+ * read (present, rank, columns, type class, fixed-length strings) before any
+ * is used, every read checks rank and columns again against the buffer it
+ * fills, every attribute is read only when it holds exactly one value of the
+ * expected class, and no size taken from the file is allocated unless the
+ * data could come from a file of this size: deflate expands at most 1032
+ * times, so more than 1032 x the file's bytes cannot be real.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -14,39 +23,95 @@
 
 #include "h5_internal.h"
 #include "h5out.h"
-
+#include "hit_seq.h"
+#include "text_out.h"
 
 struct gs_h5_file {
     hid_t fid;
     char *path;
+    uint64_t limit; /* most bytes any dataset or attribute may hold (see above) */
     uint64_t n_pat, n_rec, n_files, n_hits;
     int n_strands, has_hits;
+    int approx; /* /hits/distance and /hits/end are present (approximate modes) */
 };
 
 /* Rows per read: a whole number of hit chunks, 8 MiB of the widest column. */
 enum { READ_ROWS = 1 << 20 };
 
-/* Dimensions of a dataset; returns its rank, or -1 when it is missing. */
-static int dset_dims(hid_t fid, const char *name, hsize_t dims[2])
+/* deflate's largest expansion, and room for small files' fixed overheads */
+enum { MAX_RATIO = 1032, SLACK = 1 << 20 };
+
+/* n items of size bytes each fit the file's limit (no overflow). */
+static int fits(const gs_h5_file *f, uint64_t n, uint64_t size)
 {
-    if (H5Lexists(fid, name, H5P_DEFAULT) <= 0)
-        return -1;
-    hid_t d = H5Dopen2(fid, name, H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
-    int r = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-    if (r >= 1 && r <= 2)
-        H5Sget_simple_extent_dims(sp, dims, NULL);
-    else
-        r = -1;
+    return size <= f->limit && (size == 0 || n <= f->limit / size);
+}
+
+/* Check that dataset name exists with the given rank (1 or 2; cols: the
+ * columns of a 2-D one, 0 for 1 or 2), type class and a size the file can
+ * hold; strings must be fixed-length. *dims receives its extent. Returns 1,
+ * or 0 with GS_EINPUT naming the dataset and the file. */
+static int dset_check(gs_h5_file *f, const char *name, int rank, hsize_t cols, H5T_class_t cls,
+                      hsize_t dims[2], gs_error *err)
+{
+    const char *why = NULL;
+    hid_t d = -1, sp = -1, t = -1;
+    dims[0] = 0;
+    dims[1] = 1;
+    if (H5Lexists(f->fid, name, H5P_DEFAULT) <= 0 || (d = H5Dopen2(f->fid, name, H5P_DEFAULT)) < 0
+        || (sp = H5Dget_space(d)) < 0 || (t = H5Dget_type(d)) < 0) {
+        why = "is missing";
+        goto done;
+    }
+    int r = H5Sget_simple_extent_ndims(sp);
+    if (r != rank || H5Sget_simple_extent_dims(sp, dims, NULL) < 0
+        || (rank == 2 && (cols ? dims[1] != cols : dims[1] < 1 || dims[1] > 2))) {
+        why = "has an unexpected shape";
+        goto done;
+    }
+    if (H5Tget_class(t) != cls || (cls == H5T_STRING && H5Tis_variable_str(t) != 0)) {
+        why = cls == H5T_STRING  ? "is not a fixed-length string dataset"
+              : cls == H5T_FLOAT ? "is not a floating-point dataset"
+                                 : "is not an integer dataset";
+        goto done;
+    }
+    size_t size = H5Tget_size(t);
+    if (size == 0 || !fits(f, dims[0], (uint64_t)size * dims[1]) || !fits(f, dims[0], size + 1)) {
+        why = "is larger than the file could hold";
+        goto done;
+    }
+    /* gscan writes contiguous or chunked datasets only; HDF5 1.10 trusts a
+     * chunk's dimensions (a chunk wider than its dataset makes H5Dread copy
+     * out of bounds), and external or virtual storage would read other files */
+    hid_t dcpl = H5Dget_create_plist(d);
+    H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    hsize_t chunk[2] = {0, 0};
+    if (dcpl < 0 || (lay != H5D_CONTIGUOUS && lay != H5D_CHUNKED) || H5Pget_external_count(dcpl) != 0)
+        why = "has an unexpected storage layout";
+    else if (lay == H5D_CHUNKED
+             && (H5Pget_chunk(dcpl, 2, chunk) != rank || chunk[0] < 1
+                 || chunk[0] > (dims[0] ? dims[0] : 1)
+                 || (rank == 2 && (chunk[1] < 1 || chunk[1] > dims[1]))))
+        why = "has chunks that do not fit it";
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+done:
+    if (t >= 0)
+        H5Tclose(t);
     if (sp >= 0)
         H5Sclose(sp);
     if (d >= 0)
         H5Dclose(d);
-    return r;
+    H5Eclear2(H5E_DEFAULT);
+    if (why)
+        gs_fail(err, GS_EINPUT, "not a gscan result file: %s %s (%s)", name, why, f->path);
+    return why == NULL;
 }
 
-/* Read rows [from, from + n) of a 1-D or 2-D dataset as mtype. */
-static int read_rows(hid_t fid, const char *name, hid_t mtype, uint64_t from, uint64_t n,
-                     void *buf)
+/* Read rows [from, from + n) of a dataset as mtype into buf, which holds n
+ * rows of cols values (cols 0: the dataset must be 1-D). */
+static int read_rows(hid_t fid, const char *name, hid_t mtype, hsize_t cols, uint64_t from,
+                     uint64_t n, void *buf)
 {
     int ok = 0;
     hid_t d = H5Dopen2(fid, name, H5P_DEFAULT), fs = -1, ms = -1;
@@ -54,7 +119,8 @@ static int read_rows(hid_t fid, const char *name, hid_t mtype, uint64_t from, ui
         goto done;
     hsize_t dims[2] = {0, 1}, start[2] = {from, 0}, count[2];
     int r = H5Sget_simple_extent_ndims(fs);
-    if (r < 1 || r > 2 || H5Sget_simple_extent_dims(fs, dims, NULL) < 0 || from + n > dims[0])
+    if (r != (cols ? 2 : 1) || H5Sget_simple_extent_dims(fs, dims, NULL) < 0
+        || (cols && dims[1] != cols) || from > dims[0] || n > dims[0] - from)
         goto done;
     count[0] = n;
     count[1] = dims[1];
@@ -89,13 +155,17 @@ static char *read_strings(gs_h5_file *f, const char *name, uint64_t from, uint64
         goto done;
     }
     size_t w = H5Tget_size(ft) + 1;
+    if (w < 2 || !fits(f, n, w)) {
+        gs_fail(err, GS_EINPUT, "%s is larger than the file could hold (%s)", name, f->path);
+        goto done;
+    }
     if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, w) < 0
         || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0) {
         gs_fail(err, GS_ESYS, "cannot make a string type for %s (%s)", name, f->path);
         goto done;
     }
     buf = gs_malloc((size_t)n * w, err, name);
-    if (buf && !read_rows(f->fid, name, mt, from, n, buf)) {
+    if (buf && !read_rows(f->fid, name, mt, 0, from, n, buf)) {
         char why[256];
         gs_h5_reason(why, sizeof why);
         gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->path);
@@ -120,14 +190,36 @@ static gs_status read_fail(gs_h5_file *f, const char *name, gs_error *err)
     return gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->path);
 }
 
+/* Open root attribute name when it holds exactly one value of class cls:
+ * -1 when it is missing, -2 (GS_EINPUT set) when it is of another kind. */
+static hid_t attr_open(gs_h5_file *f, const char *name, H5T_class_t cls, gs_error *err)
+{
+    if (H5Aexists(f->fid, name) <= 0)
+        return -1;
+    hid_t a = H5Aopen(f->fid, name, H5P_DEFAULT), sp = -1, t = -1;
+    int ok = a >= 0 && (sp = H5Aget_space(a)) >= 0 && H5Sget_simple_extent_npoints(sp) == 1
+             && (t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == cls
+             && fits(f, 1, H5Tget_size(t) + 1);
+    if (t >= 0)
+        H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (ok)
+        return a;
+    if (a >= 0)
+        H5Aclose(a);
+    H5Eclear2(H5E_DEFAULT);
+    gs_fail(err, GS_EINPUT, "not a gscan result file: attribute %s is not one %s (%s)", name,
+            cls == H5T_STRING ? "string" : "integer", f->path);
+    return -2;
+}
+
 /* A string attribute of the root group into buf ("" when missing). */
-static void attr_str(hid_t fid, const char *name, char *buf, size_t size)
+static void attr_str(gs_h5_file *f, const char *name, char *buf, size_t size, gs_error *err)
 {
     buf[0] = '\0';
-    if (H5Aexists(fid, name) <= 0)
-        return;
-    hid_t a = H5Aopen(fid, name, H5P_DEFAULT), ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
+    hid_t a = attr_open(f, name, H5T_STRING, err), ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
+    if (ft >= 0) {
         if (H5Tis_variable_str(ft) > 0) {
             char *v = NULL;
             mt = H5Tcopy(H5T_C_S1);
@@ -136,8 +228,8 @@ static void attr_str(hid_t fid, const char *name, char *buf, size_t size)
                 H5free_memory(v);
             }
         } else {
-            size_t w = H5Tget_size(ft) + 1;
-            char *v = malloc(w);
+            size_t w = H5Tget_size(ft) + 1; /* bounded by attr_open */
+            char *v = gs_malloc(w, err, name);
             mt = H5Tcopy(H5T_C_S1);
             if (v && mt >= 0 && H5Tset_size(mt, w) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLTERM) >= 0
                 && H5Aread(a, mt, v) >= 0)
@@ -151,19 +243,20 @@ static void attr_str(hid_t fid, const char *name, char *buf, size_t size)
         H5Tclose(ft);
     if (a >= 0)
         H5Aclose(a);
+    H5Eclear2(H5E_DEFAULT);
 }
 
-static long attr_int(hid_t fid, const char *name)
+/* An integer attribute of the root group (-1 when missing or unreadable). */
+static long attr_int(gs_h5_file *f, const char *name, gs_error *err)
 {
     int v = -1;
-    if (H5Aexists(fid, name) > 0) {
-        hid_t a = H5Aopen(fid, name, H5P_DEFAULT);
-        if (a >= 0) {
-            if (H5Aread(a, H5T_NATIVE_INT, &v) < 0)
-                v = -1;
-            H5Aclose(a);
-        }
+    hid_t a = attr_open(f, name, H5T_INTEGER, err);
+    if (a >= 0) {
+        if (H5Aread(a, H5T_NATIVE_INT, &v) < 0)
+            v = -1;
+        H5Aclose(a);
     }
+    H5Eclear2(H5E_DEFAULT);
     return v;
 }
 
@@ -200,30 +293,74 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
         gs_fail(err, GS_EINPUT, "cannot open HDF5 file: %s (%s)", why, path);
         goto fail;
     }
-    hsize_t pd[2] = {0}, rd[2] = {0}, fd[2] = {0}, cd[2] = {0}, hd[2] = {0};
-    if (H5Aexists(f->fid, "gscan_version") <= 0 || dset_dims(f->fid, "/patterns/name", pd) != 1
-        || dset_dims(f->fid, "/records/name", rd) != 1 || dset_dims(f->fid, "/files", fd) != 1
-        || dset_dims(f->fid, "/counts", cd) != 2 || cd[0] != pd[0] || cd[1] < 1 || cd[1] > 2) {
+    f->limit = (uint64_t)st.st_size * MAX_RATIO + SLACK;
+    hsize_t pd[2], rd[2], fd[2], cd[2], hd[2];
+    if (H5Aexists(f->fid, "gscan_version") <= 0 || H5Lexists(f->fid, "/patterns", H5P_DEFAULT) <= 0
+        || H5Lexists(f->fid, "/records", H5P_DEFAULT) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         gs_fail(err, GS_EINPUT, "not a gscan result file (%s)", path);
         goto fail;
     }
+    if (!dset_check(f, "/patterns/name", 1, 0, H5T_STRING, pd, err)
+        || !dset_check(f, "/records/name", 1, 0, H5T_STRING, rd, err)
+        || !dset_check(f, "/files", 1, 0, H5T_STRING, fd, err)
+        || !dset_check(f, "/counts", 2, 0, H5T_INTEGER, cd, err))
+        goto fail;
     f->n_pat = pd[0];
     f->n_rec = rd[0];
     f->n_files = fd[0];
     f->n_strands = (int)cd[1];
+    /* the columns read alongside those above must match their lengths */
+    static const struct {
+        const char *name;
+        H5T_class_t cls;
+        int of_records;
+    } same[] = {{"/patterns/sequence", H5T_STRING, 0},
+                {"/patterns/length", H5T_INTEGER, 0},
+                {"/records/length", H5T_INTEGER, 1}};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        if (!dset_check(f, same[i].name, 1, 0, same[i].cls, hd, err))
+            goto fail;
+        if (hd[0] != (same[i].of_records ? f->n_rec : f->n_pat)) {
+            gs_fail(err, GS_EINPUT, "not a gscan result file: %s is of another length (%s)",
+                    same[i].name, path);
+            goto fail;
+        }
+    }
+    if (cd[0] != f->n_pat) {
+        gs_fail(err, GS_EINPUT, "not a gscan result file: /counts is of another length (%s)", path);
+        goto fail;
+    }
     f->has_hits = H5Lexists(f->fid, "/hits", H5P_DEFAULT) > 0;
     if (f->has_hits) {
         static const char *const cols[] = {"/hits/pattern", "/hits/record", "/hits/start",
                                            "/hits/strand"};
         for (int c = 0; c < 4; c++) {
-            if (dset_dims(f->fid, cols[c], hd) != 1 || (c > 0 && hd[0] != f->n_hits)) {
-                H5Eclear2(H5E_DEFAULT);
+            if (!dset_check(f, cols[c], 1, 0, H5T_INTEGER, hd, err))
+                goto fail;
+            if (c > 0 && hd[0] != f->n_hits) {
                 gs_fail(err, GS_EINPUT, "%s is missing or of another length (%s)", cols[c], path);
                 goto fail;
             }
             f->n_hits = hd[0];
         }
+        static const char *const acols[] = {"/hits/distance", "/hits/end"};
+        int have = 0;
+        for (int c = 0; c < 2; c++)
+            if (H5Lexists(f->fid, acols[c], H5P_DEFAULT) > 0) {
+                if (!dset_check(f, acols[c], 1, 0, H5T_INTEGER, hd, err))
+                    goto fail;
+                if (hd[0] != f->n_hits) {
+                    gs_fail(err, GS_EINPUT, "%s is of another length (%s)", acols[c], path);
+                    goto fail;
+                }
+                have++;
+            }
+        if (have == 1) {
+            gs_fail(err, GS_EINPUT, "/hits/distance and /hits/end come together (%s)", path);
+            goto fail;
+        }
+        f->approx = have == 2;
     }
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     *out = f;
@@ -275,7 +412,7 @@ static void print_list(FILE *out, gs_h5_file *f, const char *names, const char *
     uint64_t len[SHOW];
     if (k && v == NULL)
         return;
-    if (lens && k && !read_rows(f->fid, lens, H5T_NATIVE_UINT64, 0, k, len)) {
+    if (lens && k && !read_rows(f->fid, lens, H5T_NATIVE_UINT64, 0, 0, k, len)) {
         read_fail(f, lens, err);
         free(v);
         return;
@@ -311,12 +448,20 @@ gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
                  {"report", "report"},               {"created", "created"}};
     fprintf(out, "file: %s\n", f->path);
     for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i++) {
-        attr_str(f->fid, attrs[i].attr, s, sizeof s);
+        attr_str(f, attrs[i].attr, s, sizeof s, err);
         fprintf(out, "  %-14s %s\n", attrs[i].label, s);
     }
-    fprintf(out, "  %-14s %ld\n", "ranks", attr_int(f->fid, "n_ranks"));
-    fprintf(out, "  %-14s %ld\n", "gpus", attr_int(f->fid, "n_gpus"));
+    fprintf(out, "  %-14s %ld\n", "ranks", attr_int(f, "n_ranks", err));
+    fprintf(out, "  %-14s %ld\n", "gpus", attr_int(f, "n_gpus", err));
+    if (H5Aexists(f->fid, "match_mode") > 0) {
+        attr_str(f, "match_mode", s, sizeof s, err);
+        if (strcmp(s, "exact") != 0)
+            fprintf(out, "  %-14s %s, K = %ld%s\n", "matching", s, attr_int(f, "max_distance", err),
+                    attr_int(f, "best_per_site", err) > 0 ? ", best per site" : "");
+    }
 
+    if (err->code != GS_OK)
+        goto fail;
     fprintf(out, "files: %" PRIu64 "\n", f->n_files);
     print_list(out, f, "/files", NULL, f->n_files, err);
     if (err->code != GS_OK)
@@ -330,7 +475,7 @@ gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
         goto fail;
     for (uint64_t at = 0; at < f->n_rec; at += READ_ROWS) {
         uint64_t k = f->n_rec - at < READ_ROWS ? f->n_rec - at : READ_ROWS;
-        if (!read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, at, k, buf)) {
+        if (!read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, 0, at, k, buf)) {
             read_fail(f, "/records/length", err);
             goto fail;
         }
@@ -348,11 +493,11 @@ gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
     int S = f->n_strands;
     for (uint64_t at = 0; at < f->n_pat; at += READ_ROWS) {
         uint64_t k = f->n_pat - at < READ_ROWS ? f->n_pat - at : READ_ROWS;
-        if (!read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, at, k, buf)) {
+        if (!read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)S, at, k, buf)) {
             read_fail(f, "/counts", err);
             goto fail;
         }
-        if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, at, k, lens)) {
+        if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, at, k, lens)) {
             read_fail(f, "/patterns/length", err);
             goto fail;
         }
@@ -403,11 +548,15 @@ gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
         char name[64];
         hsize_t dims[2] = {0};
         snprintf(name, sizeof name, "/timing/%s", gs_phase_names[p]);
-        if (H5Lexists(f->fid, "/timing", H5P_DEFAULT) <= 0 || dset_dims(f->fid, name, dims) != 1
-            || dims[0] == 0 || dims[0] > READ_ROWS * 2)
+        if (H5Lexists(f->fid, "/timing", H5P_DEFAULT) <= 0
+            || H5Lexists(f->fid, name, H5P_DEFAULT) <= 0)
+            continue; /* older files have fewer phases */
+        if (!dset_check(f, name, 1, 0, H5T_FLOAT, dims, err))
+            goto fail;
+        if (dims[0] == 0 || dims[0] > READ_ROWS * 2)
             continue;
         double *t = (double *)buf, mx = 0;
-        if (!read_rows(f->fid, name, H5T_NATIVE_DOUBLE, 0, dims[0], t)) {
+        if (!read_rows(f->fid, name, H5T_NATIVE_DOUBLE, 0, 0, dims[0], t)) {
             read_fail(f, name, err);
             goto fail;
         }
@@ -427,38 +576,61 @@ fail:
     return err->code;
 }
 
-/* Append decimal v to p; returns the new end. */
-static char *put_u64(char *p, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err)
 {
+    return gs_h5_export_seq(f, format, 0, NULL, 0, out, err);
+}
+
+/* --seq: the records' files and lengths to match them to the corpus index. */
+static gs_status open_seq(gs_h5_file *f, char *const *corpus, size_t n_corpus, const char *rnames,
+                          size_t rstride, gs_hit_seq **hs, gs_error *err)
+{
+    hsize_t d[2];
+    uint32_t *file = NULL;
+    uint64_t *len = NULL;
+    char alpha[16];
+    if (n_corpus != f->n_files)
+        return gs_fail(err, GS_EUSAGE,
+                       "--corpus needs the %llu file(s) of the scan, in order, not %zu (%s)",
+                       (unsigned long long)f->n_files, n_corpus, f->path);
+    attr_str(f, "alphabet", alpha, sizeof alpha, err);
+    if (err->code == GS_OK && dset_check(f, "/records/file", 1, 0, H5T_INTEGER, d, err)) {
+        if (d[0] != f->n_rec)
+            gs_fail(err, GS_EINPUT, "not a gscan result file: /records/file is of another length (%s)",
+                    f->path);
+        file = gs_malloc(f->n_rec * sizeof *file, err, "records");
+        len = gs_malloc(f->n_rec * sizeof *len, err, "records");
+        if (err->code == GS_OK
+            && (!read_rows(f->fid, "/records/file", H5T_NATIVE_UINT32, 0, 0, f->n_rec, file)
+                || !read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, 0, 0, f->n_rec, len)))
+            read_fail(f, "/records", err);
+        if (err->code == GS_OK)
+            gs_hit_seq_open(corpus, n_corpus, rnames ? rnames : "", rstride, file, len,
+                            (size_t)f->n_rec, strcmp(alpha, "bytes") != 0, hs, err);
+    }
+    free(file);
+    free(len);
+    return err->code;
+}
+
+gs_status gs_h5_export_seq(gs_h5_file *f, const char *format, int with_seq, char *const *corpus,
+                           size_t n_corpus, FILE *out, gs_error *err)
+{
+    gs_hit_seq *hs = NULL;
+    char *seq = NULL, *fnames = NULL, **fv = NULL;
     H5E_auto2_t old_fn = NULL;
     void *old_data = NULL;
     char *rnames = NULL, *pnames = NULL, *line = NULL;
     uint32_t *plen = NULL, *pat = NULL, *rec = NULL;
-    uint64_t *start = NULL;
+    uint64_t *start = NULL, *end = NULL;
     int8_t *strand = NULL;
+    uint8_t *dist = NULL;
     size_t rstride = 0, pstride = 0;
-    int bed;
+    gs_text_format fmt;
     H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
-    if (strcmp(format, "tsv") == 0)
-        bed = 0;
-    else if (strcmp(format, "bed") == 0)
-        bed = 1;
-    else {
+    if (gs_text_format_parse(format, &fmt) != 0) {
         gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv or bed)", format);
         goto fail;
     }
@@ -477,21 +649,44 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
     rec = gs_malloc(READ_ROWS * sizeof *rec, err, "hits");
     start = gs_malloc(READ_ROWS * sizeof *start, err, "hits");
     strand = gs_malloc(READ_ROWS * sizeof *strand, err, "hits");
-    line = gs_malloc(rstride + pstride + 64, err, "export line");
-    if (!plen || !pat || !rec || !start || !strand || !line)
+    if (!plen || !pat || !rec || !start || !strand)
         goto fail;
-    if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, f->n_pat, plen)) {
+    if (f->approx && ((end = gs_malloc(READ_ROWS * sizeof *end, err, "hits")) == NULL ||
+                      (dist = gs_malloc(READ_ROWS * sizeof *dist, err, "hits")) == NULL))
+        goto fail;
+    if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, 0, f->n_pat, plen)) {
         read_fail(f, "/patterns/length", err);
         goto fail;
     }
-    if (!bed)
-        fputs("record\tstart\tend\tpattern\tstrand\n", out);
+    uint32_t longest = 0;
+    for (uint64_t i = 0; i < f->n_pat; i++)
+        longest = plen[i] > longest ? plen[i] : longest;
+    if (with_seq && corpus == NULL && f->n_files) { /* the files the scan was given */
+        size_t fstride = 0;
+        if ((fnames = read_strings(f, "/files", 0, f->n_files, &fstride, err)) == NULL
+            || (fv = gs_malloc(f->n_files * sizeof *fv, err, "files")) == NULL)
+            goto fail;
+        for (uint64_t i = 0; i < f->n_files; i++)
+            fv[i] = fnames + i * fstride;
+        corpus = fv;
+        n_corpus = (size_t)f->n_files;
+    }
+    if (with_seq && (open_seq(f, corpus, n_corpus, rnames, rstride, &hs, err) != GS_OK
+                   || (seq = gs_malloc((size_t)longest + 1, err, "--seq")) == NULL))
+        goto fail;
+    /* >= gs_text_hit_row_max */
+    line = gs_malloc(rstride + pstride + (seq ? (size_t)longest + 1 : 0) + 64, err, "export line");
+    if (line == NULL)
+        goto fail;
+    gs_text_hits_header(out, fmt, f->approx, seq != NULL);
     for (uint64_t at = 0; at < f->n_hits; at += READ_ROWS) {
         uint64_t k = f->n_hits - at < READ_ROWS ? f->n_hits - at : READ_ROWS;
-        if (!read_rows(f->fid, "/hits/pattern", H5T_NATIVE_UINT32, at, k, pat)
-            || !read_rows(f->fid, "/hits/record", H5T_NATIVE_UINT32, at, k, rec)
-            || !read_rows(f->fid, "/hits/start", H5T_NATIVE_UINT64, at, k, start)
-            || !read_rows(f->fid, "/hits/strand", H5T_NATIVE_INT8, at, k, strand)) {
+        if (!read_rows(f->fid, "/hits/pattern", H5T_NATIVE_UINT32, 0, at, k, pat)
+            || !read_rows(f->fid, "/hits/record", H5T_NATIVE_UINT32, 0, at, k, rec)
+            || !read_rows(f->fid, "/hits/start", H5T_NATIVE_UINT64, 0, at, k, start)
+            || !read_rows(f->fid, "/hits/strand", H5T_NATIVE_INT8, 0, at, k, strand)
+            || (f->approx && !read_rows(f->fid, "/hits/end", H5T_NATIVE_UINT64, 0, at, k, end))
+            || (f->approx && !read_rows(f->fid, "/hits/distance", H5T_NATIVE_UINT8, 0, at, k, dist))) {
             read_fail(f, "/hits", err);
             goto fail;
         }
@@ -503,27 +698,12 @@ gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *e
                         at + i, pat[i], rec[i], strand[i], f->path);
                 goto fail;
             }
-            const char *rn = rnames + (size_t)rec[i] * rstride;
-            const char *pn = pnames + (size_t)pat[i] * pstride;
-            size_t rl = strlen(rn), pl = strlen(pn);
-            char *p = line;
-            memcpy(p, rn, rl);
-            p += rl;
-            *p++ = '\t';
-            p = put_u64(p, start[i]);
-            *p++ = '\t';
-            p = put_u64(p, start[i] + plen[pat[i]]);
-            *p++ = '\t';
-            memcpy(p, pn, pl);
-            p += pl;
-            *p++ = '\t';
-            if (bed) {
-                *p++ = '0';
-                *p++ = '\t';
-            }
-            *p++ = strand[i] > 0 ? '+' : '-';
-            *p++ = '\n';
-            fwrite(line, 1, (size_t)(p - line), out);
+            gs_text_hit t = {rnames + (size_t)rec[i] * rstride, pnames + (size_t)pat[i] * pstride,
+                             start[i], end ? end[i] : start[i] + plen[pat[i]], strand[i], seq,
+                             dist ? dist[i] : -1};
+            if (seq && gs_hit_seq_get(hs, rec[i], t.start, t.end, strand[i], seq, err) != GS_OK)
+                goto fail;
+            fwrite(line, 1, gs_text_hit_row(line, fmt, &t), out);
         }
         if (ferror(out))
             break;
@@ -538,8 +718,61 @@ fail:
     free(rec);
     free(start);
     free(strand);
+    free(end);
+    free(dist);
     free(line);
+    free(seq);
+    free(fnames);
+    free(fv);
+    gs_hit_seq_close(hs);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     return err->code;
 }
 
+
+gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err)
+{
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    char *names = NULL, *seqs = NULL;
+    uint64_t *counts = NULL;
+    uint32_t *lens = NULL;
+    size_t nstride = 0, sstride = 0;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    counts = gs_malloc(READ_ROWS * 2 * sizeof *counts, err, "counts");
+    lens = gs_malloc(READ_ROWS * sizeof *lens, err, "pattern lengths");
+    if (counts == NULL || lens == NULL)
+        goto fail;
+    gs_text_counts_header(out);
+    for (uint64_t at = 0; at < f->n_pat && !ferror(out); at += READ_ROWS) {
+        uint64_t k = f->n_pat - at < READ_ROWS ? f->n_pat - at : READ_ROWS;
+        free(names);
+        free(seqs);
+        seqs = NULL;
+        if ((names = read_strings(f, "/patterns/name", at, k, &nstride, err)) == NULL
+            || (seqs = read_strings(f, "/patterns/sequence", at, k, &sstride, err)) == NULL)
+            goto fail;
+        if (!read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)f->n_strands, at, k, counts)) {
+            read_fail(f, "/counts", err);
+            goto fail;
+        }
+        if (!read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, at, k, lens)) {
+            read_fail(f, "/patterns/length", err);
+            goto fail;
+        }
+        for (uint64_t i = 0; i < k; i++)
+            gs_text_counts_row(out, names + i * nstride, seqs + i * sstride, lens[i],
+                               counts + i * (uint64_t)f->n_strands, f->n_strands);
+    }
+    if (fflush(out) != 0 || ferror(out))
+        gs_fail(err, GS_ESYS, "cannot write the exported counts: %s (%s)", strerror(errno),
+                f->path);
+fail:
+    free(names);
+    free(seqs);
+    free(counts);
+    free(lens);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+    return err->code;
+}

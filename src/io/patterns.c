@@ -414,6 +414,36 @@ fail:
     return err->code ? err->code : GS_ESYS;
 }
 
+gs_status gs_patset_load(const char *path, char *const *seqs, size_t n_seqs, gs_alphabet alpha,
+                         gs_patset *ps, gs_error *err)
+{
+    if (path && gs_patset_read(path, alpha, ps, err) != GS_OK)
+        return err->code;
+    if (path == NULL) {
+        memset(ps, 0, sizeof *ps);
+        if ((ps->path = strdup("--pattern")) == NULL)
+            return gs_fail(err, GS_ESYS, "out of memory (--pattern)");
+    }
+    pending pd = {0};
+    parser P = {"--pattern", alpha, ps, ps->n, err};
+    for (size_t i = 0; i < n_seqs; i++) {
+        const uint8_t *seq = (const uint8_t *)seqs[i];
+        size_t n = strlen(seqs[i]);
+        /* the sequence is its own name, as in seqkit locate -p */
+        if (open_pattern(&P, &pd, seq, n, (uint32_t)(i + 1)) || add_sequence(&P, &pd, seq, n, (uint32_t)(i + 1))
+            || finish_pattern(&P, &pd))
+            break;
+    }
+    free(pd.name);
+    free(pd.text.p);
+    free(pd.bytes.p);
+    if (err->code == GS_OK && ps->n == 0)
+        gs_fail(err, GS_EINPUT, "no patterns (--pattern)");
+    if (err->code != GS_OK)
+        gs_patset_free(ps);
+    return err->code;
+}
+
 void gs_patset_free(gs_patset *ps)
 {
     for (uint32_t i = 0; i < ps->n; i++) {

@@ -31,6 +31,12 @@ typedef struct gs_patset {
  * (GS_EINPUT, names the path), no pattern at all, an empty pattern (file:line),
  * a symbol outside the alphabet (symbol, file:line), a bad escape (bytes). */
 gs_status gs_patset_read(const char *path, gs_alphabet alpha, gs_patset *ps, gs_error *err);
+/* The patterns of a scan: those of the file path (NULL: none), then each of
+ * seqs[0 .. n_seqs) (-s/--pattern, in command-line order), named after the
+ * sequence itself as seqkit names them. A bad one is named with its place,
+ * "(--pattern:N)". */
+gs_status gs_patset_load(const char *path, char *const *seqs, size_t n_seqs, gs_alphabet alpha,
+                         gs_patset *ps, gs_error *err);
 void gs_patset_free(gs_patset *ps);
 
 #endif

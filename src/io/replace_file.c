@@ -1,21 +1,76 @@
-/* replace_file.c - temporary name, fsync, rename (see replace_file.h). */
+/* replace_file.c - temporary name, fsync, rename; and what may be replaced
+ * (see replace_file.h).
+ *
+ * gscan often runs as root in containers, where rename() replaces anything:
+ * a device node, a link, the corpus itself. So every output path is checked
+ * with lstat() before the run and once more just before the rename, and the
+ * temporary file is created with O_EXCL | O_NOFOLLOW so a link planted under
+ * its name is never written through.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "replace_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a regular file";
+}
+
+gs_status gs_out_check(const char *path, const char *const *inputs, size_t n_inputs,
+                       gs_error *err)
+{
+    struct stat st, in;
+    if (*path == '\0')
+        return gs_fail(err, GS_EUSAGE, "the output has an empty file name (-o)");
+    if (lstat(path, &st) != 0)
+        return GS_OK; /* a new name; its directory is checked when it is created */
+    /* /dev/stdout and /dev/fd/N are links too: point at -o - there */
+    int dev = strncmp(path, "/dev/", 5) == 0;
+    if (S_ISLNK(st.st_mode))
+        return gs_fail(err, GS_EUSAGE, "refusing to replace a symbolic link: %s (%s)",
+                       dev ? "use - for standard output" : "name the file it points to", path);
+    if (!S_ISREG(st.st_mode))
+        return gs_fail(err, GS_EUSAGE,
+                       "refusing to replace %s: the output must be a regular file%s (%s)",
+                       kind_of(st.st_mode), S_ISDIR(st.st_mode) ? "" : ", or - for standard output",
+                       path);
+    for (size_t i = 0; i < n_inputs; i++)
+        if (inputs[i] && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev
+            && in.st_ino == st.st_ino)
+            return gs_fail(err, GS_EUSAGE, "the output is an input of this run, %s (%s)",
+                           inputs[i], path);
+    return GS_OK;
+}
 
 gs_status gs_replace_open(gs_replace_file *r, const char *path, const char *what, gs_error *err)
 {
     size_t n = strlen(path) + 32;
+    int fd = -1;
     *r = (gs_replace_file){.path = path};
+    if (gs_out_check(path, NULL, 0, err) != GS_OK)
+        return err->code;
     if ((r->tmp = gs_malloc(n, err, what)) == NULL)
         return GS_ESYS;
     snprintf(r->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    if ((r->f = fopen(r->tmp, "wb")) == NULL) {
+    unlink(r->tmp); /* a leftover of a killed run with the same pid (a link is removed, not followed) */
+    if ((fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666)) < 0
+        || (r->f = fdopen(fd, "wb")) == NULL) {
         gs_fail(err, GS_ESYS, "cannot write %s: %s (%s)", what, strerror(errno), r->tmp);
+        if (fd >= 0) {
+            close(fd);
+            unlink(r->tmp);
+        }
         free(r->tmp);
         r->tmp = NULL;
         return GS_ESYS;
@@ -30,6 +85,8 @@ gs_status gs_replace_commit(gs_replace_file *r, const char *what, gs_error *err)
         st = gs_fail(err, GS_ESYS, "cannot write %s: %s (%s)", what, strerror(errno), r->tmp);
     if (fclose(r->f) != 0 && st == GS_OK)
         st = gs_fail(err, GS_ESYS, "cannot write %s: %s (%s)", what, strerror(errno), r->tmp);
+    if (st == GS_OK)
+        st = gs_out_check(r->path, NULL, 0, err); /* it may have changed while we wrote */
     if (st == GS_OK && rename(r->tmp, r->path) != 0)
         st = gs_fail(err, GS_ESYS, "cannot write %s: %s (%s)", what, strerror(errno), r->path);
     if (st != GS_OK)
@@ -37,4 +94,12 @@ gs_status gs_replace_commit(gs_replace_file *r, const char *what, gs_error *err)
     free(r->tmp);
     *r = (gs_replace_file){0};
     return st;
+}
+
+void gs_replace_abort(gs_replace_file *r)
+{
+    fclose(r->f);
+    unlink(r->tmp);
+    free(r->tmp);
+    *r = (gs_replace_file){0};
 }

@@ -298,5 +298,10 @@ static void ac_scan(const void *compiled, const uint8_t *text, size_t len, size_
 }
 
 const gs_engine gs_engine_ac = {
-    "ac", "Aho-Corasick, dense DFA: steady speed for any key set", ac_compile, ac_scan,
-    ac_destroy};
+    .name = "ac",
+    .summary = "Aho-Corasick, dense DFA: steady speed for any key set",
+    .caps = GS_CAP_EXACT,
+    .gpu = "ac",
+    .compile = ac_compile,
+    .scan = ac_scan,
+    .destroy = ac_destroy};

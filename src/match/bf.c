@@ -5,13 +5,22 @@
  * tries the keys that can begin there; that keeps the tests with thousands of
  * keys quick without making the engine any less obviously right. Memory: one
  * key id per key.
+ *
+ * Approximate keysets: for every key and every start s, the full DP of the
+ * key against the text from s gives the distance of every substring starting
+ * there; each end keeps the smallest distance met and, walking starts upward,
+ * the first start that met it (contract §1's definition, read literally).
+ * Mismatches count every window. Nothing is shared with the fast engines but
+ * the text's base bits.
  */
-#include "engine.h"
+#include "approx.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct bf {
+    gs_match_mode mode;
+    uint32_t max_dist, span;
     gs_keyset ks;         /* a private copy of the keys (offsets and bytes only) */
     uint32_t first[257];  /* keys whose first symbol is c: ids[first[c] .. first[c+1]) */
     uint32_t *ids;
@@ -33,6 +42,9 @@ static gs_status bf_compile(const gs_keyset *ks, void **compiled, gs_error *err)
     bf *b = gs_calloc(1, sizeof *b, err, "bf engine");
     if (b == NULL)
         return GS_ESYS;
+    b->mode = ks->mode;
+    b->max_dist = ks->max_dist;
+    b->span = ks->span;
     b->ks.alphabet = ks->alphabet;
     b->ks.n_keys = ks->n_keys;
     size_t nb = ks->key_off[ks->n_keys], no = ((size_t)ks->n_keys + 1) * sizeof *ks->key_off;
@@ -46,15 +58,83 @@ static gs_status bf_compile(const gs_keyset *ks, void **compiled, gs_error *err)
     memcpy(b->ks.key_off, ks->key_off, no);
     memcpy(b->ks.key_bytes, ks->key_bytes, nb);
     uint32_t fill[257] = {0};
-    for (uint32_t k = 0; k < ks->n_keys; k++)
+    for (uint32_t k = 0; k < ks->n_keys && ks->mode == GS_MATCH_EXACT; k++)
         b->first[gs_key(ks, k)[0] + 1]++;
     for (int c = 0; c < 256; c++)
         b->first[c + 1] += b->first[c];
     memcpy(fill, b->first, sizeof fill);
-    for (uint32_t k = 0; k < ks->n_keys; k++)
+    for (uint32_t k = 0; k < ks->n_keys && ks->mode == GS_MATCH_EXACT; k++)
         b->ids[fill[gs_key(ks, k)[0]]++] = k;
     *compiled = b;
     return GS_OK;
+}
+
+/* Ends e <= len with e - span < own (engine.h). */
+static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t own,
+                           gs_match_out *out)
+{
+    const gs_keyset *ks = &b->ks;
+    const uint32_t K = b->max_dist;
+    size_t stop = own + b->span - 1 < len ? own + b->span - 1 : len;
+    uint8_t *bits = malloc(len + 1), *best = malloc(stop + 1);
+    size_t *from = malloc((stop + 1) * sizeof *from);
+    uint32_t *col = NULL;
+    if (bits == NULL || best == NULL || from == NULL)
+        goto oom;
+    gs_approx_text_bits(text, len, bits);
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        const uint8_t *key = gs_key(ks, k);
+        uint32_t m = gs_key_len(ks, k);
+        if (b->mode == GS_MATCH_MISMATCHES) {
+            for (size_t s = 0; s + m <= stop; s++) {
+                uint32_t d = 0;
+                for (uint32_t i = 0; i < m; i++)
+                    d += (key[i] & bits[s + i]) == 0;
+                if (d <= K && gs_keyhits_push_approx(out->hits, k, s, m, (uint8_t)d))
+                    goto oom;
+            }
+            continue;
+        }
+        free(col);
+        if ((col = malloc(((size_t)m + 1) * sizeof *col)) == NULL)
+            goto oom;
+        memset(best, 0xff, stop + 1);
+        for (size_t s = 0; s < stop; s++) {
+            /* D[i][l] = distance of key[0 .. i) to text[s .. s + l), by columns l */
+            for (uint32_t i = 0; i <= m; i++)
+                col[i] = i;
+            for (size_t l = 1; s + l <= stop && l <= (size_t)m + K; l++) {
+                uint32_t diag = col[0];
+                col[0] = (uint32_t)l;
+                for (uint32_t i = 1; i <= m; i++) {
+                    uint32_t v = diag + ((key[i - 1] & bits[s + l - 1]) == 0);
+                    if (col[i] + 1 < v)
+                        v = col[i] + 1;
+                    if (col[i - 1] + 1 < v)
+                        v = col[i - 1] + 1;
+                    diag = col[i];
+                    col[i] = v;
+                }
+                size_t e = s + l;
+                if (col[m] <= K && col[m] < best[e]) {
+                    best[e] = (uint8_t)col[m];
+                    from[e] = s;
+                }
+            }
+        }
+        for (size_t e = 1; e <= stop; e++)
+            if (best[e] <= K &&
+                gs_keyhits_push_approx(out->hits, k, from[e], (uint32_t)(e - from[e]), best[e]))
+                goto oom;
+    }
+    goto done;
+oom:
+    out->oom = 1;
+done:
+    free(bits);
+    free(best);
+    free(from);
+    free(col);
 }
 
 static void bf_scan(const void *compiled, const uint8_t *text, size_t len, size_t own,
@@ -62,6 +142,13 @@ static void bf_scan(const void *compiled, const uint8_t *text, size_t len, size_
 {
     const bf *b = compiled;
     const gs_keyset *ks = &b->ks;
+    if (b->mode != GS_MATCH_EXACT) {
+        if (own > len)
+            own = len;
+        if (own > 0 && out->hits)
+            bf_scan_approx(b, text, len, own, out);
+        return;
+    }
     int dna = ks->alphabet == GS_ALPHA_DNA;
     if (own > len)
         own = len;
@@ -91,5 +178,11 @@ static void bf_scan(const void *compiled, const uint8_t *text, size_t len, size_
 }
 
 const gs_engine gs_engine_bf = {
-    "bf", "brute force, the test reference (slow)", bf_compile,
-    bf_scan, bf_destroy};
+    .name = "bf",
+    .summary = "brute force, the test reference (slow)",
+    .caps = GS_CAP_EXACT | GS_CAP_APPROX,
+    .gpu = NULL,
+    .for_tests = 1,
+    .compile = bf_compile,
+    .scan = bf_scan,
+    .destroy = bf_destroy};

@@ -6,11 +6,12 @@
  */
 #include "engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const gs_engine *const gs_engines[] = {&gs_engine_ac, &gs_engine_wm, &gs_engine_rk,
-                                       &gs_engine_bf, NULL};
+                                       &gs_engine_bv, &gs_engine_bf, NULL};
 
 const gs_engine *gs_engine_find(const char *name)
 {
@@ -18,6 +19,19 @@ const gs_engine *gs_engine_find(const char *name)
         if (strcmp(gs_engines[i]->name, name) == 0)
             return gs_engines[i];
     return NULL;
+}
+
+int gs_engine_can(const gs_engine *e, const gs_keyset *ks)
+{
+    return (e->caps & (ks->mode == GS_MATCH_EXACT ? GS_CAP_EXACT : GS_CAP_APPROX)) != 0;
+}
+
+void gs_engine_names(char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "auto");
+    for (int i = 0; gs_engines[i] && n < cap; i++)
+        if (!gs_engines[i]->for_tests)
+            n += (size_t)snprintf(buf + n, cap - n, " | %s", gs_engines[i]->name);
 }
 
 /* docs/engines.md has the numbers:
@@ -31,6 +45,8 @@ const gs_engine *gs_engine_find(const char *name)
  *    does not depend on the key set's shape. */
 const gs_engine *gs_engine_auto(const gs_keyset *ks)
 {
+    if (ks->mode != GS_MATCH_EXACT)
+        return &gs_engine_bv;
     if (ks->n_keys == 0)
         return &gs_engine_ac;
     if (ks->alphabet == GS_ALPHA_DNA) {
@@ -62,8 +78,16 @@ int gs_keyhits_push(gs_keyhits *h, uint32_t key, uint64_t pos)
         h->v = v;
         h->cap = cap;
     }
-    h->v[h->n].pos = pos;
-    h->v[h->n].key = key;
+    h->v[h->n] = (gs_keyhit){.pos = pos, .key = key};
     h->n++;
+    return 0;
+}
+
+int gs_keyhits_push_approx(gs_keyhits *h, uint32_t key, uint64_t pos, uint32_t len, uint8_t dist)
+{
+    if (gs_keyhits_push(h, key, pos))
+        return -1;
+    h->v[h->n - 1].len = len;
+    h->v[h->n - 1].dist = dist;
     return 0;
 }

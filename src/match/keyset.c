@@ -323,6 +323,7 @@ gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_stran
     }
     ks->n_patterns = ps->n;
     ks->n_strands = both ? 2 : 1;
+    ks->span = ks->max_len;
     st = GS_OK;
 fail:
     free(fill);
@@ -335,6 +336,79 @@ fail:
     if (st != GS_OK)
         gs_keyset_free(ks);
     return st;
+}
+
+/* A base set's reverse complement: A<->T, C<->G, i.e. the 4 bits reversed. */
+static uint8_t mask_complement(uint8_t m)
+{
+    return (uint8_t)((m & 1) << 3 | (m & 2) << 1 | (m & 4) >> 1 | (m & 8) >> 3);
+}
+
+gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match_mode mode,
+                                 uint32_t max_dist, gs_keyset *ks, gs_error *err)
+{
+    const char *path = ps->path ? ps->path : "patterns";
+    int ns = both_strands ? 2 : 1;
+    uint64_t total = 0;
+    memset(ks, 0, sizeof *ks);
+    if (ps->n > UINT32_MAX / 2)
+        return gs_fail(err, GS_EINPUT, "too many patterns (%s)", path);
+    for (uint32_t p = 0; p < ps->n; p++) {
+        if (ps->v[p].len == 0)
+            return gs_fail(err, GS_EINPUT, "empty pattern %s (%s:%u)", ps->v[p].name, path,
+                           ps->v[p].line);
+        if (ps->v[p].len <= max_dist)
+            return gs_fail(err, GS_EUSAGE,
+                           "K = %u must be below the length of every pattern; %s has %u (%s:%u)",
+                           max_dist, ps->v[p].name, ps->v[p].len, path, ps->v[p].line);
+        total += (uint64_t)ps->v[p].len * (uint64_t)ns;
+    }
+    uint32_t n_keys = ps->n * (uint32_t)ns;
+    ks->key_off = gs_malloc(((size_t)n_keys + 1) * sizeof *ks->key_off, err, "keyset");
+    ks->key_bytes = gs_malloc(total ? total : 1, err, "keyset");
+    ks->out_off = gs_malloc(((size_t)n_keys + 1) * sizeof *ks->out_off, err, "keyset");
+    ks->outputs = gs_malloc((n_keys ? n_keys : 1) * sizeof *ks->outputs, err, "keyset");
+    if (!ks->key_off || !ks->key_bytes || !ks->out_off || !ks->outputs) {
+        gs_keyset_free(ks);
+        return GS_ESYS;
+    }
+    uint64_t at = 0;
+    ks->min_len = n_keys ? UINT32_MAX : 0;
+    for (uint32_t p = 0; p < ps->n; p++) {
+        const gs_pattern *pat = &ps->v[p];
+        for (int s = 0; s < ns; s++) {
+            uint32_t k = p * (uint32_t)ns + (uint32_t)s;
+            ks->key_off[k] = at;
+            ks->out_off[k] = k;
+            ks->outputs[k] = p * 2 + (uint32_t)s;
+            for (uint32_t i = 0; i < pat->len; i++) {
+                uint8_t m = s == GS_FWD ? iupac_mask(pat->bytes[i])
+                                        : mask_complement(iupac_mask(pat->bytes[pat->len - 1 - i]));
+                if (m == 0) {
+                    uint8_t c = pat->bytes[s == GS_FWD ? i : pat->len - 1 - i];
+                    gs_fail(err, GS_EINPUT, "invalid symbol '%c' in pattern %s (%s:%u)",
+                            c >= 0x20 && c < 0x7f ? c : '?', pat->name, path, pat->line);
+                    gs_keyset_free(ks);
+                    return GS_EINPUT;
+                }
+                ks->key_bytes[at++] = m;
+            }
+        }
+        if (pat->len < ks->min_len)
+            ks->min_len = pat->len;
+        if (pat->len > ks->max_len)
+            ks->max_len = pat->len;
+    }
+    ks->key_off[n_keys] = at;
+    ks->out_off[n_keys] = n_keys;
+    ks->alphabet = GS_ALPHA_DNA;
+    ks->n_keys = n_keys;
+    ks->n_patterns = ps->n;
+    ks->n_strands = ns;
+    ks->mode = mode;
+    ks->max_dist = max_dist;
+    ks->span = ks->max_len + (mode == GS_MATCH_EDITS ? max_dist : 0);
+    return GS_OK;
 }
 
 void gs_keyset_free(gs_keyset *ks)

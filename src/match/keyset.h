@@ -8,6 +8,11 @@
  * outside the hot loop. Because expansions are deduplicated per (pattern,
  * strand), one text position can never report the same (pattern, strand) twice
  * (contract §1: expansions at the same start make one hit).
+ *
+ * Approximate modes (gs_keyset_build_approx) do not expand: each (pattern,
+ * strand) is one key whose bytes are IUPAC base sets (bits A=1 C=2 G=4 T=8),
+ * the reverse strand holding the reverse complement, and has exactly one
+ * output. Engines compare a text base with a position by testing its bit.
  */
 #ifndef GS_KEYSET_H
 #define GS_KEYSET_H
@@ -23,10 +28,21 @@ typedef struct gs_keyset {
     uint8_t *key_bytes; /* dna: codes 0..3 (gs_dna_code); bytes: raw bytes */
     uint32_t *out_off;  /* [n_keys + 1] offsets into outputs */
     uint32_t *outputs;  /* pattern * 2 + strand (GS_FWD / GS_REV) */
-    uint32_t min_len, max_len; /* over keys; max_len - 1 is the block overlap */
+    uint32_t min_len, max_len; /* over keys */
     uint32_t n_patterns;
     int n_strands;      /* 1 (forward) or 2 (forward, reverse) */
+    gs_match_mode mode; /* exact: codes; approximate: base-set keys */
+    uint32_t max_dist;  /* K of --max-mismatches / --max-edits (0 when exact) */
+    /* The longest text one hit may span: max_len, plus K with edits. Every
+     * overlap (plan, blocks, GPU chunks) is span - 1, read from here only. */
+    uint32_t span;
 } gs_keyset;
+
+/* Residues of overlap a block needs so that no hit is lost at its end. */
+static inline uint32_t gs_keyset_overlap(const gs_keyset *ks)
+{
+    return ks->span ? ks->span - 1 : 0;
+}
 
 static inline uint32_t gs_key_len(const gs_keyset *ks, uint32_t k)
 {
@@ -43,6 +59,10 @@ static inline const uint8_t *gs_key(const gs_keyset *ks, uint32_t k)
  * On failure *ks is left zeroed (nothing to free). */
 gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_strands,
                           uint32_t max_expansions, gs_keyset *ks, gs_error *err);
+/* Approximate modes (dna only): one base-set key per (pattern, strand), no
+ * expansion. K must be below the shortest pattern (GS_EUSAGE otherwise). */
+gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match_mode mode,
+                                 uint32_t max_dist, gs_keyset *ks, gs_error *err);
 void gs_keyset_free(gs_keyset *ks);
 
 /* counts[p * n_strands + s] += key_counts[k] for every output of every key. */

@@ -319,5 +319,10 @@ static void rk_scan(const void *compiled, const uint8_t *text, size_t len, size_
 }
 
 const gs_engine gs_engine_rk = {
-    "rk", "Rabin-Karp, one window per key length: fastest for k-mer sets of one length",
-    rk_compile, rk_scan, rk_destroy};
+    .name = "rk",
+    .summary = "Rabin-Karp, one window per key length: fastest for k-mer sets of one length",
+    .caps = GS_CAP_EXACT,
+    .gpu = "rk",
+    .compile = rk_compile,
+    .scan = rk_scan,
+    .destroy = rk_destroy};

@@ -294,5 +294,10 @@ static void wm_scan(const void *compiled, const uint8_t *text, size_t len, size_
 }
 
 const gs_engine gs_engine_wm = {
-    "wm", "Wu-Manber block skipping: fastest for few, long keys", wm_compile, wm_scan,
-    wm_destroy};
+    .name = "wm",
+    .summary = "Wu-Manber block skipping: fastest for few, long keys",
+    .caps = GS_CAP_EXACT,
+    .gpu = "wm",
+    .compile = wm_compile,
+    .scan = wm_scan,
+    .destroy = wm_destroy};

@@ -1,4 +1,5 @@
-/* comm.h - MPI helpers: one agreed error per job, MPI_CHECK, node-local rank.
+/* comm.h - MPI helpers: one agreed error per job, node-local rank (and
+ * GS_MPI_CHECK, from mpi_check.h).
  *
  * Every rank runs the same phases; between phases gs_mpi_agree makes all ranks
  * learn whether any failed and carry the same message (the lowest failing
@@ -11,18 +12,10 @@
 #include <mpi.h>
 
 #include "../core/gs_error.h"
+#include "mpi_check.h" /* GS_MPI_CHECK */
 
 /* Collective. Returns the agreed status; err then holds the agreed message. */
 gs_status gs_mpi_agree(MPI_Comm comm, gs_error *err);
-
-/* Turn an MPI return code into GS_ESYS "MPI call failed: <MPI_Error_string> (file:line)". */
-gs_status gs_mpi_fail(int rc, const char *call, const char *file, int line, gs_error *err);
-#define GS_MPI_CHECK(call, err)                                                  \
-    do {                                                                         \
-        int rc_ = (call);                                                        \
-        if (rc_ != MPI_SUCCESS)                                                  \
-            return gs_mpi_fail(rc_, #call, __FILE__, __LINE__, (err));           \
-    } while (0)
 
 /* Rank among the ranks of this node (MPI_Comm_split_type shared), and how
  * many ranks share the node. */

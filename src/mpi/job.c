@@ -4,9 +4,9 @@
  * with a usable .fai (or one rank 0 builds in one pass), and BGZF files with
  * both their .fai and .gzi, are "ranges": rank 0 broadcasts the layout and
  * the plan, and each rank reads only its own pieces (pread, or the BGZF
- * blocks that hold them). Anything else (gzip, raw, FASTA that cannot be
- * indexed, BGZF without its indexes) is "streamed": rank 0 decompresses once
- * and deals blocks to the ranks. One process reads ranges only where indexes
+ * blocks that hold them). Anything else (gzip, raw, pipes, FIFOs and stdin,
+ * FASTA that cannot be indexed, BGZF without its indexes) is "streamed":
+ * rank 0 reads it once and deals blocks to the ranks. One process reads ranges only where indexes
  * exist (so a stale index is an error at any rank count) and otherwise
  * streams the files itself. Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
@@ -27,12 +27,16 @@
 #include "../io/fai.h"
 #include "../io/h5out.h"
 #include "../io/patterns.h"
+#include "../io/replace_file.h"
+#include "../io/text_out.h"
 #include "../lz/lz.h"
 #include "../match/engine.h"
 #include "../match/keyset.h"
+#include "../match/sites.h"
 #include "../scan/pipeline.h"
 #include "comm.h"
 #include "plan.h"
+#include "progress.h"
 #include "sources.h"
 
 enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED, MODE_LZ };
@@ -56,10 +60,46 @@ typedef struct job {
     gs_lz_index lz;        /* MODE_LZ: the whole index, on every rank */
     uint64_t bytes_read;
     double progress_t0, progress_last;
+    gs_progress prog;        /* every rank's residues, summed on rank 0 */
+    uint64_t progress_total; /* ranges mode: residues of the whole plan */
     double t[GS_N_PHASES];
 } job;
 
 /* ---- phase 1: patterns, engine, device --------------------------------- */
+
+/* Refuse an output that would replace something other than a regular
+ * file, or an input of the run (a corpus file or its indexes, the pattern
+ * file, the config, the --index file), before any work is done: the writers
+ * check again when they rename. */
+static gs_status check_output(const gs_scan_opts *o, gs_error *err)
+{
+    if (!strcmp(o->out, "-"))
+        return GS_OK;
+    size_t n = 0, len = 0;
+    for (size_t f = 0; f < o->n_corpus; f++)
+        len += 2 * (strlen(o->corpus[f]) + 5); /* FILE.fai and FILE.gzi */
+    const char **in = gs_malloc((3 * o->n_corpus + 3) * sizeof *in, err, "inputs");
+    char *names = gs_malloc(len + 1, err, "inputs"), *p = names;
+    if (in == NULL || names == NULL) {
+        free(in);
+        free(names);
+        return GS_ESYS;
+    }
+    for (size_t f = 0; f < o->n_corpus; f++) {
+        in[n++] = o->corpus[f];
+        for (int k = 0; k < 2; k++) {
+            in[n++] = p;
+            p += sprintf(p, "%s.%s", o->corpus[f], k ? "gzi" : "fai") + 1;
+        }
+    }
+    in[n++] = o->patterns;
+    in[n++] = o->config;
+    in[n++] = o->index;
+    gs_status st = gs_out_check(o->out, in, n, err);
+    free(in);
+    free(names);
+    return st;
+}
 
 /* The collective steps come first, so that a rank whose pattern file fails
  * still takes part in them and reaches the agreement after this phase. */
@@ -68,25 +108,42 @@ static gs_status setup(job *j, gs_error *err)
     const gs_scan_opts *o = j->o;
     int local_rank, local_size;
     gs_mpi_node_rank(j->comm, &local_rank, &local_size);
-    int ndev = o->device == GS_DEV_CPU ? 0 : gs_gpu_device_count();
+    /* the GPU is used when the engine (auto: ac, or bv when approximate) has
+     * a GPU counterpart in the engine table */
+    const gs_engine *named = strcmp(o->engine, "auto") ? gs_engine_find(o->engine) : NULL;
+    const gs_engine *cand = named ? named : o->match ? &gs_engine_bv : &gs_engine_ac;
+    int ndev = o->device == GS_DEV_CPU || cand->gpu == NULL ? 0 : gs_gpu_device_count();
     j->use_gpu = ndev > 0;
     j->gpu_device = ndev ? local_rank % ndev : 0;
     int mine = j->use_gpu && local_rank < ndev;
-    MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     j->threads = o->threads;
     if (j->threads <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         j->threads = cores > local_size ? (int)(cores / local_size) : 1;
     }
+    if (o->device == GS_DEV_GPU && cand->gpu == NULL)
+        return gs_fail(err, GS_EUSAGE, "engine %s%s has no GPU version yet (--device gpu)",
+                       cand->name, o->match ? " (approximate matching)" : "");
+    for (size_t f = 0; o->verify && j->rank == 0 && f < o->n_corpus; f++)
+        if (!gs_input_seekable(o->corpus[f]))
+            return gs_fail(err, GS_EUSAGE,
+                           "--verify reads the corpus twice, a pipe or stdin only once: "
+                           "write it to a file first (%s)",
+                           o->corpus[f]);
     if (o->device == GS_DEV_GPU && ndev == 0)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
 
-    gs_status st = gs_patset_read(o->patterns, o->alphabet, &j->ps, err);
-    if (st == GS_OK)
+    if (j->rank == 0 && check_output(o, err) != GS_OK)
+        return err->code;
+    gs_status st = gs_patset_load(o->patterns, o->seqs, o->n_seqs, o->alphabet, &j->ps, err);
+    if (st == GS_OK && o->match != GS_MATCH_EXACT)
+        st = gs_keyset_build_approx(&j->ps, o->both_strands, o->match, o->max_dist, &j->ks, err);
+    else if (st == GS_OK)
         st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
     if (st != GS_OK)
         return st;
-    j->overlap = j->ks.max_len ? j->ks.max_len - 1 : 0;
+    j->overlap = gs_keyset_overlap(&j->ks);
 
     if (!strcmp(o->engine, "auto"))
         j->engine = j->use_gpu ? &gs_engine_ac : gs_engine_auto(&j->ks);
@@ -94,8 +151,12 @@ static gs_status setup(job *j, gs_error *err)
         j->engine = gs_engine_find(o->engine);
     if (j->engine == NULL)
         return gs_fail(err, GS_EUSAGE, "unknown engine '%s' (--engine)", o->engine);
-    if (j->use_gpu && j->engine == &gs_engine_bf)
-        return gs_fail(err, GS_EUSAGE, "engine bf runs on the CPU only (--engine bf with --device gpu)");
+    if (!gs_engine_can(j->engine, &j->ks))
+        return gs_fail(err, GS_EUSAGE, "engine %s does %s matching only (--engine)", j->engine->name,
+                       o->match ? "exact" : "approximate");
+    if (j->use_gpu && j->engine->gpu == NULL)
+        return gs_fail(err, GS_EUSAGE, "engine %s runs on the CPU only (--engine %s with --device gpu)",
+                       j->engine->name, j->engine->name);
     return GS_OK;
 }
 
@@ -110,8 +171,8 @@ enum { READ_STREAM, READ_PLAIN, READ_BGZF };
  * does not index a compressed file on the fly: that would read it twice). */
 static int read_kind(const char *path, gs_input_format fmt)
 {
-    if (fmt == GS_INPUT_RAW)
-        return READ_STREAM;
+    if (fmt == GS_INPUT_RAW || !gs_input_seekable(path))
+        return READ_STREAM; /* a pipe is not sniffed here: its bytes go to the reader */
     unsigned char b[18] = {0};
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -140,6 +201,8 @@ static int read_kind(const char *path, gs_input_format fmt)
 static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
 {
     *ok = 1;
+    if (gs_corpus_check((const char *const *)j->o->corpus, j->o->n_corpus, err) != GS_OK)
+        return err->code;
     for (size_t f = 0; f < j->o->n_corpus; f++) {
         const char *path = j->o->corpus[f];
         int kind = read_kind(path, j->o->format);
@@ -150,6 +213,11 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
         gs_status st = gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
+        if (fai[f].omits_dups)
+            fprintf(stderr,
+                    "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
+                    "faidx keeps the first): not used; gscan index writes one that keeps them\n",
+                    path);
         if (fai[f].n == 0 && (j->size == 1 || kind == READ_BGZF)) {
             *ok = 0; /* one process streams rather than read the file twice */
             return GS_OK;
@@ -178,7 +246,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
             bytes += strlen(j->layout.rec[i].name) + 1 + 5 * sizeof(uint64_t);
     }
     uint64_t hdr[2] = {n_rec, bytes};
-    MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
     n_rec = hdr[0];
     bytes = hdr[1];
     if ((buf = gs_malloc(bytes, err, "layout broadcast")) == NULL)
@@ -197,7 +265,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
     }
     for (uint64_t off = 0; off < bytes; off += 1u << 30) {
         uint64_t n = bytes - off < (1u << 30) ? bytes - off : (1u << 30);
-        MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm);
+        GS_MPI_CHECK(MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm));
     }
     if (j->rank != 0) {
         j->layout.rec = gs_calloc(n_rec, sizeof *j->layout.rec, err, "layout");
@@ -294,7 +362,7 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
-    MPI_Bcast(mode, 2, MPI_INT, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(mode, 2, MPI_INT, 0, j->comm));
     j->mode = mode[0];
     j->readers = mode[1];
     const int parts = j->size * j->readers;
@@ -317,7 +385,7 @@ static gs_status make_plan(job *j, gs_error *err)
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
     uint64_t np = j->plan.n_pieces;
-    MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm));
     if (j->rank != 0) {
         j->plan.n_pieces = np;
         j->plan.n_ranks = parts;
@@ -329,9 +397,9 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     for (uint64_t off = 0; off < np; off += 1u << 24) {
         uint64_t n = np - off < (1u << 24) ? np - off : (1u << 24);
-        MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm);
+        GS_MPI_CHECK(MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm));
     }
-    MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
     j->layout.n_files = o->n_corpus;
@@ -346,8 +414,14 @@ static gs_status make_plan(job *j, gs_error *err)
         gs_seqfile *fds = j->fds + (size_t)r * o->n_corpus;
         for (size_t p = j->plan.first[part]; p < j->plan.first[part + 1]; p++) {
             uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
-            if (fds[f].fd < 0 && fds[f].bgzf == NULL &&
-                (st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
+            if (fds[f].fd >= 0 || fds[f].bgzf != NULL)
+                continue;
+            if ((st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
+                break;
+            /* BGZF: a reader inflates each segment's blocks on its share of
+             * the rank's threads (inflating, not parsing, is its work) */
+            if (fds[f].bgzf &&
+                (st = gs_bgzf_set_threads(fds[f].bgzf, j->threads / j->readers, err)) != GS_OK)
                 break;
         }
     }
@@ -356,6 +430,21 @@ static gs_status make_plan(job *j, gs_error *err)
 
 /* ---- phase 3: scan ------------------------------------------------------ */
 
+static void print_progress(job *j, uint64_t all, double now)
+{
+    double mb = (double)all / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
+    if (j->progress_total) {
+        double pct = 100.0 * (double)all / (double)j->progress_total;
+        fprintf(stderr, "\rgscan: %5.1f%% (%.1f M residues, %d rank%s, %.0f M/s)   ",
+                pct < 100.0 ? pct : 100.0, mb, j->size, j->size > 1 ? "s" : "", rate);
+    } else {
+        fprintf(stderr, "\rgscan: %.1f M residues scanned (%d rank%s, %.0f M/s)   ", mb, j->size,
+                j->size > 1 ? "s" : "", rate);
+    }
+}
+
+/* Every rank reports its residues (at most every 0.2 s); rank 0 prints the
+ * whole job's. */
 static void show_progress(void *ctx, uint64_t residues)
 {
     job *j = ctx;
@@ -363,16 +452,9 @@ static void show_progress(void *ctx, uint64_t residues)
     if (now - j->progress_last < 0.2)
         return;
     j->progress_last = now;
-    double mb = (double)residues / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
-    if (j->mode == MODE_RANGES) {
-        uint64_t mine = 0;
-        for (size_t p = j->plan.first[0]; p < j->plan.first[j->readers]; p++)
-            mine += j->plan.pieces[p].end - j->plan.pieces[p].begin;
-        fprintf(stderr, "\rgscan: rank 0 %5.1f%% (%.1f M residues, %.0f M/s)   ",
-                mine ? 100.0 * (double)residues / (double)mine : 100.0, mb, rate);
-    } else {
-        fprintf(stderr, "\rgscan: %.1f M residues scanned (%.0f M/s)   ", mb, rate);
-    }
+    uint64_t all = gs_progress_update(&j->prog, residues);
+    if (j->rank == 0)
+        print_progress(j, all, now);
 }
 
 /* One pass over this rank's share with the given engine. layout receives the
@@ -383,14 +465,21 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     const gs_scan_opts *o = j->o;
     gs_scan_cfg cfg = {.ks = &j->ks, .engine = engine, .use_gpu = use_gpu,
                        .gpu_device = j->gpu_device, .threads = j->threads,
-                       .want_hits = o->report_hits, .block = (size_t)o->block,
+                       .want_hits = o->report_hits || o->match != GS_MATCH_EXACT,
+                       .block = (size_t)o->block,
                        .overlap = j->overlap};
-    int show = o->progress > 0 || (o->progress < 0 && isatty(2));
-    if (show && j->rank == 0) {
+    /* rank 0's stderr decides: it is the one that prints */
+    int show = j->rank == 0 && (o->progress > 0 || (o->progress < 0 && isatty(2)));
+    GS_MPI_CHECK(MPI_Bcast(&show, 1, MPI_INT, 0, j->comm));
+    if (show) {
         cfg.progress = show_progress;
         cfg.progress_ctx = j;
         j->progress_t0 = gs_now();
         j->progress_last = 0;
+        j->progress_total = 0;
+        for (size_t p = 0; j->mode == MODE_RANGES && p < j->plan.n_pieces; p++)
+            j->progress_total += j->plan.pieces[p].end - j->plan.pieces[p].begin;
+        gs_progress_start(&j->prog, j->comm); /* without it: rank 0's share only */
     }
     gs_layout scratch = {0};
     gs_reader *reader = NULL;
@@ -426,7 +515,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
             j->bytes_read += rs[r].bytes_read;
     } else {
         if (j->rank == 0) {
-            gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap};
+            gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap,
+                                 .any_bytes = o->alphabet == GS_ALPHA_BYTES};
             st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
                                 layout ? layout : &scratch, &reader, err);
         }
@@ -449,12 +539,13 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         }
     }
     gs_layout_free(&scratch);
-    if (show && j->rank == 0) {
-        if (st == GS_OK) { /* the last state, whenever the last report was */
-            j->progress_last = 0;
-            show_progress(j, res->residues);
+    if (show) { /* the last state, whenever the last report was */
+        uint64_t all = gs_progress_finish(&j->prog, st == GS_OK ? res->residues : 0);
+        if (j->rank == 0) {
+            if (st == GS_OK)
+                print_progress(j, all, gs_now());
+            fprintf(stderr, "\n");
         }
-        fprintf(stderr, "\n");
     }
     return st;
 }
@@ -476,12 +567,8 @@ static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts
         gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
     for (size_t off = 0; off < n; off += 1u << 27) {
         int c = (int)(n - off < (1u << 27) ? n - off : (1u << 27));
-        int rc = MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c, MPI_UINT64_T,
-                            MPI_SUM, 0, j->comm);
-        if (rc != MPI_SUCCESS) {
-            free(mine);
-            return gs_mpi_fail(rc, "MPI_Reduce(counts)", __FILE__, __LINE__, err);
-        }
+        GS_MPI_CHECK(MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c,
+                                MPI_UINT64_T, MPI_SUM, 0, j->comm));
     }
     free(mine);
     return GS_OK;
@@ -498,7 +585,7 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     uint64_t n = hits->n, *all = NULL, total = 0;
     if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof *all, err, "hit counts")) == NULL)
         MPI_Abort(j->comm, GS_ESYS);
-    MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm));
     if (j->rank == 0) {
         for (int r = 0; r < j->size; r++)
             total += all[r];
@@ -518,7 +605,7 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     if (j->rank != 0) {
         for (size_t off = 0; off < hits->n; off += per_msg) {
             size_t c = hits->n - off < per_msg ? hits->n - off : per_msg;
-            MPI_Send(hits->v + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, 0, TAG_HITS, j->comm);
+            GS_MPI_CHECK(MPI_Send(hits->v + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, 0, TAG_HITS, j->comm));
         }
         gs_hits_free(hits);
         return GS_OK;
@@ -526,8 +613,8 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     for (int r = 1; r < j->size; r++) {
         for (size_t off = 0; off < all[r]; off += per_msg) {
             size_t c = all[r] - off < per_msg ? all[r] - off : per_msg;
-            MPI_Recv(hits->v + hits->n + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, r, TAG_HITS,
-                     j->comm, MPI_STATUS_IGNORE);
+            GS_MPI_CHECK(MPI_Recv(hits->v + hits->n + off, (int)(c * sizeof(gs_hit)), MPI_BYTE, r, TAG_HITS,
+                         j->comm, MPI_STATUS_IGNORE));
         }
         hits->n += all[r];
     }
@@ -545,6 +632,8 @@ static const gs_engine *reference_engine(const job *j)
 {
     if (j->use_gpu)
         return j->engine;
+    if (j->ks.mode != GS_MATCH_EXACT) /* the DP reference, or bv to check it */
+        return j->engine == &gs_engine_bf ? &gs_engine_bv : &gs_engine_bf;
     return j->engine == &gs_engine_ac ? &gs_engine_rk : &gs_engine_ac;
 }
 
@@ -573,14 +662,14 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
     /* hits are compared before any gathering: both passes deal the same
      * blocks to the same ranks, so each rank's hits must match */
     int bad_hits = !same_hits(&main_res->hits, &res.hits), any_bad_hits = 0;
-    MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm);
+    GS_MPI_CHECK(MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm));
     uint64_t *ref_counts = NULL, bad_counts = 0;
     st = reduce_counts(j, &res, &ref_counts, err);
     double t_ref = gs_now() - t0;
     if (st == GS_OK && j->rank == 0)
         for (size_t i = 0; i < (size_t)j->ps.n * (size_t)j->ks.n_strands; i++)
             bad_counts += counts[i] != ref_counts[i];
-    MPI_Bcast(&bad_counts, 1, MPI_UINT64_T, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&bad_counts, 1, MPI_UINT64_T, 0, j->comm));
     free(ref_counts);
     gs_scan_res_free(&res);
     if (gs_mpi_agree(j->comm, err) != GS_OK)
@@ -598,6 +687,20 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 }
 
 /* ---- the job ------------------------------------------------------------ */
+
+/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
+ * as samtools keeps the first and gscan index keeps all), but said. */
+static void warn_dup_names(const gs_layout *l, char *const *corpus)
+{
+    size_t a, b;
+    gs_error err = {0};
+    long n = gs_layout_dup_names(l, &a, &b, &err);
+    if (n > 0)
+        fprintf(stderr,
+                "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
+                "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
+                n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
+}
 
 static void job_free(job *j)
 {
@@ -626,15 +729,18 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     gs_scan_res res = {0};
     uint64_t *counts = NULL;
     memset(sum, 0, sizeof *sum);
-    MPI_Comm_rank(comm, &j.rank);
-    MPI_Comm_size(comm, &j.size);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &j.rank));
+    GS_MPI_CHECK(MPI_Comm_size(comm, &j.size));
     double t_start = gs_now(), t_send = 0;
+    j.t[GS_T_INIT] = gs_process_age();
 
     setup(&j, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
+    j.t[GS_T_SETUP] = gs_now() - t_start;
     if (make_plan(&j, err) != GS_OK || gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
+    j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
     scan_pass(&j, j.engine, j.use_gpu, &j.layout, &res, &t_send, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
@@ -652,17 +758,37 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     if (o->verify && verify(&j, &res, counts, sum, err) != GS_OK)
         goto fail;
-    if (o->report_hits && (j.mode == MODE_STREAMED || j.mode == MODE_LZ) && gather_hits(&j, &res.hits, err) != GS_OK)
+    /* Approximate hits are gathered in every mode: --best-per-site sees
+     * every hit of a (pattern, record, strand) at once, and the counts are
+     * taken from what is reported. Text is one stream from rank 0, so its
+     * hits are gathered in any mode too; so are an index scan's, which
+     * interleave across ranks as streamed ones do. */
+    const int approx = o->match != GS_MATCH_EXACT;
+    if ((approx || (o->report_hits && (j.mode == MODE_STREAMED || j.mode == MODE_LZ ||
+                                       (o->out_format != GS_OUT_H5 && j.size > 1)))) &&
+        gather_hits(&j, &res.hits, err) != GS_OK)
         goto fail;
+    if (approx && j.rank == 0) {
+        if (o->best_per_site)
+            gs_hits_best_per_site(&res.hits);
+        memset(counts, 0, (size_t)j.ps.n * (size_t)j.ks.n_strands * sizeof *counts);
+        gs_hits_count(&res.hits, j.ks.n_strands, counts);
+    }
+    if (approx && !o->report_hits)
+        gs_hits_free(&res.hits);
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
+    if (j.rank == 0)
+        warn_dup_names(&j.layout, o->corpus);
 
     gs_result r = {
         .info = {.command_line = o->command_line, .engine = j.engine->name,
                  .device = j.use_gpu ? "gpu" : "cpu",
                  .alphabet = o->alphabet == GS_ALPHA_DNA ? "dna" : "bytes",
                  .strand_mode = o->both_strands ? "both" : "forward",
-                 .report = o->report_hits ? "hits" : "counts", .n_ranks = j.size, .n_gpus = j.n_gpus},
+                 .report = o->report_hits ? "hits" : "counts", .n_ranks = j.size, .n_gpus = j.n_gpus,
+                 .match = gs_match_mode_name(o->match), .max_dist = (int)o->max_dist,
+                 .best_per_site = o->best_per_site},
         .patterns = &j.ps, .layout = j.mode == MODE_LZ ? &j.lz.layout : &j.layout, .counts = counts, .n_strands = j.ks.n_strands,
         .with_hits = o->report_hits, .hits = res.hits.v, .n_hits = res.hits.n};
     if (j.layout.n_files == 0 && j.mode != MODE_LZ) { /* ranks other than 0 of a stream have no layout */
@@ -670,8 +796,11 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         j.layout.n_files = o->n_corpus;
     }
     memcpy(r.timing, j.t, sizeof r.timing);
-    r.timing[GS_T_TOTAL] = gs_now() - t_start;
-    gs_h5_write(o->out, &r, comm, err);
+    r.timing[GS_T_TOTAL] = j.t[GS_T_INIT] + gs_now() - t_start;
+    if (o->out_format == GS_OUT_H5)
+        gs_h5_write(o->out, &r, comm, err);
+    else if (j.rank == 0)
+        gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;
 fail:

@@ -22,21 +22,31 @@
 
 typedef enum gs_device_kind { GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU } gs_device_kind;
 
+/* What -o receives: the HDF5 result file, or text rows (io/text_out.h). */
+typedef enum gs_out_format { GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED } gs_out_format;
+
 typedef struct gs_scan_opts {
-    const char *patterns;    /* -p */
-    const char *out;         /* -o, default gscan.h5 */
+    const char *patterns;    /* -p, or NULL when only -s gives patterns */
+    char **seqs;             /* -s/--pattern, in order, after those of -p */
+    size_t n_seqs;
+    const char *out;         /* -o, default gscan.h5; "-" is standard output */
+    gs_out_format out_format; /* -O, else from -o's extension (.tsv, .bed, -: text) */
     const char *engine;      /* -e: auto | ac | wm | rk (bf for tests) */
     gs_device_kind device;   /* -d */
     int both_strands;        /* --strand both (1) | forward (0) */
     gs_alphabet alphabet;    /* --alphabet */
     gs_input_format format;  /* --input-format */
-    int report_hits;         /* --report hits (1) | counts (0) */
+    int report_hits;         /* --report hits (1) | counts (0); text output: hits
+                              * unless --report counts was given */
     int threads;             /* -t, 0: one per core */
     int readers;             /* --readers (1 .. GS_MAX_READERS), 0: from threads */
     int verify;              /* --verify */
     int progress;            /* 1 --progress, 0 --quiet, -1 default (a terminal) */
     uint64_t block;          /* --block-size residues */
     uint32_t max_expansions; /* --max-expansions */
+    gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
+    uint32_t max_dist;       /* their K */
+    int best_per_site;       /* --best-per-site */
     const char *config;      /* --config */
     const char *index;       /* --index: an LZ77 hybrid index instead of corpus files */
     char **corpus;           /* positional (or "corpus" in a config) */

@@ -1,5 +1,6 @@
 /* sources.c - the segment sources of a rank (see sources.h). */
 #include "sources.h"
+#include "mpi_check.h"
 
 #include <stdlib.h>
 
@@ -60,30 +61,25 @@ enum { TAG_HDR = 71, TAG_DATA = 72 };
 void gs_stream_src_init(gs_stream_src *s, MPI_Comm comm, gs_source inner)
 {
     *s = (gs_stream_src){.comm = comm, .inner = inner};
-    MPI_Comm_rank(comm, &s->rank);
-    MPI_Comm_size(comm, &s->size);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, &s->rank));
+    GS_MPI_CHECK(MPI_Comm_size(comm, &s->size));
 }
 
-static int send_segment(gs_stream_src *s, int to, const gs_segment *seg, gs_error *err)
+static void send_segment(gs_stream_src *s, int to, const gs_segment *seg)
 {
     uint64_t hdr[4] = {seg->record, seg->base, seg->len, seg->own};
-    int rc = MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm);
-    for (size_t off = 0; rc == MPI_SUCCESS && off < seg->len; off += MSG_MAX) {
+    GS_MPI_CHECK(MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm));
+    for (size_t off = 0; off < seg->len; off += MSG_MAX) {
         size_t n = seg->len - off < MSG_MAX ? seg->len - off : MSG_MAX;
-        rc = MPI_Send(seg->text + off, (int)n, MPI_BYTE, to, TAG_DATA, s->comm);
+        GS_MPI_CHECK(MPI_Send(seg->text + off, (int)n, MPI_BYTE, to, TAG_DATA, s->comm));
     }
-    if (rc != MPI_SUCCESS) {
-        gs_fail(err, GS_ESYS, "cannot send a block to rank %d (MPI error %d)", to, rc);
-        return -1;
-    }
-    return 0;
 }
 
 static void send_end(gs_stream_src *s, int failed)
 {
     uint64_t hdr[4] = {0, 0, END, (uint64_t)failed};
     for (int to = 1; to < s->size; to++)
-        MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm);
+        GS_MPI_CHECK(MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm));
 }
 
 static int streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
@@ -103,16 +99,12 @@ static int streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err
             if (to == 0)
                 return 1;
             double t0 = gs_now();
-            if (send_segment(s, to, seg, err)) {
-                send_end(s, 1);
-                s->finished = 1;
-                return -1;
-            }
+            send_segment(s, to, seg);
             s->t_send += gs_now() - t0;
         }
     }
     uint64_t hdr[4];
-    MPI_Recv(hdr, 4, MPI_UINT64_T, 0, TAG_HDR, s->comm, MPI_STATUS_IGNORE);
+    GS_MPI_CHECK(MPI_Recv(hdr, 4, MPI_UINT64_T, 0, TAG_HDR, s->comm, MPI_STATUS_IGNORE));
     if (hdr[2] == END) {
         s->finished = 1;
         if (hdr[3]) {
@@ -123,7 +115,7 @@ static int streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err
     }
     for (size_t off = 0; off < hdr[2]; off += MSG_MAX) {
         size_t n = hdr[2] - off < MSG_MAX ? hdr[2] - off : MSG_MAX;
-        MPI_Recv(buf + off, (int)n, MPI_BYTE, 0, TAG_DATA, s->comm, MPI_STATUS_IGNORE);
+        GS_MPI_CHECK(MPI_Recv(buf + off, (int)n, MPI_BYTE, 0, TAG_DATA, s->comm, MPI_STATUS_IGNORE));
     }
     *seg = (gs_segment){.record = (uint32_t)hdr[0], .base = hdr[1], .text = buf,
                         .len = (size_t)hdr[2], .own = (size_t)hdr[3]};

@@ -21,13 +21,6 @@
 
 #include "../gpu/gpu.h"
 
-double gs_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* A batch of segments in one buffer. Short records (ESTs, contigs) are
  * packed many to a batch, so a worker is woken once per block of residues,
  * not once per record. */
@@ -101,15 +94,22 @@ static void q_close(pool *p, queue *q)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Turn key occurrences of one segment into hits of every (pattern, strand). */
+/* Turn key occurrences of one segment into hits of every (pattern, strand).
+ * Approximate hits ending before the span belong to the previous segment of
+ * the record when there is one (engine.h). */
 static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh, gs_hits *out)
 {
+    const int exact = ks->mode == GS_MATCH_EXACT;
     for (size_t i = 0; i < kh->n; i++) {
-        uint32_t k = kh->v[i].key;
+        const gs_keyhit *x = &kh->v[i];
+        uint32_t k = x->key, len = exact ? gs_key_len(ks, k) : x->len;
+        if (!exact && seg->base > 0 && x->pos + len < ks->span)
+            continue;
         for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++) {
             uint32_t o = ks->outputs[j];
-            gs_hit h = {.start = seg->base + kh->v[i].pos, .record = seg->record,
-                        .pattern = o >> 1, .strand = (o & 1) ? -1 : 1};
+            gs_hit h = {.start = seg->base + x->pos, .end = seg->base + x->pos + len,
+                        .record = seg->record, .pattern = o >> 1, .strand = (o & 1) ? -1 : 1,
+                        .distance = x->dist};
             if (gs_hits_push(out, &h))
                 return -1;
         }

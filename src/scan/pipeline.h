@@ -12,14 +12,16 @@
 #ifndef GS_PIPELINE_H
 #define GS_PIPELINE_H
 
+#include "../core/gs_clock.h"
 #include "../core/gs_error.h"
 #include "../core/gs_types.h"
 #include "../match/engine.h"
 #include "../match/keyset.h"
 
 typedef struct gs_source {
-    /* Fill buf (capacity block + overlap) with the next segment: 1, 0 at the
-     * end, -1 on error (err set). */
+    /* Fill buf (capacity block + overlap) with the next segment, whose
+     * text is buf itself (seg->text == buf): 1, 0 at the end, -1 on error
+     * (err set). */
     int (*next)(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err);
     void *ctx;
 } gs_source;
@@ -54,8 +56,5 @@ typedef struct gs_scan_res {
 gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,
                       gs_error *err);
 void gs_scan_res_free(gs_scan_res *res);
-
-/* Wall-clock seconds (monotonic). */
-double gs_now(void);
 
 #endif

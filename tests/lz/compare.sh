@@ -5,6 +5,8 @@
 # strands and forward, IUPAC, counts and hits, M from 1 to 64, 1-3 MPI
 # ranks, tiny blocks (kernel pieces cut into segments); and an index that is
 # corrupt or truncated, or a pattern longer than M, is exit 2 with a message.
+# GS_TEST_QUICK=1 (the sanitizer run): fewer option sets and collections, no
+# real strain sets.
 set -uo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 DATA=${2:-}
@@ -13,6 +15,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 fails=0 runs=0
+quick=${GS_TEST_QUICK:-0}
 
 same() { # name, plain.h5, lz.h5
   local o bad=0
@@ -48,22 +51,25 @@ check() {
 awk -F'\t' '/^#/ || length($2) <= 8' s.patterns > s8.patterns
 awk -F'\t' '/^#/ || length($2) == 1' s.patterns > s1.patterns
 printf 'a\tA\nc\tC\nn\tN\nr\tR\n' >> s1.patterns
-for rep in hits counts; do
-  for strand in both forward; do
-    check s.fa s.patterns 24 --report $rep --strand $strand
-  done
-done
-check s.fa s.patterns 64 --report hits
-check s.fa s8.patterns 8 --report hits
+check s.fa s.patterns 24 --report hits --strand both
+check s.fa s.patterns 24 --report counts --strand forward
 check s.fa s1.patterns 1 --report hits
-check s.fa s1.patterns 1 --report counts
 check s.fa s.patterns 24 --report hits --block-size 7 -t 2
-check s.fa s.patterns 24 --report hits --alphabet bytes
-check s.fa s.patterns 24 --report hits -e rk -t 1
+if [ "$quick" != 1 ]; then
+  check s.fa s.patterns 24 --report hits --strand forward
+  check s.fa s.patterns 24 --report counts --strand both
+  check s.fa s.patterns 64 --report hits
+  check s.fa s8.patterns 8 --report hits
+  check s.fa s1.patterns 1 --report counts
+  check s.fa s.patterns 24 --report hits --alphabet bytes
+  check s.fa s.patterns 24 --report hits -e rk -t 1
+fi
 
 # Many small collections: random M, many short (and some empty) records,
 # patterns of 1..M residues, the reference being one or several records.
-for seed in 1 2 3 4 5 6 7 8; do
+seeds="1 2 3 4 5 6 7 8"
+[ "$quick" = 1 ] && seeds="2 5"
+for seed in $seeds; do
   m=$((1 + seed * 7 % 13))
   "$GSCAN" gen -o r -s $seed -n 3K -r 30 -k 150 --min-length 1 --max-length $m --degenerate 0.2 \
     --palindromes 0.1 --n-runs 3 --variants $((seed % 4 + 2)) --snp-rate 0.02 --indel-rate 0.01
@@ -100,7 +106,9 @@ check s.fa edges.patterns 12 --report hits
 "$GSCAN" index --lz -m 24 -o c.gsx s.fa
 "$GSCAN" scan -q -d cpu -p s.patterns -o plain.h5 --report hits s.fa
 "$GSCAN" scan -q -d cpu -p s.patterns -o plain_counts.h5 --report counts s.fa
-for run in "1 hits" "2 hits" "3 hits" "3 counts"; do
+runs_mpi=("1 hits" "2 hits" "3 hits" "3 counts")
+[ "$quick" = 1 ] && runs_mpi=("2 hits" "3 counts")
+for run in "${runs_mpi[@]}"; do
   set -- $run
   "$MPIEXEC" -n $1 "$GSCAN" scan -q -d cpu -t 1 -p s.patterns -o lz$1.h5 --report $2 --block-size 1K --index c.gsx
   [ $2 = hits ] && want=plain.h5 || want=plain_counts.h5
@@ -108,7 +116,7 @@ for run in "1 hits" "2 hits" "3 hits" "3 counts"; do
 done
 
 # Real strain sets (Debian ragout-examples): 5 S. aureus, 5 H. pylori.
-if [ -n "$DATA" ] && [ -d "$DATA/S.Aureus/references" ]; then
+if [ "$quick" != 1 ] && [ -n "$DATA" ] && [ -d "$DATA/S.Aureus/references" ]; then
   "$GSCAN" gen -o p -s 9 -n 10K -k 300 --min-length 12 --max-length 30 --planted 0 --degenerate 0.1
   for set in S.Aureus H.Pylori; do
     for f in "$DATA/$set/references/"*.fasta.gz; do zcat "$f"; done > "$set.fa"
@@ -157,6 +165,26 @@ done
 expect "missing index" 2 "nope.gsx" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index nope.gsx
 expect "index and corpus" 1 "--index" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index c.gsx s.fa
 expect "index without -o" 1 "--out" "$GSCAN" index --lz s.fa
+expect "index with --max-mismatches" 1 "exact matching only" "$GSCAN" scan -q -p s.patterns -o bad.h5 --max-mismatches 1 --index c.gsx
+expect "index with --max-edits" 1 "exact matching only" "$GSCAN" scan -q -p s.patterns -o bad.h5 --max-edits 1 --index c.gsx
+cp c.gsx keep.gsx
+expect "output over the index" 1 "input of this run" "$GSCAN" scan -q -p s.patterns -o c.gsx --index c.gsx
+cmp -s c.gsx keep.gsx || { echo "FAIL output over the index: the index changed"; fails=$((fails + 1)); }
+cp s.fa keep.fa
+expect "index over its corpus" 1 "input of this run" "$GSCAN" index --lz -o s.fa s.fa
+cmp -s s.fa keep.fa || { echo "FAIL index over its corpus: the corpus changed"; fails=$((fails + 1)); }
+# text output of an index scan, split across ranks: the same rows as the
+# plain scan's (patterns of 10 or more residues: the short ones hit millions
+# of times)
+awk -F'\t' '/^#/ || length($2) >= 10' s.patterns > s10.patterns
+"$GSCAN" index --lz -m 24 -o t.gsx s.fa
+"$GSCAN" scan -q -d cpu -p s10.patterns -o plain.tsv s.fa
+"$MPIEXEC" -n 2 "$GSCAN" scan -q -d cpu -t 1 -p s10.patterns -o lz.tsv --block-size 1K --index t.gsx
+runs=$((runs + 1))
+if [ "$(wc -l < plain.tsv)" -lt 100 ] || ! cmp -s plain.tsv lz.tsv; then
+  echo "FAIL text output: index scan differs from the plain scan (or too few hits to tell)"
+  fails=$((fails + 1))
+fi
 runs=$((runs + 1))
 info=$("$GSCAN" info c.gsx)
 grep -q "^phrases:" <<<"$info" || { echo "FAIL info"; fails=$((fails + 1)); }

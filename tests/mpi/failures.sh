@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # failures.sh - an error on any rank ends every rank within seconds with one
 # located message and contract §5's exit status, never a hang and never a result
-# file; and each rank reads only its own byte ranges of a plain FASTA.
+# file (a rank killed mid-scan included); and each rank reads only its own
+# byte ranges of a plain FASTA.
 set -uo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -53,6 +54,39 @@ done
 # A bad pattern file: every rank reads it, one message.
 printf 'x\tACGZ\n' > bad.patterns
 expect "bad patterns n=3" 2 "bad.patterns:1" "$MPIEXEC" -n 3 "$GSCAN" scan -q -p bad.patterns -o out.h5 w.fa
+
+# A rank killed mid-scan (SIGKILL: no chance to say anything itself): the job
+# ends within seconds, with a message, and leaves no result file. Once as
+# mpiexec runs it, once with -disable-auto-cleanup, where the launcher leaves
+# the other ranks running and only their checked MPI calls can end them.
+"$GSCAN" gen -o slow -s 9 -n 2M -r 4 -k 200 --min-length 6 --max-length 12 >/dev/null
+for flags in "" "-disable-auto-cleanup"; do
+  runs=$((runs + 1))
+  "$MPIEXEC" $flags -n 3 "$GSCAN" scan -q -e bf -t 1 --block-size 64K -p slow.patterns \
+    -o out.h5 slow.fa > kill.log 2>&1 &
+  mp=$!
+  victim=
+  for i in $(seq 200); do # the ranks: gscan processes below this mpiexec
+    sleep 0.1
+    victim=$(ps -e -o pid=,ppid=,comm= | awk -v top=$mp '{up[$1] = $2; name[$1] = $3}
+      END {for (p in up) if (name[p] == "gscan") {q = up[p]; while (q > 1 && q != top) q = up[q];
+           if (q == top) print p}}' | sort -n | sed -n 2p)
+    [ -n "$victim" ] && break
+  done
+  sleep 1 # into the scan (it takes 15 s or more here)
+  [ -n "$victim" ] && kill -9 "$victim"
+  t0=$(date +%s)
+  for i in $(seq 300); do kill -0 $mp 2>/dev/null || break; sleep 0.1; done
+  took=$(($(date +%s) - t0))
+  if kill -0 $mp 2>/dev/null; then kill -9 -- $mp; fi
+  wait $mp; rc=$?
+  if [ -z "$victim" ] || [ $rc = 0 ] || [ $took -gt 10 ] || [ -n "$(find . -name 'out.h5')" ] ||
+     ! grep -qE "gscan: error|BAD TERMINATION|Killed" kill.log; then
+    echo "FAIL rank killed mid-scan ($flags): victim '$victim', exit $rc after $took s:"
+    head -20 kill.log; fails=$((fails + 1))
+  fi
+  rm -f out.h5.tmp.*
+done
 
 # Each rank reads only its own byte ranges (plus the overlap).
 runs=$((runs + 1))

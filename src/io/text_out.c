@@ -1,0 +1,162 @@
+/* text_out.c - hits and counts as TSV or BED (see text_out.h).
+ *
+ * Rows are built in a caller's buffer and written with one fwrite each:
+ * export streams hundreds of millions of them, and fprintf's format parsing
+ * would be the slow part. New columns (a distance, a matched sequence) go
+ * into gs_text_hit and gs_text_hit_row, nowhere else.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "text_out.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replace_file.h"
+
+int gs_text_format_parse(const char *name, gs_text_format *f)
+{
+    if (!strcmp(name, "tsv"))
+        *f = GS_TEXT_TSV;
+    else if (!strcmp(name, "bed"))
+        *f = GS_TEXT_BED;
+    else
+        return -1;
+    return 0;
+}
+
+void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_seq)
+{
+    if (f == GS_TEXT_TSV)
+        fprintf(out, "record\tstart\tend\tpattern\tstrand%s%s\n", with_dist ? "\tdistance" : "",
+                with_seq ? "\tmatched" : "");
+}
+
+size_t gs_text_hit_row_max(const gs_text_hit *h)
+{
+    return strlen(h->record) + strlen(h->pattern) + (h->seq ? strlen(h->seq) + 1 : 0) + 3 * 20 + 8;
+}
+
+/* Append decimal v to p; returns the new end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+size_t gs_text_hit_row(char *buf, gs_text_format f, const gs_text_hit *h)
+{
+    char *p = put_str(buf, h->record);
+    *p++ = '\t';
+    p = put_u64(p, h->start);
+    *p++ = '\t';
+    p = put_u64(p, h->end);
+    *p++ = '\t';
+    p = put_str(p, h->pattern);
+    *p++ = '\t';
+    if (f == GS_TEXT_BED) {
+        p = put_u64(p, h->distance > 0 ? (uint64_t)h->distance : 0);
+        *p++ = '\t';
+    }
+    *p++ = h->strand > 0 ? '+' : '-';
+    if (h->distance >= 0 && f == GS_TEXT_TSV) {
+        *p++ = '\t';
+        p = put_u64(p, (uint64_t)h->distance);
+    }
+    if (h->seq) {
+        *p++ = '\t';
+        p = put_str(p, h->seq);
+    }
+    *p++ = '\n';
+    return (size_t)(p - buf);
+}
+
+void gs_text_counts_header(FILE *out)
+{
+    fputs("pattern\tsequence\tlength\tforward\treverse\ttotal\n", out);
+}
+
+void gs_text_counts_row(FILE *out, const char *name, const char *seq, uint32_t len,
+                        const uint64_t *counts, int n_strands)
+{
+    if (n_strands == 2)
+        fprintf(out, "%s\t%s\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", name, seq,
+                len, counts[0], counts[1], counts[0] + counts[1]);
+    else
+        fprintf(out, "%s\t%s\t%" PRIu32 "\t%" PRIu64 "\t.\t%" PRIu64 "\n", name, seq, len,
+                counts[0], counts[0]);
+}
+
+static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_error *err)
+{
+    const gs_patset *ps = res->patterns;
+    const gs_layout *lay = res->layout;
+    if (!res->with_hits) {
+        gs_text_counts_header(out);
+        for (uint32_t i = 0; i < ps->n; i++)
+            gs_text_counts_row(out, ps->v[i].name, ps->v[i].text, ps->v[i].len,
+                               res->counts + (size_t)i * res->n_strands, res->n_strands);
+        return;
+    }
+    size_t cap = 0;
+    char *line = NULL;
+    const int approx = res->info.match && strcmp(res->info.match, "exact") != 0;
+    gs_text_hits_header(out, f, approx, 0);
+    for (uint64_t i = 0; i < res->n_hits && !ferror(out); i++) {
+        const gs_hit *h = &res->hits[i];
+        if (h->pattern >= ps->n || h->record >= lay->n_rec) {
+            gs_fail(err, GS_ESYS, "invalid hit %" PRIu64 ": pattern %" PRIu32 ", record %" PRIu32
+                    " (text output)", i, h->pattern, h->record);
+            break;
+        }
+        gs_text_hit t = {lay->rec[h->record].name, ps->v[h->pattern].name, h->start,
+                         approx ? h->end : h->start + ps->v[h->pattern].len, h->strand, NULL,
+                         approx ? h->distance : -1};
+        size_t need = gs_text_hit_row_max(&t);
+        if (need > cap) {
+            char *l = gs_realloc(line, need, err, "text output line");
+            if (l == NULL)
+                break;
+            line = l;
+            cap = need;
+        }
+        fwrite(line, 1, gs_text_hit_row(line, f, &t), out);
+    }
+    free(line);
+}
+
+gs_status gs_text_write(const char *path, gs_text_format f, const gs_result *res,
+                        gs_error *err)
+{
+    if (!strcmp(path, "-")) {
+        write_rows(stdout, f, res, err);
+        if ((fflush(stdout) != 0 || ferror(stdout)) && err->code == GS_OK)
+            gs_fail(err, GS_ESYS, "cannot write the result: %s (standard output)",
+                    strerror(errno));
+        return err->code;
+    }
+    gs_replace_file r;
+    if (gs_replace_open(&r, path, "the result", err) != GS_OK)
+        return err->code;
+    write_rows(r.f, f, res, err);
+    if (err->code != GS_OK) {
+        gs_replace_abort(&r);
+        return err->code;
+    }
+    return gs_replace_commit(&r, "the result", err);
+}

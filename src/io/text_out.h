@@ -1,0 +1,61 @@
+/* text_out.h - hits and counts as text (TSV, BED6): the one formatter behind
+ * "gscan export" and "gscan scan -o - / -O tsv|bed".
+ *
+ * Hit rows, in contract §3 order:
+ *   tsv  header "record start end pattern strand", then one row a hit:
+ *        0-based start, end one past the last residue (BED coordinates),
+ *        pattern name, strand '+' or '-'; optionally "matched": the residues
+ *        of the hit, reverse-complemented on the reverse strand (seqkit
+ *        locate's column), also appended to BED rows; in approximate modes
+ *        "distance" follows strand
+ *   bed  BED6 without header: chrom start end name score strand, the score
+ *        being the distance in approximate modes, else 0
+ * Count rows (tsv only): header "pattern sequence length forward reverse
+ * total", one row a pattern in id order; reverse is "." when only the
+ * forward strand was scanned.
+ */
+#ifndef GS_TEXT_OUT_H
+#define GS_TEXT_OUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/gs_error.h"
+#include "h5out.h"
+
+typedef enum gs_text_format { GS_TEXT_TSV, GS_TEXT_BED } gs_text_format;
+
+/* One hit as its text row needs it; names are NUL-terminated. */
+typedef struct gs_text_hit {
+    const char *record;  /* record name */
+    const char *pattern; /* pattern name */
+    uint64_t start, end; /* 0-based, end exclusive */
+    int strand;          /* +1 or -1 */
+    const char *seq;     /* the matched sequence (a "matched" column), or NULL */
+    int distance;        /* approximate modes: a "distance" column (BED: the score); -1 */
+} gs_text_hit;
+
+/* "tsv" / "bed" into *f; -1 for anything else. */
+int gs_text_format_parse(const char *name, gs_text_format *f);
+/* The header line of hit rows (nothing for BED); with_dist: a column
+ * "distance" after strand (approximate modes); with_seq: a last column
+ * "matched" (the hits' seq). */
+void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_seq);
+/* Bytes gs_text_hit_row may write for h: at most this. */
+size_t gs_text_hit_row_max(const gs_text_hit *h);
+/* Write h's row, newline included, into buf; returns the bytes written. */
+size_t gs_text_hit_row(char *buf, gs_text_format f, const gs_text_hit *h);
+/* The header line of count rows; n_strands 1 or 2. */
+void gs_text_counts_header(FILE *out);
+/* One count row; counts[0] forward, counts[1] reverse when n_strands is 2. */
+void gs_text_counts_row(FILE *out, const char *name, const char *seq, uint32_t len,
+                        const uint64_t *counts, int n_strands);
+
+/* Write the result of a scan (rank 0, all hits in hand and sorted) to path
+ * ("-": standard output) as hit rows (res->with_hits) or count rows: through
+ * a temporary name and a rename for a file, so a failed run leaves nothing
+ * that looks finished. */
+gs_status gs_text_write(const char *path, gs_text_format f, const gs_result *res,
+                        gs_error *err);
+
+#endif

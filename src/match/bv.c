@@ -1,0 +1,530 @@
+/* bv.c - bit-vector engines for approximate matching (contract §1).
+ *
+ * Edits: Myers' bit-parallel DP (J. ACM 1999, in Hyyrö's formulation) with
+ * one 64-bit word per key of up to 64 residues, so a text residue costs a
+ * dozen word operations per key whatever K is. Its column gives the best
+ * distance at every end; the smallest start that reaches it is found by one
+ * backward DP per reported end (gs_approx_edit_len), which costs nothing
+ * when hits are rare, as they are for primers. Mismatches: the same word per
+ * key holds four bit-sliced counters planes and an overflow plane, i.e. one
+ * saturating 4-bit mismatch counter per alignment in flight, added to with a
+ * ripple carry of four ANDs/XORs per residue. IUPAC positions are base sets
+ * in the match masks (Peq), so degenerate keys cost the same as plain ones.
+ *
+ * Keys longer than 64 fall back to one column DP (Sellers) or a direct count
+ * per start; both are O(m) a residue. Keys advance four at a time over the
+ * segment, so their state stays in registers and their chains overlap.
+ *
+ * Most primer-like keys never take that scan: a pigeonhole filter (K + 1
+ * exact seeds per key, build_seeds) finds the few places worth verifying,
+ * which is 5-10x less work on a genome (docs/engines.md has the numbers).
+ */
+#include "approx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gs_approx_text_bits(const uint8_t *text, size_t len, uint8_t *bits)
+{
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = gs_dna_code[text[i]];
+        bits[i] = c == GS_NONBASE ? 0 : (uint8_t)(1u << c);
+    }
+}
+
+/* One column of the edit-distance DP: col[i] (rows 0..m) becomes the next
+ * column for text residue t, whose row 0 is top. Row i compares key[i - 1]
+ * (or key[m - i] when reversed: the DP runs backwards over pattern suffixes). */
+static inline void dp_column(uint32_t *col, uint32_t m, uint32_t top, const uint8_t *key,
+                             int reversed, uint8_t t)
+{
+    uint32_t diag = col[0];
+    col[0] = top;
+    for (uint32_t i = 1; i <= m; i++) {
+        uint32_t up = col[i];
+        uint32_t v = diag + ((key[reversed ? m - i : i - 1] & t) ? 0u : 1u);
+        if (up + 1 < v)
+            v = up + 1;
+        if (col[i - 1] + 1 < v)
+            v = col[i - 1] + 1;
+        diag = up;
+        col[i] = v;
+    }
+}
+
+uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits, size_t e,
+                            uint32_t d, uint32_t *col)
+{
+    size_t lmax = (size_t)m + d < e ? (size_t)m + d : e;
+    uint32_t best = 0;
+    for (uint32_t i = 0; i <= m; i++)
+        col[i] = i; /* l = 0: the empty text against a pattern suffix */
+    for (size_t l = 1; l <= lmax; l++) {
+        dp_column(col, m, (uint32_t)l, key, 1, bits[e - l]); /* pattern suffixes */
+        if (col[m] == d)
+            best = (uint32_t)l;
+    }
+    return best;
+}
+
+/* Pigeonhole filter: K + 1 disjoint seeds of q residues per key, one at the
+ * start of each of K + 1 equal pieces. K mismatches or edits leave at least
+ * one piece, hence its seed, untouched, so only text around an exact seed
+ * occurrence is verified. q = the piece length, capped at GS_BV_MAX_SEED,
+ * per key: longer seeds are rarer. seeds of length q: tables[q]. */
+enum { GS_BV_MIN_SEED = 4, GS_BV_MAX_SEED = 8 };
+
+typedef struct seed {
+    uint32_t key, off, rank; /* rank: the seed's index in its key (0..K) */
+} seed;
+
+typedef struct seed_table {
+    uint32_t *off; /* [4^q + 1] into seeds, NULL when no key has seeds of this q */
+    seed *seeds;
+} seed_table;
+
+typedef struct bv {
+    const gs_keyset *ks; /* borrowed: outlives the compiled engine */
+    uint64_t (*peq)[5];  /* [n_keys][base 0..3, non-base] for keys of <= 64 */
+    uint32_t max_len;
+    int filter;          /* some key is found through seeds */
+    seed_table tables[GS_BV_MAX_SEED + 1];
+    uint8_t *q;          /* [n_keys]: the key's seed length, 0: not filtered */
+} bv;
+
+static void bv_destroy(void *p)
+{
+    bv *b = p;
+    if (b == NULL)
+        return;
+    free(b->peq);
+    for (int q = 0; q <= GS_BV_MAX_SEED; q++) {
+        free(b->tables[q].off);
+        free(b->tables[q].seeds);
+    }
+    free(b->q);
+    free(b);
+}
+
+/* Seed q-mer code of key k at offset o, or -1 when a position is degenerate. */
+static long seed_code(const uint8_t *key, uint32_t o, uint32_t q)
+{
+    long code = 0;
+    for (uint32_t i = 0; i < q; i++) {
+        int c = key[o + i] == 1 ? 0 : key[o + i] == 2 ? 1 : key[o + i] == 4 ? 2 : key[o + i] == 8 ? 3 : -1;
+        if (c < 0)
+            return -1;
+        code = code << 2 | c;
+    }
+    return code;
+}
+
+/* Seeds for every key whose pieces are at least GS_BV_MIN_SEED long and
+ * plain at the seed positions (docs/engines.md has the measurements); the
+ * others keep the bit-vector scan. */
+static gs_status build_seeds(bv *b, const gs_keyset *ks, gs_error *err)
+{
+    const uint32_t K = ks->max_dist;
+    if (ks->n_keys == 0 || getenv("GS_BV_NOFILTER"))
+        return GS_OK;
+    if ((b->q = gs_calloc(ks->n_keys, 1, err, "bv seeds")) == NULL)
+        return GS_ESYS;
+    uint32_t per_q[GS_BV_MAX_SEED + 1] = {0};
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        uint32_t m = gs_key_len(ks, k), q = m / (K + 1);
+        /* edits verify with one Myers word */
+        uint32_t ok = q >= GS_BV_MIN_SEED && (ks->mode == GS_MATCH_MISMATCHES || m <= 64);
+        q = q > GS_BV_MAX_SEED ? GS_BV_MAX_SEED : q;
+        for (uint32_t r = 0; r <= K && ok; r++)
+            ok = seed_code(gs_key(ks, k), r * (m / (K + 1)), q) >= 0;
+        if (ok) {
+            b->q[k] = (uint8_t)q;
+            per_q[q]++;
+            b->filter = 1;
+        }
+    }
+    for (uint32_t q = GS_BV_MIN_SEED; q <= GS_BV_MAX_SEED; q++) {
+        if (per_q[q] == 0)
+            continue;
+        seed_table *t = &b->tables[q];
+        size_t n_codes = (size_t)1 << (2 * q);
+        t->off = gs_calloc(n_codes + 1, sizeof *t->off, err, "bv seeds");
+        t->seeds = gs_malloc((size_t)per_q[q] * (K + 1) * sizeof *t->seeds, err, "bv seeds");
+        if (!t->off || !t->seeds)
+            return GS_ESYS;
+        for (int pass = 0; pass < 2; pass++) { /* count, then place */
+            for (uint32_t k = 0; k < ks->n_keys; k++) {
+                if (b->q[k] != q)
+                    continue;
+                uint32_t step = gs_key_len(ks, k) / (K + 1);
+                for (uint32_t r = 0; r <= K; r++) {
+                    long c = seed_code(gs_key(ks, k), r * step, q);
+                    if (pass == 0)
+                        t->off[c + 1]++;
+                    else
+                        t->seeds[t->off[c]++] = (seed){k, r * step, r};
+                }
+            }
+            if (pass == 0)
+                for (size_t c = 0; c < n_codes; c++)
+                    t->off[c + 1] += t->off[c];
+        }
+        for (size_t c = n_codes; c > 0; c--) /* placing advanced each start by its count */
+            t->off[c] = t->off[c - 1];
+        t->off[0] = 0;
+    }
+    return GS_OK;
+}
+
+static gs_status bv_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+{
+    bv *b = gs_calloc(1, sizeof *b, err, "bv engine");
+    if (b == NULL)
+        return GS_ESYS;
+    b->ks = ks;
+    b->max_len = ks->max_len;
+    b->peq = gs_calloc(ks->n_keys ? ks->n_keys : 1, sizeof *b->peq, err, "bv engine");
+    if (b->peq == NULL) {
+        bv_destroy(b);
+        return GS_ESYS;
+    }
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        uint32_t m = gs_key_len(ks, k);
+        if (m > 64)
+            continue;
+        for (uint32_t i = 0; i < m; i++)
+            for (int c = 0; c < 4; c++)
+                if (gs_key(ks, k)[i] & (1u << c))
+                    b->peq[k][c] |= 1ull << i;
+    }
+    if (build_seeds(b, ks, err) != GS_OK) {
+        bv_destroy(b);
+        return GS_ESYS;
+    }
+    *compiled = b;
+    return GS_OK;
+}
+
+/* Per-scan state shared by the per-key loops. */
+typedef struct scan_ctx {
+    const uint8_t *bits;
+    size_t len, own, span;
+    uint32_t K;
+    uint32_t *col; /* m + 1 scratch */
+    gs_match_out *out;
+} scan_ctx;
+
+static inline int base_index(uint8_t bit)
+{
+    /* 1,2,4,8 -> 0..3; 0 (non-base) -> 4 */
+    static const int8_t ix[9] = {4, 0, 1, 4, 2, 4, 4, 4, 3};
+    return ix[bit];
+}
+
+/* An end e (one past the last residue) with distance d of key k. */
+static void report_edit(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, size_t e,
+                        uint32_t d)
+{
+    uint32_t l = gs_approx_edit_len(key, m, c->bits, e, d, c->col);
+    if (gs_keyhits_push_approx(c->out->hits, k, e - l, l, (uint8_t)d))
+        c->out->oom = 1;
+}
+
+/* G keys of <= 64 residues advance together over the text: each key's
+ * update is a chain of a dozen dependent operations, so one key alone is
+ * latency-bound; G independent chains fill the pipeline (about 3x faster on
+ * x86-64 for G = 4). Missing keys (n < G) have empty masks and never hit. */
+enum { G = 4 };
+
+static void edits_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint32_t n)
+{
+    const gs_keyset *ks = b->ks;
+    uint64_t peq[G][5] = {{0}}, high[G], pv[G], mv[G];
+    uint32_t score[G], m[G];
+    for (uint32_t g = 0; g < G; g++) {
+        m[g] = g < n ? gs_key_len(ks, ids[g]) : 64;
+        if (g < n)
+            memcpy(peq[g], b->peq[ids[g]], sizeof peq[g]);
+        high[g] = 1ull << (m[g] - 1);
+        pv[g] = ~0ull;
+        mv[g] = 0;
+        score[g] = m[g];
+    }
+    const uint32_t K = c->K;
+    const uint8_t *bits = c->bits;
+    size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
+    for (size_t j = 0; j < stop; j++) {
+        const int t = base_index(bits[j]);
+        uint32_t hit = 0;
+        for (uint32_t g = 0; g < G; g++) {
+            uint64_t eq = peq[g][t];
+            uint64_t xv = eq | mv[g];
+            uint64_t xh = (((eq & pv[g]) + pv[g]) ^ pv[g]) | eq;
+            uint64_t ph = mv[g] | ~(xh | pv[g]);
+            uint64_t mh = pv[g] & xh;
+            score[g] += (ph & high[g]) != 0;
+            score[g] -= (mh & high[g]) != 0;
+            ph <<= 1;
+            mh <<= 1;
+            pv[g] = mh | ~(xv | ph);
+            mv[g] = ph & xv;
+            hit |= (uint32_t)(score[g] <= K) << g;
+        }
+        if (hit)
+            for (uint32_t g = 0; g < n; g++)
+                if (hit >> g & 1)
+                    report_edit(c, ids[g], gs_key(ks, ids[g]), m[g], j + 1, score[g]);
+    }
+}
+
+/* Sellers' column DP for keys longer than a word. */
+static void edits_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, uint32_t *col)
+{
+    size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
+    for (uint32_t i = 0; i <= m; i++)
+        col[i] = i;
+    for (size_t j = 0; j < stop; j++) {
+        dp_column(col, m, 0, key, 0, c->bits[j]); /* row 0 is 0: a match may start anywhere */
+        if (col[m] <= c->K)
+            report_edit(c, k, key, m, j + 1, col[m]);
+    }
+}
+
+static void mismatches_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint32_t n)
+{
+    const gs_keyset *ks = b->ks;
+    uint64_t peq[G][5] = {{0}}, p0[G] = {0}, p1[G] = {0}, p2[G] = {0}, p3[G] = {0}, ov[G] = {0};
+    uint32_t top[G];
+    for (uint32_t g = 0; g < G; g++) {
+        top[g] = (g < n ? gs_key_len(ks, ids[g]) : 64) - 1;
+        if (g < n)
+            memcpy(peq[g], b->peq[ids[g]], sizeof peq[g]);
+    }
+    const uint32_t K = c->K;
+    const uint8_t *bits = c->bits;
+    size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
+    for (size_t j = 0; j < stop; j++) {
+        const int t = base_index(bits[j]);
+        uint32_t hit = 0, d[G];
+        for (uint32_t g = 0; g < G; g++) {
+            uint64_t x = ~peq[g][t];
+            p0[g] <<= 1;
+            p1[g] <<= 1;
+            p2[g] <<= 1;
+            p3[g] <<= 1;
+            ov[g] <<= 1;
+            uint64_t c0 = p0[g] & x;
+            p0[g] ^= x;
+            uint64_t c1 = p1[g] & c0;
+            p1[g] ^= c0;
+            uint64_t c2 = p2[g] & c1;
+            p2[g] ^= c1;
+            ov[g] |= p3[g] & c2;
+            p3[g] ^= c2;
+            unsigned sh = top[g];
+            d[g] = (uint32_t)((p0[g] >> sh & 1) | (p1[g] >> sh & 1) << 1 | (p2[g] >> sh & 1) << 2 |
+                              (p3[g] >> sh & 1) << 3 | (ov[g] >> sh & 1) << 4);
+            hit |= (uint32_t)(d[g] <= K && j >= sh) << g;
+        }
+        if (hit)
+            for (uint32_t g = 0; g < n; g++)
+                if ((hit >> g & 1) &&
+                    gs_keyhits_push_approx(c->out->hits, ids[g], j + 1 - (top[g] + 1), top[g] + 1,
+                                           (uint8_t)d[g]))
+                    c->out->oom = 1;
+    }
+}
+
+static void mismatches_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m)
+{
+    size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
+    for (size_t s = 0; s + m <= stop; s++) {
+        uint32_t d = 0;
+        for (uint32_t i = 0; i < m && d <= c->K; i++)
+            d += !(key[i] & c->bits[s + i]);
+        if (d <= c->K && gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
+            c->out->oom = 1;
+    }
+}
+
+/* An end found through a seed: (key, end, distance), deduplicated later. */
+typedef struct cand {
+    uint64_t end;
+    uint32_t key, d;
+} cand;
+
+typedef struct cands {
+    cand *v;
+    size_t n, cap;
+} cands;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Mismatches: the window of the seed, reported by its first exact seed only. */
+static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, uint32_t q,
+                              size_t at, size_t stop)
+{
+    const uint32_t K = c->K, m = gs_key_len(ks, sd->key), step = m / (K + 1);
+    if (at < sd->off || at - sd->off + m > stop)
+        return;
+    size_t s = at - sd->off;
+    const uint8_t *key = gs_key(ks, sd->key);
+    for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
+        uint32_t x = 0;
+        while (x < q && (key[r * step + x] & c->bits[s + r * step + x]))
+            x++;
+        if (x == q)
+            return;
+    }
+    uint32_t d = 0;
+    for (uint32_t x = 0; x < m && d <= K; x++)
+        d += !(key[x] & c->bits[s + x]);
+    if (d <= K && gs_keyhits_push_approx(c->out->hits, sd->key, s, m, (uint8_t)d))
+        c->out->oom = 1;
+}
+
+/* Edits: an alignment holding this seed exactly ends in [e0 - K, e0 + K],
+ * e0 = at - off + m; Myers from e0 - m - 2K sees every start of those ends,
+ * so its scores there are the true best distances. */
+static void verify_edits(scan_ctx *c, const bv *b, const seed *sd, size_t at, size_t stop,
+                         cands *out)
+{
+    const uint32_t K = c->K, m = gs_key_len(b->ks, sd->key);
+    size_t e0 = at + m - sd->off; /* off < m */
+    long lo = (long)e0 - (long)K, w0 = (long)e0 - (long)m - 2 * (long)K;
+    size_t hi = e0 + K < stop ? e0 + K : stop;
+    if (lo < 1)
+        lo = 1;
+    if (w0 < 0)
+        w0 = 0;
+    const uint64_t *peq = b->peq[sd->key], high = 1ull << (m - 1);
+    uint64_t pv = ~0ull, mv = 0;
+    uint32_t score = m;
+    for (size_t j = (size_t)w0; j < hi; j++) {
+        uint64_t eq = peq[base_index(c->bits[j])];
+        uint64_t xv = eq | mv;
+        uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
+        uint64_t ph = mv | ~(xh | pv);
+        uint64_t mh = pv & xh;
+        score += (ph & high) != 0;
+        score -= (mh & high) != 0;
+        ph <<= 1;
+        mh <<= 1;
+        pv = mh | ~(xv | ph);
+        mv = ph & xv;
+        if (score <= K && (long)j + 1 >= lo) {
+            if (out->n == out->cap) {
+                size_t cap = out->cap ? 2 * out->cap : 256;
+                cand *v = realloc(out->v, cap * sizeof *v);
+                if (v == NULL) {
+                    c->out->oom = 1;
+                    return;
+                }
+                out->v = v;
+                out->cap = cap;
+            }
+            out->v[out->n++] = (cand){j + 1, sd->key, score};
+        }
+    }
+}
+
+/* Every exact seed occurrence, verified; edit ends are deduplicated and
+ * given their starts at the end. */
+static void scan_filtered(scan_ctx *c, const bv *b)
+{
+    const gs_keyset *ks = b->ks;
+    const int edits = ks->mode == GS_MATCH_EDITS;
+    size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
+    uint32_t code = 0, valid = 0;
+    cands cv = {0};
+    for (size_t j = 0; j < stop && !c->out->oom; j++) {
+        int t = base_index(c->bits[j]);
+        if (t == 4) {
+            valid = 0;
+            continue;
+        }
+        code = code << 2 | (uint32_t)t; /* the last 16 bases */
+        valid++;
+        for (uint32_t q = GS_BV_MIN_SEED; q <= GS_BV_MAX_SEED && q <= valid; q++) {
+            const seed_table *tb = &b->tables[q];
+            if (tb->off == NULL)
+                continue;
+            uint32_t cq = code & (uint32_t)(((uint64_t)1 << (2 * q)) - 1);
+            for (uint32_t i = tb->off[cq]; i < tb->off[cq + 1]; i++) {
+                if (edits)
+                    verify_edits(c, b, &tb->seeds[i], j + 1 - q, stop, &cv);
+                else
+                    verify_mismatches(c, ks, &tb->seeds[i], q, j + 1 - q, stop);
+            }
+        }
+    }
+    if (cv.n > 1)
+        qsort(cv.v, cv.n, sizeof *cv.v, cand_cmp);
+    for (size_t i = 0; i < cv.n && !c->out->oom; i++)
+        if (i == 0 || cv.v[i].key != cv.v[i - 1].key || cv.v[i].end != cv.v[i - 1].end)
+            report_edit(c, cv.v[i].key, gs_key(ks, cv.v[i].key), gs_key_len(ks, cv.v[i].key),
+                        cv.v[i].end, cv.v[i].d);
+    free(cv.v);
+}
+
+static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_t own,
+                    gs_match_out *out)
+{
+    const bv *b = compiled;
+    const gs_keyset *ks = b->ks;
+    if (own > len)
+        own = len;
+    if (len == 0 || own == 0 || out->hits == NULL)
+        return;
+    uint8_t *bits = malloc(len);
+    uint32_t *col = malloc(2 * ((size_t)b->max_len + 1) * sizeof *col); /* hits, Sellers */
+    if (bits == NULL || col == NULL) {
+        out->oom = 1;
+        goto done;
+    }
+    gs_approx_text_bits(text, len, bits);
+    scan_ctx c = {.bits = bits, .len = len, .own = own, .span = ks->span, .K = ks->max_dist,
+                  .col = col, .out = out};
+    /* keys of <= 64 in groups of G (in key order: a group may skip a long key) */
+    uint32_t group[G], n = 0;
+    for (uint32_t k = 0; k < ks->n_keys && !out->oom; k++) {
+        uint32_t m = gs_key_len(ks, k);
+        const uint8_t *key = gs_key(ks, k);
+        if (b->q && b->q[k])
+            continue; /* found through the seeds below */
+        if (m > 64) {
+            if (ks->mode == GS_MATCH_EDITS)
+                edits_long(&c, k, key, m, col + b->max_len + 1);
+            else
+                mismatches_long(&c, k, key, m);
+            continue;
+        }
+        group[n++] = k;
+        if (n == G) {
+            (ks->mode == GS_MATCH_EDITS ? edits_group : mismatches_group)(&c, b, group, n);
+            n = 0;
+        }
+    }
+    if (n && !out->oom)
+        (ks->mode == GS_MATCH_EDITS ? edits_group : mismatches_group)(&c, b, group, n);
+    if (b->filter && !out->oom)
+        scan_filtered(&c, b);
+done:
+    free(bits);
+    free(col);
+}
+
+const gs_engine gs_engine_bv = {
+    .name = "bv",
+    .summary = "bit-vector DP (Myers edits, bit-sliced Hamming): approximate matching",
+    .caps = GS_CAP_APPROX,
+    .gpu = NULL,
+    .compile = bv_compile,
+    .scan = bv_scan,
+    .destroy = bv_destroy};

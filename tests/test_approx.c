@@ -1,0 +1,411 @@
+/* test_approx.c - approximate matching (contract §1) against the DP reference.
+ *
+ * The reference is the bf engine on approximate keysets: a full DP from
+ * every start (bf.c). Checked here: bf itself on hand-made cases; the bv
+ * engine equal to bf for mismatches and edits, K = 0..4, one and two
+ * strands, on random workloads with planted mutated copies (substitutions,
+ * insertions, deletions), IUPAC patterns, N runs, lowercase and text edges;
+ * the same hits when the text is cut into segments of a few residues (each
+ * ending against an unmapped page) with span - 1 of overlap; K = 0 equal to
+ * the exact engines; a slice of E. coli with real primers (skipped when
+ * data/cache is absent); --best-per-site against a transitive closure.
+ * GS_TEST_QUICK=1 (sanitizer builds) keeps the small workloads only.
+ */
+#define _DEFAULT_SOURCE
+#include "match/engine.h"
+#include "match/keyset.h"
+#include "match/sites.h"
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* One segment's key hits as gs_hits, the way the pipeline turns them into
+ * hits (engine.h: approximate hits ending before the span belong to the
+ * previous segment when this one does not begin the record). */
+static void scan_segment(const gs_engine *e, const void *compiled, const gs_keyset *ks,
+                         const uint8_t *text, size_t base, size_t len, size_t own, gs_hits *out)
+{
+    gs_keyhits kh = {0};
+    uint64_t *kc = calloc(ks->n_keys + 1, sizeof *kc);
+    uint8_t *t = gs_guarded_alloc(len ? len : 1);
+    memcpy(t, text + base, len);
+    gs_match_out mo = {.key_counts = kc, .hits = &kh, .oom = 0};
+    e->scan(compiled, t, len, own, &mo);
+    CHECK(!mo.oom);
+    for (size_t i = 0; i < kh.n; i++) {
+        const gs_keyhit *x = &kh.v[i];
+        uint32_t l = ks->mode == GS_MATCH_EXACT ? gs_key_len(ks, x->key) : x->len;
+        if (ks->mode != GS_MATCH_EXACT && base > 0 && x->pos + l < ks->span)
+            continue;
+        CHECK(x->pos + l <= len);
+        for (uint32_t j = ks->out_off[x->key]; j < ks->out_off[x->key + 1]; j++) {
+            uint32_t o = ks->outputs[j];
+            gs_hit h = {.start = base + x->pos, .end = base + x->pos + l, .record = 0,
+                        .pattern = o >> 1, .strand = o & 1 ? -1 : 1, .distance = x->dist};
+            if (gs_hits_push(out, &h))
+                abort();
+        }
+    }
+    gs_guarded_free(t, len ? len : 1);
+    free(kh.v);
+    free(kc);
+}
+
+/* Hits of the whole text (block 0) or of segments of `block` owned
+ * positions, sorted. */
+static gs_hits scan_all(const gs_engine *e, const gs_keyset *ks, const uint8_t *text, size_t n,
+                        size_t block)
+{
+    gs_hits h = {0};
+    void *c = NULL;
+    gs_error err = {0};
+    if (e->compile(ks, &c, &err) != GS_OK) {
+        fprintf(stderr, "compile %s: %s\n", e->name, err.msg);
+        abort();
+    }
+    if (block == 0)
+        block = n;
+    size_t ov = gs_keyset_overlap(ks);
+    for (size_t b = 0; b < n || (n == 0 && b == 0); b += block) {
+        size_t own = n - b < block ? n - b : block;
+        size_t len = own + (n - b - own < ov ? n - b - own : ov);
+        scan_segment(e, c, ks, text, b, len, own, &h);
+        if (n == 0)
+            break;
+    }
+    e->destroy(c);
+    if (h.n > 1)
+        qsort(h.v, h.n, sizeof *h.v, gs_hit_cmp);
+    return h;
+}
+
+static int same(const gs_hits *a, const gs_hits *b, const char *what)
+{
+    int bad = a->n != b->n;
+    if (bad)
+        fprintf(stderr, "%s: %zu hits, expected %zu\n", what, a->n, b->n);
+    for (size_t i = 0; i < a->n && i < b->n; i++) {
+        const gs_hit *x = &a->v[i], *y = &b->v[i];
+        if (gs_hit_cmp(x, y) || x->distance != y->distance) {
+            fprintf(stderr, "%s: hit %zu is (p%u %+d %llu-%llu d%u), expected (p%u %+d %llu-%llu d%u)\n",
+                    what, i, x->pattern, x->strand, (unsigned long long)x->start,
+                    (unsigned long long)x->end, x->distance, y->pattern, y->strand,
+                    (unsigned long long)y->start, (unsigned long long)y->end, y->distance);
+            bad = 1;
+            break;
+        }
+    }
+    CHECK(!bad);
+    return !bad;
+}
+
+static gs_keyset build(const gs_patset *ps, int both, gs_match_mode mode, uint32_t K)
+{
+    gs_keyset ks;
+    gs_error err = {0};
+    gs_status st = mode == GS_MATCH_EXACT ? gs_keyset_build(ps, GS_ALPHA_DNA, both, 0, &ks, &err)
+                                          : gs_keyset_build_approx(ps, both, mode, K, &ks, &err);
+    if (st != GS_OK) {
+        fprintf(stderr, "keyset: %s\n", err.msg);
+        abort();
+    }
+    return ks;
+}
+
+/* ---- hand-made cases ----------------------------------------------------- */
+
+static void test_hand(void)
+{
+    gs_patset ps = {0};
+    gs_test_add_pattern(&ps, "ACGT", 4, 0);
+    const uint8_t *text = (const uint8_t *)"TTACGTTT";
+    gs_keyset ks = build(&ps, 0, GS_MATCH_EDITS, 1);
+    gs_hits h = scan_all(&gs_engine_bf, &ks, text, 8, 0);
+    /* ends 5 (ACG, a deletion), 6 (exact), 7 (ACGTT, an insertion); all start at 2 */
+    CHECK_EQ_U64(h.n, 3);
+    if (h.n == 3) {
+        CHECK(h.v[0].start == 2 && h.v[0].end == 5 && h.v[0].distance == 1);
+        CHECK(h.v[1].start == 2 && h.v[1].end == 6 && h.v[1].distance == 0);
+        CHECK(h.v[2].start == 2 && h.v[2].end == 7 && h.v[2].distance == 1);
+    }
+    gs_hits_free(&h);
+    gs_keyset_free(&ks);
+    /* a non-base never matches, not even an N in the pattern */
+    ks = build(&ps, 0, GS_MATCH_MISMATCHES, 1);
+    h = scan_all(&gs_engine_bf, &ks, (const uint8_t *)"ANGT", 4, 0);
+    CHECK_EQ_U64(h.n, 1);
+    CHECK(h.n == 1 && h.v[0].distance == 1);
+    gs_hits_free(&h);
+    h = scan_all(&gs_engine_bf, &ks, (const uint8_t *)"ANNT", 4, 0);
+    CHECK_EQ_U64(h.n, 0);
+    gs_hits_free(&h);
+    gs_keyset_free(&ks);
+    gs_patset_free(&ps);
+    /* IUPAC N in the pattern matches every base; the reverse strand of
+     * AACN is NGTT */
+    ps = (gs_patset){0};
+    gs_test_add_pattern(&ps, "AACN", 4, 0);
+    ks = build(&ps, 1, GS_MATCH_MISMATCHES, 0);
+    h = scan_all(&gs_engine_bf, &ks, (const uint8_t *)"cgttAACg", 8, 0);
+    CHECK_EQ_U64(h.n, 2);
+    CHECK(h.n == 2 && h.v[0].start == 0 && h.v[0].strand == -1 && h.v[1].start == 4 &&
+          h.v[1].strand == 1);
+    gs_hits_free(&h);
+    gs_keyset_free(&ks);
+    gs_patset_free(&ps);
+}
+
+/* ---- random workloads ---------------------------------------------------- */
+
+static const char IUPAC[] = "RYSWKMBDHVN";
+
+/* Text with planted copies of the patterns mutated by up to 5 edits. */
+static uint8_t *make_text(uint64_t *rng, const gs_patset *ps, size_t n, int mess)
+{
+    uint8_t *t = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        t[i] = "ACGT"[gs_test_below(rng, 4)];
+    for (int r = 0; r < 40 && ps->n; r++) {
+        const gs_pattern *p = &ps->v[gs_test_below(rng, ps->n)];
+        uint8_t cp[128];
+        size_t m = 0;
+        for (uint32_t i = 0; i < p->len && m < sizeof cp - 2; i++) {
+            uint8_t c = p->bytes[i];
+            if (strchr(IUPAC, c))
+                c = "ACGT"[gs_test_below(rng, 4)];
+            switch (gs_test_below(rng, 12)) {
+            case 0: cp[m++] = "ACGT"[gs_test_below(rng, 4)]; break; /* substitution */
+            case 1: break;                                         /* deletion */
+            case 2: cp[m++] = c; cp[m++] = "ACGT"[gs_test_below(rng, 4)]; break; /* insertion */
+            default: cp[m++] = c;
+            }
+        }
+        if (gs_test_below(rng, 2)) /* reverse complement */
+            for (size_t i = 0; i < m / 2 + (m & 1); i++) {
+                static const char *from = "ACGT", *to = "TGCA";
+                uint8_t a = cp[i], b = cp[m - 1 - i];
+                cp[i] = (uint8_t)to[strchr(from, b) - from];
+                cp[m - 1 - i] = (uint8_t)to[strchr(from, a) - from];
+            }
+        size_t at = gs_test_below(rng, n > m ? n - m + 1 : 1);
+        if (r == 0)
+            at = 0; /* text edges */
+        if (r == 1 && n >= m)
+            at = n - m;
+        memcpy(t + at, cp, m <= n ? m : n);
+    }
+    if (mess) {
+        for (int r = 0; r < 6; r++) { /* N runs */
+            size_t at = gs_test_below(rng, n), l = 1 + gs_test_below(rng, 12);
+            for (size_t i = at; i < at + l && i < n; i++)
+                t[i] = gs_test_below(rng, 3) ? 'N' : '-';
+        }
+        for (size_t i = 0; i < n; i++) /* lowercase stretches */
+            if ((i / 50) % 3 == 1)
+                t[i] = (uint8_t)(t[i] | 0x20);
+    }
+    return t;
+}
+
+static void random_patterns(uint64_t *rng, gs_patset *ps, int n, uint32_t minl, uint32_t maxl,
+                            int degenerate)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t m = minl + (uint32_t)gs_test_below(rng, maxl - minl + 1);
+        char s[256];
+        for (uint32_t j = 0; j < m; j++)
+            s[j] = degenerate && gs_test_below(rng, 8) == 0 ? IUPAC[gs_test_below(rng, 11)]
+                                                          : "ACGT"[gs_test_below(rng, 4)];
+        gs_test_add_pattern(ps, s, m, 0);
+    }
+}
+
+static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, const char *name,
+                            int blocks)
+{
+    char what[160];
+    for (int both = 0; both <= 1; both++)
+        for (int mode = GS_MATCH_MISMATCHES; mode <= GS_MATCH_EDITS; mode++)
+            for (uint32_t K = 0; K <= 4 && K < ps->min_len; K++) {
+                gs_keyset ks = build(ps, both, (gs_match_mode)mode, K);
+                gs_hits ref = scan_all(&gs_engine_bf, &ks, text, n, 0);
+                gs_hits got = scan_all(&gs_engine_bv, &ks, text, n, 0);
+                snprintf(what, sizeof what, "%s %s K=%u strands=%d bv", name,
+                         gs_match_mode_name((gs_match_mode)mode), K, both + 1);
+                same(&got, &ref, what);
+                gs_hits_free(&got);
+                static const size_t bl[] = {1, 2, 3, 7, 64};
+                for (int b = 0; blocks && b < 5; b++) {
+                    got = scan_all(&gs_engine_bv, &ks, text, n, bl[b]);
+                    snprintf(what, sizeof what, "%s %s K=%u strands=%d bv block %zu", name,
+                             gs_match_mode_name((gs_match_mode)mode), K, both + 1, bl[b]);
+                    same(&got, &ref, what);
+                    gs_hits_free(&got);
+                }
+                if (blocks) { /* the reference cut into blocks too */
+                    got = scan_all(&gs_engine_bf, &ks, text, n, 5);
+                    snprintf(what, sizeof what, "%s %s K=%u bf block 5", name,
+                             gs_match_mode_name((gs_match_mode)mode), K);
+                    same(&got, &ref, what);
+                    gs_hits_free(&got);
+                }
+                gs_keyset ex;
+                gs_error err = {0};
+                /* K = 0 gives the exact hits (where the exact engines can expand
+                 * the patterns) */
+                if (K == 0 && gs_keyset_build(ps, GS_ALPHA_DNA, both, 0, &ex, &err) == GS_OK) {
+                    gs_hits exact = scan_all(&gs_engine_ac, &ex, text, n, 0);
+                    snprintf(what, sizeof what, "%s %s K=0 vs exact ac", name,
+                             gs_match_mode_name((gs_match_mode)mode));
+                    same(&ref, &exact, what);
+                    gs_hits_free(&exact);
+                    gs_keyset_free(&ex);
+                }
+                gs_hits_free(&ref);
+                gs_keyset_free(&ks);
+            }
+}
+
+static int quick(void)
+{
+    const char *q = getenv("GS_TEST_QUICK");
+    return q && atoi(q) > 0;
+}
+
+static void test_random(void)
+{
+    uint64_t rng = 0x5eed;
+    static const struct {
+        size_t n;
+        int pats;
+        uint32_t minl, maxl;
+        int degenerate, mess, blocks;
+    } w[] = {
+        {0, 3, 5, 9, 0, 0, 0},       {3, 3, 5, 9, 0, 0, 0},       {300, 4, 5, 12, 0, 0, 1},
+        {2000, 6, 6, 30, 1, 1, 1},   {3000, 5, 18, 30, 1, 1, 1},  {1500, 3, 60, 70, 0, 1, 0},
+        {1200, 2, 90, 130, 1, 0, 0}, {4000, 8, 5, 8, 0, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        if (quick() && (w[i].n > 2000 || w[i].maxl > 64))
+            continue;
+        gs_patset ps = {0};
+        random_patterns(&rng, &ps, w[i].pats, w[i].minl, w[i].maxl, w[i].degenerate);
+        uint8_t *t = make_text(&rng, &ps, w[i].n, w[i].mess);
+        char name[64];
+        snprintf(name, sizeof name, "random %zu (%zu residues)", i, w[i].n);
+        compare_engines(&ps, t, w[i].n, name, w[i].blocks);
+        free(t);
+        gs_patset_free(&ps);
+    }
+}
+
+/* ---- a real genome with real primers ------------------------------------- */
+
+static void test_ecoli(void)
+{
+    const char *dir = getenv("GS_TEST_CACHE");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ecoli_mg1655.fa.gz", dir ? dir : "data/cache");
+    gzFile f = quick() ? NULL : gzopen(path, "rb");
+    if (f == NULL) {
+        printf("test_approx: %s absent, real-genome case skipped\n", path);
+        return;
+    }
+    enum { N = 20000 };
+    uint8_t *t = malloc(N);
+    size_t n = 0;
+    char line[512];
+    while (n < N && gzgets(f, line, sizeof line))
+        for (char *p = line; *p && *p != '\n' && line[0] != '>' && n < N; p++)
+            t[n++] = (uint8_t)*p;
+    gzclose(f);
+    gs_patset ps = {0};
+    /* primers of configs/patterns/primers-example.txt, and stretches of the
+     * genome itself (so that there are hits at every distance) */
+    static const char *const primers[] = {"AGAGTTTGATCMTGGCTCAG", "GGTTACCTTGTTACGACTT",
+                                          "GTGYCAGCMGCCGCGGTAA", "GGACTACNVGGGTWTCTAAT",
+                                          "GTAAAACGACGGCCAGT", "CAGGAAACAGCTATGAC"};
+    for (size_t i = 0; i < sizeof primers / sizeof *primers; i++)
+        gs_test_add_pattern(&ps, primers[i], strlen(primers[i]), 0);
+    for (size_t at = 1000; at + 30 < n; at += 9000)
+        gs_test_add_pattern(&ps, t + at, 18 + at % 13, 0);
+    compare_engines(&ps, t, n, "E. coli", 0);
+    free(t);
+    gs_patset_free(&ps);
+}
+
+/* ---- best per site ------------------------------------------------------- */
+
+static int overlaps(const gs_hit *a, const gs_hit *b)
+{
+    return a->record == b->record && a->pattern == b->pattern && a->strand == b->strand &&
+           a->start < b->end && b->start < a->end;
+}
+
+static void test_sites(void)
+{
+    uint64_t rng = 42;
+    for (int round = 0; round < 200; round++) {
+        size_t n = gs_test_below(&rng, 40);
+        gs_hits h = {0};
+        for (size_t i = 0; i < n; i++) {
+            gs_hit x = {.start = gs_test_below(&rng, 60), .record = (uint32_t)gs_test_below(&rng, 2),
+                        .pattern = (uint32_t)gs_test_below(&rng, 2),
+                        .strand = gs_test_below(&rng, 2) ? 1 : -1,
+                        .distance = (uint8_t)gs_test_below(&rng, 3)};
+            x.end = x.start + 1 + gs_test_below(&rng, 8);
+            gs_hits_push(&h, &x);
+        }
+        if (h.n > 1)
+            qsort(h.v, h.n, sizeof *h.v, gs_hit_cmp);
+        /* sites by transitive closure (label propagation) */
+        size_t *site = malloc((n + 1) * sizeof *site);
+        for (size_t i = 0; i < n; i++)
+            site[i] = i;
+        for (int changed = 1; changed;) {
+            changed = 0;
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < n; j++)
+                    if (overlaps(&h.v[i], &h.v[j]) && site[j] < site[i]) {
+                        site[i] = site[j];
+                        changed = 1;
+                    }
+        }
+        gs_hits want = {0};
+        for (size_t i = 0; i < n; i++) {
+            if (site[i] != i)
+                continue;
+            size_t b = i;
+            for (size_t j = 0; j < n; j++) {
+                const gs_hit *x = &h.v[j], *y = &h.v[b];
+                if (site[j] == i && (x->distance < y->distance ||
+                                     (x->distance == y->distance &&
+                                      (x->start < y->start || (x->start == y->start && x->end < y->end)))))
+                    b = j;
+            }
+            gs_hits_push(&want, &h.v[b]);
+        }
+        if (want.n > 1)
+            qsort(want.v, want.n, sizeof *want.v, gs_hit_cmp);
+        gs_hits_best_per_site(&h);
+        same(&h, &want, "best per site");
+        uint64_t counts[4] = {0};
+        gs_hits_count(&h, 2, counts);
+        CHECK_EQ_U64(counts[0] + counts[1] + counts[2] + counts[3], h.n);
+        free(site);
+        gs_hits_free(&h);
+        gs_hits_free(&want);
+    }
+}
+
+int main(void)
+{
+    test_hand();
+    test_sites();
+    test_random();
+    test_ecoli();
+    return gs_test_done("test_approx");
+}
