@@ -10,7 +10,10 @@
  * exist (so a stale index is an error at any rank count) and otherwise
  * streams the files itself. Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
- * gathered to rank 0 first.
+ * gathered to rank 0 first. An LZ77 hybrid index (--index) is a fourth
+ * mode: every rank reads the index, scans its share of the kernel string
+ * and derives the occurrences it owns (src/lz); hits are gathered as when
+ * streamed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "job.h"
@@ -26,6 +29,7 @@
 #include "../io/patterns.h"
 #include "../io/replace_file.h"
 #include "../io/text_out.h"
+#include "../lz/lz.h"
 #include "../match/engine.h"
 #include "../match/keyset.h"
 #include "../match/sites.h"
@@ -35,7 +39,7 @@
 #include "progress.h"
 #include "sources.h"
 
-enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED };
+enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED, MODE_LZ };
 
 typedef struct job {
     const gs_scan_opts *o;
@@ -53,6 +57,7 @@ typedef struct job {
     gs_seqfile *fds;       /* ranges mode: [readers][n_files], each reader's files */
     gs_plan plan;          /* ranges mode: size x readers parts; rank r reads parts
                             * r x readers .. (r + 1) x readers - 1 */
+    gs_lz_index lz;        /* MODE_LZ: the whole index, on every rank */
     uint64_t bytes_read;
     double progress_t0, progress_last;
     gs_progress prog;        /* every rank's residues, summed on rank 0 */
@@ -64,8 +69,8 @@ typedef struct job {
 
 /* Refuse an output that would replace something other than a regular
  * file, or an input of the run (a corpus file or its indexes, the pattern
- * file, the config), before any work is done: the writers check again when
- * they rename. */
+ * file, the config, the --index file), before any work is done: the writers
+ * check again when they rename. */
 static gs_status check_output(const gs_scan_opts *o, gs_error *err)
 {
     if (!strcmp(o->out, "-"))
@@ -73,7 +78,7 @@ static gs_status check_output(const gs_scan_opts *o, gs_error *err)
     size_t n = 0, len = 0;
     for (size_t f = 0; f < o->n_corpus; f++)
         len += 2 * (strlen(o->corpus[f]) + 5); /* FILE.fai and FILE.gzi */
-    const char **in = gs_malloc((3 * o->n_corpus + 2) * sizeof *in, err, "inputs");
+    const char **in = gs_malloc((3 * o->n_corpus + 3) * sizeof *in, err, "inputs");
     char *names = gs_malloc(len + 1, err, "inputs"), *p = names;
     if (in == NULL || names == NULL) {
         free(in);
@@ -89,6 +94,7 @@ static gs_status check_output(const gs_scan_opts *o, gs_error *err)
     }
     in[n++] = o->patterns;
     in[n++] = o->config;
+    in[n++] = o->index;
     gs_status st = gs_out_check(o->out, in, n, err);
     free(in);
     free(names);
@@ -292,10 +298,29 @@ static gs_status bcast_layout(job *j, gs_error *err)
     return GS_OK;
 }
 
+/* --index: every rank reads the index; the plan is its share of the kernel
+ * (gs_lz_src_init). Patterns longer than the index's M would miss the
+ * occurrences that cross phrase boundaries outside the kernel. */
+static gs_status open_lz(job *j, gs_error *err)
+{
+    gs_status st = gs_lz_read(j->o->index, &j->lz, err);
+    j->mode = MODE_LZ;
+    j->bytes_read = j->lz.file_bytes;
+    for (uint32_t p = 0; st == GS_OK && p < j->ps.n; p++)
+        if (j->ps.v[p].len > j->lz.max_pat)
+            st = gs_fail(err, GS_EINPUT,
+                         "pattern '%s' has %u residues; the index serves patterns of at most %u "
+                         "(gscan index --lz --max-pattern-length) (%s)",
+                         j->ps.v[p].name, j->ps.v[p].len, j->lz.max_pat, j->o->index);
+    return st;
+}
+
 static gs_status make_plan(job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
     gs_status st = GS_OK;
+    if (o->index)
+        return open_lz(j, err);
     int mode[2] = {MODE_LOCAL, 1}; /* the mode and the readers per rank */
     gs_fai *fai = NULL;
     if (j->rank == 0) {
@@ -459,7 +484,25 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     gs_layout scratch = {0};
     gs_reader *reader = NULL;
     gs_status st = GS_OK;
-    if (j->mode == MODE_RANGES) {
+    if (j->mode == MODE_LZ) {
+        /* primaries need their positions even when only counts are asked */
+        gs_lz_src ls;
+        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, (size_t)o->block, j->overlap);
+        gs_source src = gs_source_lz(&ls);
+        cfg.want_hits = 1;
+        size_t n = (size_t)j->ps.n * (size_t)j->ks.n_strands;
+        gs_hits kernel_hits = {0};
+        st = gs_scan_run(&cfg, &src, 1, res, err);
+        if (st == GS_OK && (res->counts = gs_calloc(n ? n : 1, sizeof *res->counts, err,
+                                                    "counts")) == NULL)
+            st = GS_ESYS;
+        if (st == GS_OK) {
+            kernel_hits = res->hits;
+            res->hits = (gs_hits){0};
+            st = gs_lz_locate(&j->lz, &j->ps, j->ks.n_strands, &kernel_hits, o->report_hits,
+                              j->threads, res->counts, &res->hits, err);
+        }
+    } else if (j->mode == MODE_RANGES) {
         gs_range_src rs[GS_MAX_READERS];
         gs_source src[GS_MAX_READERS];
         for (int r = 0; r < j->readers; r++) {
@@ -518,7 +561,10 @@ static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts
         free(mine);
         return GS_ESYS;
     }
-    gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
+    if (res->counts) /* already per (pattern, strand) */
+        memcpy(mine, res->counts, n * sizeof *mine);
+    else
+        gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
     for (size_t off = 0; off < n; off += 1u << 27) {
         int c = (int)(n - off < (1u << 27) ? n - off : (1u << 27));
         GS_MPI_CHECK(MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c,
@@ -674,6 +720,7 @@ static void job_free(job *j)
     }
     gs_layout_free(&j->layout);
     gs_plan_free(&j->plan);
+    gs_lz_free(&j->lz);
 }
 
 gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum, gs_error *err)
@@ -714,9 +761,10 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     /* Approximate hits are gathered in every mode: --best-per-site sees
      * every hit of a (pattern, record, strand) at once, and the counts are
      * taken from what is reported. Text is one stream from rank 0, so its
-     * hits are gathered in any mode too. */
+     * hits are gathered in any mode too; so are an index scan's, which
+     * interleave across ranks as streamed ones do. */
     const int approx = o->match != GS_MATCH_EXACT;
-    if ((approx || (o->report_hits && (j.mode == MODE_STREAMED ||
+    if ((approx || (o->report_hits && (j.mode == MODE_STREAMED || j.mode == MODE_LZ ||
                                        (o->out_format != GS_OUT_H5 && j.size > 1)))) &&
         gather_hits(&j, &res.hits, err) != GS_OK)
         goto fail;
@@ -741,9 +789,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
                  .report = o->report_hits ? "hits" : "counts", .n_ranks = j.size, .n_gpus = j.n_gpus,
                  .match = gs_match_mode_name(o->match), .max_dist = (int)o->max_dist,
                  .best_per_site = o->best_per_site},
-        .patterns = &j.ps, .layout = &j.layout, .counts = counts, .n_strands = j.ks.n_strands,
+        .patterns = &j.ps, .layout = j.mode == MODE_LZ ? &j.lz.layout : &j.layout, .counts = counts, .n_strands = j.ks.n_strands,
         .with_hits = o->report_hits, .hits = res.hits.v, .n_hits = res.hits.n};
-    if (j.layout.n_files == 0) { /* ranks other than 0 of a stream have no layout */
+    if (j.layout.n_files == 0 && j.mode != MODE_LZ) { /* ranks other than 0 of a stream have no layout */
         j.layout.files = o->corpus;
         j.layout.n_files = o->n_corpus;
     }

@@ -48,6 +48,7 @@ typedef struct gs_scan_opts {
     uint32_t max_dist;       /* their K */
     int best_per_site;       /* --best-per-site */
     const char *config;      /* --config */
+    const char *index;       /* --index: an LZ77 hybrid index instead of corpus files */
     char **corpus;           /* positional (or "corpus" in a config) */
     size_t n_corpus;
     char *command_line;      /* argv joined, for the result file */

@@ -468,6 +468,7 @@ gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan
 void gs_scan_res_free(gs_scan_res *res)
 {
     free(res->key_counts);
+    free(res->counts);
     gs_hits_free(&res->hits);
     memset(res, 0, sizeof *res);
 }
