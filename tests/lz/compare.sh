@@ -6,7 +6,9 @@
 # ranks, tiny blocks (kernel pieces cut into segments); and an index that is
 # corrupt or truncated, or a pattern longer than M, is exit 2 with a message.
 # GS_TEST_QUICK=1 (the sanitizer run): fewer option sets and collections, no
-# real strain sets.
+# real strain sets. GS_LZ_DEVICE=gpu (ctest lz_compare_gpu): the index scans
+# run on the GPU, the plain scans they are compared with on the CPU; exit 77
+# where no GPU is visible.
 set -uo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 DATA=${2:-}
@@ -16,6 +18,15 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 fails=0 runs=0
 quick=${GS_TEST_QUICK:-0}
+dev=${GS_LZ_DEVICE:-cpu}
+if [ "$dev" = gpu ]; then
+  printf '>r\nACGT\n' >probe.fa
+  printf 'ACG\n' >probe.txt
+  if ! "$GSCAN" scan -q -d gpu -p probe.txt -o probe.h5 probe.fa 2>/dev/null; then
+    echo "compare.sh: no GPU visible, skipped"
+    exit 77
+  fi
+fi
 
 same() { # name, plain.h5, lz.h5
   local o bad=0
@@ -39,7 +50,7 @@ check() {
   name="$(basename "$corpus") $(basename "$pats") M=$m $*"
   "$GSCAN" index --lz -m "$m" -o c.gsx $corpus || { echo "FAIL $name: index"; fails=$((fails + 1)); return; }
   "$GSCAN" scan -q -d cpu -p "$pats" -o plain.h5 "$@" $corpus || { echo "FAIL $name: plain"; fails=$((fails + 1)); return; }
-  "$GSCAN" scan -q -d cpu -p "$pats" -o lz.h5 "$@" --index c.gsx || { echo "FAIL $name: index scan"; fails=$((fails + 1)); return; }
+  "$GSCAN" scan -q -d "$dev" -p "$pats" -o lz.h5 "$@" --index c.gsx || { echo "FAIL $name: index scan"; fails=$((fails + 1)); return; }
   same "$name" plain.h5 lz.h5
 }
 
@@ -110,7 +121,7 @@ runs_mpi=("1 hits" "2 hits" "3 hits" "3 counts")
 [ "$quick" = 1 ] && runs_mpi=("2 hits" "3 counts")
 for run in "${runs_mpi[@]}"; do
   set -- $run
-  "$MPIEXEC" -n $1 "$GSCAN" scan -q -d cpu -t 1 -p s.patterns -o lz$1.h5 --report $2 --block-size 1K --index c.gsx
+  "$MPIEXEC" -n $1 "$GSCAN" scan -q -d "$dev" -t 1 -p s.patterns -o lz$1.h5 --report $2 --block-size 1K --index c.gsx
   [ $2 = hits ] && want=plain.h5 || want=plain_counts.h5
   same "mpi n=$1 $2" $want lz$1.h5
 done
@@ -179,7 +190,7 @@ cmp -s s.fa keep.fa || { echo "FAIL index over its corpus: the corpus changed"; 
 awk -F'\t' '/^#/ || length($2) >= 10' s.patterns > s10.patterns
 "$GSCAN" index --lz -m 24 -o t.gsx s.fa
 "$GSCAN" scan -q -d cpu -p s10.patterns -o plain.tsv s.fa
-"$MPIEXEC" -n 2 "$GSCAN" scan -q -d cpu -t 1 -p s10.patterns -o lz.tsv --block-size 1K --index t.gsx
+"$MPIEXEC" -n 2 "$GSCAN" scan -q -d "$dev" -t 1 -p s10.patterns -o lz.tsv --block-size 1K --index t.gsx
 runs=$((runs + 1))
 if [ "$(wc -l < plain.tsv)" -lt 100 ] || ! cmp -s plain.tsv lz.tsv; then
   echo "FAIL text output: index scan differs from the plain scan (or too few hits to tell)"
