@@ -55,7 +55,7 @@ for d in ${DEVICES:-cpu}; do
 done
 for t in 1 "$T"; do # locate alone: its share of the index scan, 1 thread against all
   GS_DEBUG_TIME=1 "$G" scan -q -d cpu -t "$t" -p strains.patterns --report hits -o lz_t.h5 \
-    --index strains.gsx 2>&1 | grep -o 'locate .*'
+    --index strains.gsx 2>&1 | grep -o 'locate:.*'
 done
 echo "hits: $(h5ls lz_hits.h5/hits/start | grep -o '{[0-9]*' | tr -d '{')"
 echo "index and plain scans: identical records, counts and hits"
