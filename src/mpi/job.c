@@ -73,6 +73,16 @@ typedef struct job {
  * check again when they rename. */
 static gs_status check_output(const gs_scan_opts *o, gs_error *err)
 {
+    /* --seq reads hits back through each .fai: say it is missing now, not
+     * after the scan */
+    for (size_t f = 0; o->with_seq && f < o->n_corpus; f++) {
+        char fai[4096];
+        if ((size_t)snprintf(fai, sizeof fai, "%s.fai", o->corpus[f]) >= sizeof fai ||
+            access(fai, R_OK) != 0)
+            return gs_fail(err, GS_EINPUT,
+                           "--seq reads the corpus through its index: run gscan index (%s)",
+                           o->corpus[f]);
+    }
     if (!strcmp(o->out, "-"))
         return GS_OK;
     size_t n = 0, len = 0;
@@ -688,6 +698,33 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 
 /* ---- the job ------------------------------------------------------------ */
 
+/* Rank 0, --seq: the corpus files read back through their .fai, matched to
+ * the scanned records by name and length (io/hit_seq.h). */
+static gs_status open_seq(const job *j, gs_hit_seq **hs, gs_error *err)
+{
+    const gs_layout *l = &j->layout;
+    size_t stride = 1;
+    for (size_t r = 0; r < l->n_rec; r++)
+        if (strlen(l->rec[r].name) + 1 > stride)
+            stride = strlen(l->rec[r].name) + 1;
+    char *names = gs_calloc(l->n_rec ? l->n_rec : 1, stride, err, "record names");
+    uint32_t *file = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *file, err, "records");
+    uint64_t *len = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *len, err, "records");
+    if (names && file && len) {
+        for (size_t r = 0; r < l->n_rec; r++) {
+            memcpy(names + r * stride, l->rec[r].name, strlen(l->rec[r].name) + 1);
+            file[r] = l->rec[r].file;
+            len[r] = l->rec[r].length;
+        }
+        gs_hit_seq_open(j->o->corpus, j->o->n_corpus, names, stride, file, len, l->n_rec,
+                        j->o->alphabet == GS_ALPHA_DNA, hs, err);
+    }
+    free(names);
+    free(file);
+    free(len);
+    return err->code;
+}
+
 /* Rank 0: a record name used twice is kept (record ids tell the hits apart,
  * as samtools keeps the first and gscan index keeps all), but said. */
 static void warn_dup_names(const gs_layout *l, char *const *corpus)
@@ -799,8 +836,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     r.timing[GS_T_TOTAL] = j.t[GS_T_INIT] + gs_now() - t_start;
     if (o->out_format == GS_OUT_H5)
         gs_h5_write(o->out, &r, comm, err);
-    else if (j.rank == 0)
+    else if (j.rank == 0 && (!o->with_seq || open_seq(&j, &r.seq, err) == GS_OK))
         gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
+    gs_hit_seq_close(r.seq);
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;
 fail:
