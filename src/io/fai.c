@@ -59,15 +59,17 @@
 #include <unistd.h>
 #include <zlib.h>
 
-enum { FAI_CHUNK = 1 << 20, GAP_MAX = 1 << 20 };
+enum { FAI_CHUNK = 1 << 20, GAP_MAX = 1 << 20, AHEAD = 1 << 20, AHEAD_READ_MAX = 1 << 16 };
 
 void gs_fai_free(gs_fai *fai)
 {
-    for (size_t i = 0; i < fai->n; i++)
+    for (size_t i = 0; fai->names == NULL && i < fai->n; i++)
         free(fai->v[i].name);
+    free(fai->names);
     free(fai->v);
     fai->v = NULL;
-    fai->n = 0;
+    fai->names = NULL;
+    fai->n = fai->names_len = 0;
 }
 
 /* The smallest of n bytes (0xff when n == 0), in one loop the compiler
@@ -373,11 +375,19 @@ gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err)
     return GS_OK;
 }
 
+void gs_seqfile_drop_ahead(gs_seqfile *f)
+{
+    free(f->ahead);
+    f->ahead = NULL;
+    f->ahead_at = f->ahead_len = f->ahead_cap = 0;
+}
+
 void gs_seqfile_close(gs_seqfile *f)
 {
     if (f->fd >= 0)
         close(f->fd);
     gs_bgzf_close(f->bgzf);
+    gs_seqfile_drop_ahead(f);
     f->fd = -1;
     f->bgzf = NULL;
 }
@@ -391,8 +401,40 @@ static uint64_t text_size(const gs_seqfile *f)
     return fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
+/* Fill f's read-ahead buffer with the text from at: up to AHEAD bytes, fewer
+ * at the end of the file; 0, or -1 with err set. The buffer is no larger
+ * than the file, so a reader of many small files holds no more than them. */
+static int read_ahead(gs_seqfile *f, uint64_t at, gs_error *err)
+{
+    if (f->ahead == NULL) {
+        struct stat st;
+        size_t cap = AHEAD;
+        if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < cap)
+            cap = st.st_size > 0 ? (size_t)st.st_size : 1;
+        if ((f->ahead = gs_malloc(cap, err, "read-ahead buffer")) == NULL)
+            return -1;
+        f->ahead_cap = cap;
+    }
+    f->ahead_at = at;
+    f->ahead_len = 0;
+    while (f->ahead_len < f->ahead_cap) {
+        ssize_t got = pread(f->fd, f->ahead + f->ahead_len, f->ahead_cap - f->ahead_len,
+                            (off_t)(at + f->ahead_len));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), f->path);
+            return -1;
+        }
+        if (got == 0)
+            break;
+        f->ahead_len += (size_t)got;
+    }
+    return 0;
+}
+
 /* Text bytes [at, at + n) of f: 0, 1 when the text ends first, -1 with err
- * set. The file bytes read are added to *bytes. */
+ * set. The bytes asked for are added to *bytes (compressed bytes for BGZF). */
 static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
                      gs_error *err)
 {
@@ -401,6 +443,17 @@ static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_
         if (gs_bgzf_read(f->bgzf, at, out, n, &got, bytes, err) != GS_OK)
             return -1;
         return got < n;
+    }
+    if (n <= AHEAD_READ_MAX) {
+        if (f->ahead == NULL || at < f->ahead_at || at + n > f->ahead_at + f->ahead_len) {
+            if (read_ahead(f, at, err) < 0)
+                return -1;
+            if (n > f->ahead_len)
+                return 1;
+        }
+        memcpy(out, f->ahead + (at - f->ahead_at), n);
+        *bytes += n;
+        return 0;
     }
     int rc = gs_pread_full(f->fd, out, n, at);
     if (rc < 0)
@@ -499,21 +552,54 @@ static int parse_u64(const char *s, const char *end, uint64_t *v)
     return 0;
 }
 
+/* All of the open index fd into *text (NUL-terminated), *len bytes. */
+static gs_status read_index(int fd, const char *path, char **text, size_t *len, gs_error *err)
+{
+    struct stat st;
+    size_t cap = (fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0) + 1, n = 0;
+    char *buf = gs_malloc(cap, err, "index");
+    for (;;) {
+        if (buf == NULL)
+            return GS_ESYS;
+        if (n + 1 == cap) { /* the file grew or its size was unknown */
+            char *b = gs_realloc(buf, cap *= 2, err, "index");
+            if (b == NULL)
+                free(buf);
+            buf = b;
+            continue;
+        }
+        ssize_t got = read(fd, buf + n, cap - 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            free(buf);
+            return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    buf[n] = 0;
+    *text = buf;
+    *len = n;
+    return GS_OK;
+}
+
 gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
 {
     char *path = NULL, *text = NULL;
     uint8_t *gap = NULL;
-    FILE *f = NULL;
+    int fd = -1;
     gs_seqfile sf = {.fd = -1};
-    size_t cap = 0;
+    size_t cap = 0, len = 0;
     memset(fai, 0, sizeof *fai);
     size_t pl = strlen(fasta) + 5;
     path = gs_malloc(pl, err, "index path");
     if (path == NULL)
         goto fail;
     snprintf(path, pl, "%s.fai", fasta);
-    f = fopen(path, "rb");
-    if (f == NULL) {
+    fd = open(path, O_RDONLY);
+    if (fd < 0) {
         if (errno == ENOENT) {
             free(path);
             return GS_OK;
@@ -521,23 +607,27 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
         gs_fail(err, GS_EINPUT, "cannot open index: %s (%s)", strerror(errno), path);
         goto fail;
     }
-    /* parse: NAME LENGTH OFFSET LINEBASES LINEWIDTH */
-    size_t tcap = 0;
-    ssize_t got;
+    if (read_index(fd, path, &text, &len, err) != GS_OK)
+        goto fail;
+    close(fd);
+    fd = -1;
+    /* parse NAME LENGTH OFFSET LINEBASES LINEWIDTH in one pass over the text
+     * read at once; each name is moved down to the end of the names before it
+     * (never past its own line), so the text becomes the block of names */
+    size_t at = 0, names_end = 0;
     uint64_t line_no = 0;
-    while ((got = getline(&text, &tcap, f)) >= 0) {
+    while (at < len) {
         line_no++;
-        size_t n = (size_t)got;
-        if (n > 0 && text[n - 1] == '\n')
-            n--;
-        const char *fld[6];
+        char *s = text + at, *nl = memchr(s, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - s) : len - at;
+        at += n + (nl != NULL);
+        const char *fld[6], *end = s + n;
         size_t nf = 0;
-        const char *s = text, *end = text + n;
         fld[nf++] = s;
         for (const char *q = s; q < end && nf < 6; q++)
             if (*q == '\t')
                 fld[nf++] = q + 1;
-        if (nf != 5 || memchr(text, 0, n) != NULL) {
+        if (nf != 5 || memchr(s, 0, n) != NULL) {
             gs_fail(err, GS_EINPUT,
                     "malformed index: expected 5 tab-separated fields (%s:%" PRIu64 ")", path,
                     line_no);
@@ -558,17 +648,29 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
                     path, line_no);
             goto fail;
         }
-        gs_fai_entry *e = fai_push(fai, &cap, fld[0], (size_t)(fld[1] - 1 - fld[0]), err);
-        if (e == NULL)
-            goto fail;
-        *e = (gs_fai_entry){e->name, num[0], num[1], (uint32_t)num[2], (uint32_t)num[3]};
+        if (fai->n == cap) {
+            size_t c = cap ? cap * 2 : 1024;
+            gs_fai_entry *v = gs_realloc(fai->v, c * sizeof *v, err, "index");
+            if (v == NULL)
+                goto fail;
+            fai->v = v;
+            cap = c;
+        }
+        size_t nlen = (size_t)(fld[1] - 1 - fld[0]);
+        memmove(text + names_end, s, nlen);
+        text[names_end + nlen] = 0;
+        /* the name's place in the block; made a pointer once the block is final */
+        fai->v[fai->n++] = (gs_fai_entry){NULL, num[0], num[1], (uint32_t)num[2], (uint32_t)num[3]};
+        names_end += nlen + 1;
     }
-    if (ferror(f)) {
-        gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
-        goto fail;
-    }
-    fclose(f);
-    f = NULL;
+    /* hand the block over to fai before anything can fail (gs_fai_free frees
+     * it, and the names are not per-entry allocations) */
+    char *names = names_end ? realloc(text, names_end) : NULL;
+    fai->names = names ? names : text;
+    fai->names_len = names_end;
+    text = NULL;
+    for (size_t i = 0, o = 0; i < fai->n; o += strlen(fai->names + o) + 1, i++)
+        fai->v[i].name = fai->names + o;
 
     /* Does it still fit the FASTA? (see the top of the file) */
     if (gs_seqfile_open(fasta, &sf, err) != GS_OK)
@@ -619,8 +721,8 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
     free(path);
     return GS_OK;
 fail:
-    if (f)
-        fclose(f);
+    if (fd >= 0)
+        close(fd);
     gs_seqfile_close(&sf);
     free(gap);
     free(text);
@@ -654,13 +756,13 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
                        begin, end, e->name, e->length, path);
     if (begin == end)
         return GS_OK;
-    tmp = gs_malloc(FAI_CHUNK, err, "range buffer");
-    if (tmp == NULL)
-        return GS_ESYS;
     const uint32_t lb = e->linebases, gapw = e->linewidth - e->linebases;
     const int tail_gap = end < e->length && end % lb == 0; /* the range ends a line */
     const uint64_t stop = residue_byte(e, end - 1) + 1 + (tail_gap ? gapw : 0);
     uint64_t at = residue_byte(e, begin), pos = begin, col = begin % lb;
+    tmp = gs_malloc(stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK, err, "range buffer");
+    if (tmp == NULL)
+        return GS_ESYS;
     uint32_t gap_left = 0; /* bytes of a line end still to check */
     uint8_t *o = out;
     while (at < stop) {
