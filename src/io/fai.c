@@ -614,8 +614,13 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
     /* parse NAME LENGTH OFFSET LINEBASES LINEWIDTH in one pass over the text
      * read at once; each name is moved down to the end of the names before it
      * (never past its own line), so the text becomes the block of names */
-    size_t at = 0, names_end = 0;
+    size_t at = 0, names_end = 0, lines = 0;
     uint64_t line_no = 0;
+    for (size_t i = 0; i < len; i++) /* the entries are allocated once */
+        lines += text[i] == '\n';
+    cap = lines + 1;
+    if ((fai->v = gs_malloc(cap * sizeof *fai->v, err, "index")) == NULL)
+        goto fail;
     while (at < len) {
         line_no++;
         char *s = text + at, *nl = memchr(s, '\n', len - at);
@@ -647,14 +652,6 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
             gs_fail(err, GS_EINPUT, "malformed index: bad LINEBASES/LINEWIDTH (%s:%" PRIu64 ")",
                     path, line_no);
             goto fail;
-        }
-        if (fai->n == cap) {
-            size_t c = cap ? cap * 2 : 1024;
-            gs_fai_entry *v = gs_realloc(fai->v, c * sizeof *v, err, "index");
-            if (v == NULL)
-                goto fail;
-            fai->v = v;
-            cap = c;
         }
         size_t nlen = (size_t)(fld[1] - 1 - fld[0]);
         memmove(text + names_end, s, nlen);

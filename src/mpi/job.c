@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "job.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,11 +301,16 @@ static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
         bytes += fai[f].names ? fai[f].names_len : 0;
     }
     gs_layout *l = &j->layout;
+    const int take = n_files == 1 && fai[0].names;
     l->rec = gs_calloc(n + 1, sizeof *l->rec, err, "layout");
-    j->rec_fai = gs_calloc(n + 1, sizeof *j->rec_fai, err, "layout");
+    if (take) { /* the entries themselves too: no copy of a large array */
+        j->rec_fai = fai[0].v;
+        fai[0].v = NULL;
+    } else {
+        j->rec_fai = gs_calloc(n + 1, sizeof *j->rec_fai, err, "layout");
+    }
     if (l->rec == NULL || j->rec_fai == NULL)
         return GS_ESYS;
-    const int take = n_files == 1 && fai[0].names;
     if (take) {
         l->names = fai[0].names;
         fai[0].names = NULL;
@@ -325,13 +331,17 @@ static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
         }
     }
     l->names_len = bytes;
-    for (size_t f = 0; f < n_files; f++)
+    for (size_t f = 0; f < n_files; f++) {
+        const gs_fai_entry *v = take ? j->rec_fai : fai[f].v;
         for (size_t i = 0; i < fai[f].n; i++) {
-            l->rec[l->n_rec] = (gs_record){.length = fai[f].v[i].length, .file = (uint32_t)f};
-            j->rec_fai[l->n_rec++] = fai[f].v[i];
+            l->rec[l->n_rec] = (gs_record){.length = v[i].length, .file = (uint32_t)f};
+            if (!take)
+                j->rec_fai[l->n_rec] = v[i];
+            l->n_rec++;
         }
+    }
     if (take)
-        fai[0].n = 0; /* its names moved into the layout: gs_fai_free frees the entries only */
+        fai[0].n = 0; /* its names and entries moved into the job */
     l->cap_rec = l->n_rec;
     gs_layout_point_names(l);
     for (size_t i = 0; i < l->n_rec; i++)
@@ -670,17 +680,53 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 /* ---- the job ------------------------------------------------------------ */
 
 /* Rank 0: a record name used twice is kept (record ids tell the hits apart,
- * as samtools keeps the first and gscan index keeps all), but said. */
-static void warn_dup_names(const gs_layout *l, char *const *corpus)
-{
+ * as samtools keeps the first and gscan index keeps all), but said. When
+ * the layout is known before the scan (ranges), the names are checked on a
+ * thread of their own while the scan runs: millions of ESTs take a tenth of
+ * a second that the GPU path leaves a host core for. */
+typedef struct dup_check {
+    const gs_layout *l;
+    long n;
     size_t a, b;
-    gs_error err = {0};
-    long n = gs_layout_dup_names(l, &a, &b, &err);
-    if (n > 0)
+    int running; /* a thread is computing n, a, b */
+    pthread_t tid;
+} dup_check;
+
+static void *dup_main(void *arg)
+{
+    dup_check *d = arg;
+    gs_error ignored = {0};
+    d->n = gs_layout_dup_names(d->l, &d->a, &d->b, &ignored);
+    return NULL;
+}
+
+static void dup_start(dup_check *d, const gs_layout *l)
+{
+    d->l = l;
+    d->running = pthread_create(&d->tid, NULL, dup_main, d) == 0;
+}
+
+static void dup_join(dup_check *d)
+{
+    if (d->running)
+        pthread_join(d->tid, NULL);
+    d->running = 0;
+}
+
+static void warn_dup_names(dup_check *d, const gs_layout *l, char *const *corpus)
+{
+    if (d->running) {
+        dup_join(d);
+    } else {
+        d->l = l;
+        dup_main(d);
+    }
+    size_t a = d->a, b = d->b;
+    if (d->n > 0)
         fprintf(stderr,
                 "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
                 "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
-                n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
+                d->n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
 }
 
 static void job_free(job *j)
@@ -703,6 +749,7 @@ static void job_free(job *j)
 gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum, gs_error *err)
 {
     job j = {.o = o, .comm = comm, .readers = 1};
+    dup_check dups = {0};
     gs_scan_res res = {0};
     uint64_t *counts = NULL;
     memset(sum, 0, sizeof *sum);
@@ -719,6 +766,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
+    if (j.rank == 0 && j.mode == MODE_RANGES)
+        dup_start(&dups, &j.layout);
     scan_pass(&j, j.engine, j.use_gpu, &j.layout, &res, &t_send, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
@@ -755,7 +804,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
     if (j.rank == 0)
-        warn_dup_names(&j.layout, o->corpus);
+        warn_dup_names(&dups, &j.layout, o->corpus);
 
     gs_result r = {
         .info = {.command_line = o->command_line, .engine = j.engine->name,
@@ -780,6 +829,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;
 fail:
+    dup_join(&dups);
     free(counts);
     gs_scan_res_free(&res);
     job_free(&j);
