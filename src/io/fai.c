@@ -434,6 +434,26 @@ static int read_ahead(gs_seqfile *f, uint64_t at, gs_error *err)
     return 0;
 }
 
+/* Text bytes [at, at + n) of a plain f (n <= AHEAD_READ_MAX) where they lie
+ * in its read-ahead buffer (valid until the next read of f), *rc 0; NULL
+ * with *rc 1 when the text ends first, -1 with err set. */
+static const uint8_t *ahead_view(gs_seqfile *f, size_t n, uint64_t at, uint64_t *bytes, int *rc,
+                                 gs_error *err)
+{
+    if (f->ahead == NULL || at < f->ahead_at || at + n > f->ahead_at + f->ahead_len) {
+        *rc = read_ahead(f, at, err);
+        if (*rc < 0)
+            return NULL;
+        if (n > f->ahead_len) {
+            *rc = 1;
+            return NULL;
+        }
+    }
+    *rc = 0;
+    *bytes += n;
+    return f->ahead + (at - f->ahead_at);
+}
+
 /* Text bytes [at, at + n) of f: 0, 1 when the text ends first, -1 with err
  * set. The bytes asked for are added to *bytes (compressed bytes for BGZF). */
 static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
@@ -446,15 +466,11 @@ static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_
         return got < n;
     }
     if (n <= AHEAD_READ_MAX) {
-        if (f->ahead == NULL || at < f->ahead_at || at + n > f->ahead_at + f->ahead_len) {
-            if (read_ahead(f, at, err) < 0)
-                return -1;
-            if (n > f->ahead_len)
-                return 1;
-        }
-        memcpy(out, f->ahead + (at - f->ahead_at), n);
-        *bytes += n;
-        return 0;
+        int rc;
+        const uint8_t *s = ahead_view(f, n, at, bytes, &rc, err);
+        if (s)
+            memcpy(out, s, n);
+        return rc;
     }
     int rc = gs_pread_full(f->fd, out, n, at);
     if (rc < 0)
@@ -885,14 +901,21 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
     const int tail_gap = end < e->length && end % lb == 0; /* the range ends a line */
     const uint64_t stop = residue_byte(e, end - 1) + 1 + (tail_gap ? gapw : 0);
     uint64_t at = residue_byte(e, begin), pos = begin, col = begin % lb;
-    tmp = gs_malloc(stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK, err, "range buffer");
-    if (tmp == NULL)
+    /* a short range of plain FASTA (an EST) is checked and copied where it
+     * lies in the read-ahead buffer, with no buffer of its own */
+    const int in_place = f->bgzf == NULL && stop - at <= AHEAD_READ_MAX;
+    if (!in_place &&
+        (tmp = gs_malloc(stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK, err,
+                         "range buffer")) == NULL)
         return GS_ESYS;
     uint32_t gap_left = 0; /* bytes of a line end still to check */
     uint8_t *o = out;
     while (at < stop) {
         size_t want = stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK;
-        int rc = seq_pread(f, tmp, want, at, bytes_read, err);
+        int rc;
+        const uint8_t *text = in_place ? ahead_view(f, want, at, bytes_read, &rc, err) : tmp;
+        if (!in_place)
+            rc = seq_pread(f, tmp, want, at, bytes_read, err);
         if (rc < 0)
             goto fail;
         if (rc > 0) {
@@ -903,7 +926,7 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
         size_t i = 0;
         while (i < want) {
             if (gap_left) { /* the line end: '\n', after '\r' or blanks when LINEWIDTH says so */
-                uint8_t c = tmp[i++];
+                uint8_t c = text[i++];
                 int ok = gap_left == 1 ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
                 if (!ok) {
                     gs_fail(err, GS_EINPUT,
@@ -921,7 +944,7 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
                 k = (size_t)(end - pos);
             if (k > want - i)
                 k = want - i;
-            const uint8_t *s = tmp + i;
+            const uint8_t *s = text + i;
             memcpy(o, s, k);
             size_t j = k;
             if (min_byte(s, k) <= ' ')
