@@ -334,16 +334,19 @@ static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
     for (size_t f = 0; f < n_files; f++) {
         const gs_fai_entry *v = take ? j->rec_fai : fai[f].v;
         for (size_t i = 0; i < fai[f].n; i++) {
-            l->rec[l->n_rec] = (gs_record){.length = v[i].length, .file = (uint32_t)f};
+            l->rec[l->n_rec] = (gs_record){.name = v[i].name, .length = v[i].length,
+                                           .file = (uint32_t)f};
             if (!take)
                 j->rec_fai[l->n_rec] = v[i];
             l->n_rec++;
         }
     }
-    if (take)
-        fai[0].n = 0; /* its names and entries moved into the job */
     l->cap_rec = l->n_rec;
-    gs_layout_point_names(l);
+    if (take) {
+        fai[0].n = 0; /* its names and entries moved into the job */
+        return GS_OK;
+    }
+    gs_layout_point_names(l); /* the copies */
     for (size_t i = 0; i < l->n_rec; i++)
         j->rec_fai[i].name = l->rec[i].name;
     return GS_OK;
