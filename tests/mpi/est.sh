@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# est.sh - an EST-like corpus (tens of thousands of short records read
-# through its .fai) gives the brute-force engine's result file at 1, 2 and 3
-# ranks, 1 and 2 threads, 1 and 2 reading threads per rank, and blocks that
-# split the longer records: /counts, /hits, /records and /files compared with
-# h5diff. The reference reads the same file without its index (the streaming
+# est.sh - an EST-like corpus (thousands of short records read through
+# its .fai) gives the brute-force engine's result at 1, 2 and 3 ranks (hits
+# at 1 and 2, counts at 1 and 3), 1 and 2 threads, 1 and 2 reading threads
+# per rank, and blocks that split the longer records: /counts, /hits and
+# /records compared with h5diff. The reference reads the same file without its index (the streaming
 # reader), so the index path (one block of names, read-ahead of short
 # records, the layout broadcast, the plan) is checked against an independent
 # one. The corpus has empty records, names longer than a line, names that
@@ -22,7 +22,7 @@ fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # random text and patterns (some cut from the text, some with IUPAC codes);
 # then the text, plus lambda when present, is dealt into records
-"$GSCAN" gen -o g -s 31 -n 1M -k 150 --min-length 7 --max-length 14 --planted 0.7 \
+"$GSCAN" gen -o g -s 31 -n 600K -k 100 --min-length 7 --max-length 14 --planted 0.7 \
   --degenerate 0.1 --lowercase 0.05 --n-runs 40
 {
   grep -v '^>' g.fa | tr -d '\n'
@@ -51,8 +51,8 @@ awk -v seed=7 'BEGIN { srand(seed) }
 cp est.fa ref.fa # the same text with no index: read by the streaming reader
 "$GSCAN" index est.fa
 nrec=$(wc -l <est.fa.fai)
-[ "$nrec" -gt 4000 ] || fail "only $nrec records"
-awk '$2 == 0 { e++ } END { exit !(e > 50) }' est.fa.fai || fail "too few empty records"
+[ "$nrec" -gt 2500 ] || fail "only $nrec records"
+awk '$2 == 0 { e++ } END { exit !(e > 30) }' est.fa.fai || fail "too few empty records"
 
 same() { # a.h5 b.h5 label datasets...
   local a=$1 b=$2 label=$3 d
@@ -63,14 +63,17 @@ same() { # a.h5 b.h5 label datasets...
 }
 warning() { grep -o "warning: [0-9]* record(s) repeat.*" "$1" | sed 's/ (\(est\|ref\)\.fa)/ (FILE)/g'; }
 
+# one reference run: its /counts serve the counts runs too
+"$GSCAN" scan -q --report hits --strand both -p g.patterns -e bf -d cpu -t 1 -o ref.h5 ref.fa 2>ref.err
+[ -n "$(warning ref.err)" ] || fail "the reference did not warn about repeated names"
 for report in hits counts; do
   opts=(-q --report "$report" --strand both -p g.patterns)
   sets=(/counts /records)
   [ "$report" = hits ] && sets+=(/hits)
-  "$GSCAN" scan "${opts[@]}" -e bf -d cpu -t 1 -o ref.h5 ref.fa 2>ref.err
-  [ -n "$(warning ref.err)" ] || fail "$report: the reference did not warn about repeated names"
-  runs=("1 1 1 16M" "1 2 2 16M" "2 1 1 2K" "2 2 2 16M" "3 1 1 1500")
-  [ "$report" = counts ] && runs=("1 2 1 16M" "3 1 1 16M")
+  # 3 ranks write counts only: on a 2-core machine an oversubscribed
+  # collective hit write spends seconds busy-polling (ranks.sh covers it)
+  runs=("1 1 1 16M" "1 2 2 16M" "2 1 1 2K" "2 1 2 16M")
+  [ "$report" = counts ] && runs=("1 2 1 16M" "3 1 1 1500")
   for run in "${runs[@]}"; do
     read -r n t r block <<<"$run"
     label="$report n=$n -t $t --readers $r --block-size $block"
@@ -90,4 +93,4 @@ if [ $fails -gt 0 ]; then
   echo "$fails failure(s)"
   exit 1
 fi
-echo "est: $nrec records, 7 runs agree with the brute-force engine"
+echo "est: $nrec records, 6 runs agree with the brute-force engine"
