@@ -204,13 +204,32 @@ static int read_kind(const char *path, gs_input_format fmt)
 /* Is indexing an unindexed plain file in memory worth it for one process?
  * It costs a second pass over the bytes, cheap only when the first leaves
  * them in the page cache (the file fits in half the memory) and done on
- * several threads (one thread streaming reads it once). */
+ * several threads (one thread streaming reads it once). And the ranges path
+ * costs a read call per segment, so for records much shorter than a block
+ * (EST sets: 500 bp) one stream is faster today (docs/performance.md): the
+ * first 1 MiB decides, more than 16 headers there streams. */
 static int index_pays(const job *j, const char *path)
 {
     struct stat st;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return j->threads > 1 && stat(path, &st) == 0 && pages > 0 && page > 0 &&
-           (uint64_t)st.st_size <= (uint64_t)pages * (uint64_t)page / 2;
+    if (j->threads < 2 || stat(path, &st) != 0 || pages <= 0 || page <= 0 ||
+        (uint64_t)st.st_size > (uint64_t)pages * (uint64_t)page / 2)
+        return 0;
+    enum { SAMPLE = 1 << 20, MAX_HEADERS = 16 };
+    char *b = malloc(SAMPLE);
+    FILE *f = b ? fopen(path, "rb") : NULL;
+    size_t n = f ? fread(b, 1, SAMPLE, f) : 0, headers = 0;
+    for (const char *p = b, *end = b + n; headers <= MAX_HEADERS;) {
+        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (nl == NULL)
+            break;
+        headers += nl + 1 < end && nl[1] == '>';
+        p = nl + 1;
+    }
+    if (f)
+        fclose(f);
+    free(b);
+    return headers <= MAX_HEADERS;
 }
 
 /* Rank 0: indexes for every file, or *ok = 0 when some file must be streamed. */

@@ -39,14 +39,16 @@ reading() { # expected-reading label command...: run it, check rank 0's reading
   fi
 }
 
-# inputs: NAME:EXPECTED reading when indexed in memory (ranges, or local when
-# it cannot be indexed and one process streams it)
+# inputs: NAME:READING: how one process with several threads reads it
+# (ranges: indexed in memory; local: streamed, because it cannot be indexed
+# or, like short.fa, has many short records, for which one stream is faster);
+# several ranks read by ranges whatever can be indexed
 inputs=()
 "$GSCAN" gen -o many -s 31 -n 200K -r 3000 -k 300 --min-length 4 --max-length 12 --planted 0.7 \
   --lowercase 0.2 --n-runs 40 --line-width 61
 # empty records between short ones
 awk '/^>/ && NR % 7 == 1 { print $0 "_empty" } { print }' many.fa > short.fa
-inputs+=(short.fa:ranges)
+inputs+=(short.fa:local)
 "$GSCAN" gen -o w -s 32 -n 150K -r 7 -k 400 --min-length 3 --max-length 25 --planted 0.6 \
   --degenerate 0.1 --palindromes 0.1 --line-width 70
 inputs+=(w.fa:ranges)
@@ -81,14 +83,15 @@ for item in "${inputs[@]}"; do
     same ref.h5 got.h5 "$input -t $t split $split"
   done
   mwant=$want; [ "$want" = local ] && mwant=streamed
-  ranks="2 1|4 2"
-  [ "$input" = w.fa ] && ranks="2 1|3 2|4 2"
+  [ "$input" = short.fa ] && mwant=ranges
+  ranks="2 1 7|4 2 997"
+  [ "$input" = w.fa ] && ranks="2 1 7|3 2 0|4 2 997"
   IFS='|' read -r -a rank_runs <<<"$ranks"
-  for nt in "${rank_runs[@]}"; do
-    read -r n t <<<"$nt"
-    reading "$mwant" "$input n=$n -t $t" env GS_INDEX_SPLIT=997 \
+  for nts in "${rank_runs[@]}"; do
+    read -r n t split <<<"$nts"
+    reading "$mwant" "$input n=$n -t $t split $split" env GS_INDEX_SPLIT=$split \
       "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" -t "$t" -o got.h5 "$input"
-    same ref.h5 got.h5 "$input n=$n -t $t"
+    same ref.h5 got.h5 "$input n=$n -t $t split $split"
   done
   # the .fai path, where gscan index takes the file
   if [ "$want" = ranges ] && "$GSCAN" index "$input" 2>/dev/null; then
