@@ -11,9 +11,9 @@
  * Each task summarises its lines per record as runs of equal lines (bytes and
  * residues): a record that .fai can describe has at most three runs (full
  * lines, one shorter last line, blank lines), so a longer list proves an
- * irregular record without stitching. Stitching then replays, run by run, the
- * per-line rules of gs_fai_build (fai.c) in file order, so the index is the
- * one gs_fai_build would write: same records, offsets, line lengths and
+ * irregular record without stitching. Stitching then replays, run by run,
+ * the per-line rules of gs_fai_build (fai_lines.h) in file order, so the
+ * index is the one gs_fai_build would write: same records, offsets, line lengths and
  * residue counts, and the same refusals (GS_EINPUT) where .fai cannot describe
  * a record (mixed line lengths, blank or shorter line inside a record,
  * spaces, tabs or a stray '\r' in a line, a last header with no line end).
@@ -27,6 +27,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
+#include "fai_lines.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +39,6 @@
 #include <unistd.h>
 
 enum { MAX_RUNS = 3, SNIFF = 1 << 20 };
-enum { SEQ_FIRST, SEQ_FULL, SEQ_ENDED };
 
 /* count equal lines: width in bytes with the '\n', lres residues (0: blank,
  * whatever its width) */
@@ -75,16 +75,6 @@ typedef struct task_ctx {
     size_t next; /* next part to take, under lock */
     pthread_mutex_t lock;
 } task_ctx;
-
-/* The smallest of n bytes (0xff when n == 0): above ' ' proves there is no
- * line end, '\r', space or tab; one loop the compiler vectorises. */
-static uint8_t min_byte(const uint8_t *s, size_t n)
-{
-    uint8_t m = 0xff;
-    for (size_t i = 0; i < n; i++)
-        m = s[i] < m ? s[i] : m;
-    return m;
-}
 
 /* Add a line to a run list; 0, or -1 when it would need a fourth run. */
 static int runs_add(runs *r, uint64_t width, uint64_t lres)
@@ -145,7 +135,7 @@ static void part_scan(part *p, const uint8_t *m, uint64_t size)
         const uint8_t *s = m + x;
         uint64_t avail = size - x;
         runs *r = p->n_rec ? &p->rec[p->n_rec - 1].lines : &p->lead;
-        if (s[0] != '>' && L > 0 && L < avail && s[L] == '\n' && min_byte(s, L - 1) > ' ' &&
+        if (s[0] != '>' && L > 0 && L < avail && s[L] == '\n' && gs_min_byte(s, L - 1) > ' ' &&
             (s[L - 1] > ' ' || s[L - 1] == '\r')) {
             /* fast path: a clean line as long as the last one */
             if (runs_add(r, L + 1, L - (s[L - 1] == '\r')) != 0)
@@ -197,33 +187,6 @@ static void *task_main(void *arg)
     }
 }
 
-/* One line of record e, by gs_fai_build's rules: 0, or -1 when .fai cannot
- * describe the record. */
-static int step(gs_fai_entry *e, int *state, uint64_t width, uint64_t lres)
-{
-    if (lres == 0) {
-        *state = SEQ_ENDED;
-        return 0;
-    }
-    if (*state == SEQ_ENDED)
-        return -1;
-    if (*state == SEQ_FIRST) {
-        if (width > UINT32_MAX)
-            return -1;
-        e->linebases = (uint32_t)lres;
-        e->linewidth = (uint32_t)width;
-        e->length += lres;
-        *state = SEQ_FULL;
-        return 0;
-    }
-    if (width > e->linewidth || lres > e->linebases)
-        return -1;
-    if (width < e->linewidth || lres < e->linebases)
-        *state = SEQ_ENDED;
-    e->length += lres;
-    return 0;
-}
-
 /* A run of equal lines: after two steps without error the state no longer
  * changes (full lines stay full, blank lines stay ended), so the rest adds
  * its residues. */
@@ -231,8 +194,8 @@ static int apply_runs(gs_fai_entry *e, int *state, const runs *r)
 {
     for (int k = 0; k < r->n; k++) {
         const run *u = &r->v[k];
-        if (step(e, state, u->width, u->lres) != 0 ||
-            (u->count > 1 && step(e, state, u->width, u->lres) != 0))
+        if (gs_fai_line_step(e, state, u->width, u->lres) != GS_LINE_OK ||
+            (u->count > 1 && gs_fai_line_step(e, state, u->width, u->lres) != GS_LINE_OK))
             return -1;
         if (u->count > 2)
             e->length += u->lres * (u->count - 2);
@@ -327,7 +290,7 @@ gs_status gs_fai_build_parallel(const char *fasta, int threads, uint64_t split, 
     if ((fai->v = gs_calloc(n_rec ? n_rec : 1, sizeof *fai->v, err, "index")) == NULL)
         goto fail;
     gs_fai_entry *e = NULL;
-    int state = SEQ_FIRST;
+    int state = GS_SEQ_FIRST;
     for (size_t i = 0; i < n_parts; i++) {
         part *p = &parts[i];
         if (p->lead.n && (e == NULL || apply_runs(e, &state, &p->lead) != 0))
@@ -336,7 +299,7 @@ gs_status gs_fai_build_parallel(const char *fasta, int threads, uint64_t split, 
             e = &fai->v[fai->n++];
             *e = (gs_fai_entry){.name = p->rec[k].name, .offset = p->rec[k].offset};
             p->rec[k].name = NULL; /* moved into the index */
-            state = SEQ_FIRST;
+            state = GS_SEQ_FIRST;
             if (apply_runs(e, &state, &p->rec[k].lines) != 0)
                 goto irregular;
         }
