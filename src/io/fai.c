@@ -46,6 +46,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
+#include "fai_lines.h"
 #include "fasta.h"
 #include "replace_file.h"
 
@@ -73,16 +74,6 @@ void gs_fai_free(gs_fai *fai)
     fai->n = fai->names_len = 0;
 }
 
-/* The smallest of n bytes (0xff when n == 0), in one loop the compiler
- * vectorises: above ' ' proves there is no line end, '\r', space or tab. */
-static uint8_t min_byte(const uint8_t *s, size_t n)
-{
-    uint8_t m = 0xff;
-    for (size_t i = 0; i < n; i++)
-        m = s[i] < m ? s[i] : m;
-    return m;
-}
-
 static gs_fai_entry *fai_push(gs_fai *fai, size_t *cap, const char *name, size_t name_len,
                               gs_error *err)
 {
@@ -104,9 +95,6 @@ static gs_fai_entry *fai_push(gs_fai *fai, size_t *cap, const char *name, size_t
     e->name = copy;
     return e;
 }
-
-/* Build state of the record being indexed. */
-enum { SEQ_FIRST, SEQ_FULL, SEQ_ENDED };
 
 /* Next bytes of the FASTA text (plain: read; BGZF: gzread). */
 static ssize_t text_read(int fd, gzFile gz, uint8_t *buf, size_t n, const char *path,
@@ -180,7 +168,7 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
     int in_header = 0, word_done = 0, line_open = 0;
     uint64_t lbytes = 0, lres = 0;
     int lbad = 0, lcr = 0; /* a bad byte; the line's last byte so far is '\r' */
-    int state = SEQ_FIRST;
+    int state = GS_SEQ_FIRST;
     gs_fai_entry *e = NULL;
     int first = 1;
     for (;;) {
@@ -207,7 +195,7 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
                 word_done = 0;
                 name_len = 0;
                 s++, len--, p++;
-                state = SEQ_FIRST;
+                state = GS_SEQ_FIRST;
                 e = NULL;
             }
             if (in_header) {
@@ -251,7 +239,7 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
             }
             /* a sequence line or part of one; whole clean lines take the
              * vectorised path, the rest is checked byte by byte */
-            if (!line_open && nl && len > 0 && min_byte(s, len - 1) > ' ' &&
+            if (!line_open && nl && len > 0 && gs_min_byte(s, len - 1) > ' ' &&
                 (s[len - 1] > ' ' || s[len - 1] == '\r')) {
                 lcr = s[len - 1] == '\r';
                 lres = len - (size_t)lcr;
@@ -285,34 +273,24 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
                         line_no);
                 goto fail;
             }
-            if (lres == 0) {
-                state = SEQ_ENDED; /* a blank line (a bare "\r" counts as one) */
-            } else if (state == SEQ_ENDED) {
+            switch (gs_fai_line_step(e, &state, width, lres)) {
+            case GS_LINE_OK:
+                break;
+            case GS_LINE_AFTER_END:
                 gs_fail(err, GS_EINPUT,
                         "blank or shorter line inside record %s: lines of a record must have "
                         "one length except the last (%s:%" PRIu64 ")",
                         e->name, fasta, line_no);
                 goto fail;
-            } else if (state == SEQ_FIRST) {
-                if (width > UINT32_MAX) {
-                    gs_fail(err, GS_EINPUT, "line too long to index (%s:%" PRIu64 ")", fasta,
-                            line_no);
-                    goto fail;
-                }
-                e->linebases = (uint32_t)lres;
-                e->linewidth = (uint32_t)width;
-                e->length += lres;
-                state = SEQ_FULL;
-            } else if (width > e->linewidth || lres > e->linebases) {
+            case GS_LINE_TOO_LONG:
+                gs_fail(err, GS_EINPUT, "line too long to index (%s:%" PRIu64 ")", fasta, line_no);
+                goto fail;
+            case GS_LINE_LONGER:
                 gs_fail(err, GS_EINPUT,
                         "different line length in record %s: %" PRIu64 " bytes, expected %u "
                         "(%s:%" PRIu64 ")",
                         e->name, width, e->linewidth, fasta, line_no);
                 goto fail;
-            } else {
-                if (width < e->linewidth || lres < e->linebases)
-                    state = SEQ_ENDED;
-                e->length += lres;
             }
             line_no++;
             line_open = 0;
@@ -947,7 +925,7 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
             const uint8_t *s = text + i;
             memcpy(o, s, k);
             size_t j = k;
-            if (min_byte(s, k) <= ' ')
+            if (gs_min_byte(s, k) <= ' ')
                 for (j = 0; j < k && !not_residue(s[j]);)
                     j++;
             if (j < k || (col == 0 && s[0] == '>')) {

@@ -40,6 +40,14 @@ typedef struct gs_fai {
 /* Build from a plain or BGZF FASTA file in one pass (GS_EINPUT with file:line
  * when it cannot be indexed, or when it is plain gzip or not FASTA). */
 gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err);
+/* The index gs_fai_build would give a plain FASTA file, built in memory on
+ * `threads` threads (fai_parallel.c), each indexing a byte range of `split`
+ * bytes (0: one range per thread). Unlike gs_fai_build it skips a UTF-8 BOM
+ * and blank lines before the first header, as the streaming reader does.
+ * GS_EINPUT when the file is not FASTA or a record cannot be indexed (the
+ * caller streams it then); GS_ESYS when out of memory or it cannot be mapped. */
+gs_status gs_fai_build_parallel(const char *fasta, int threads, uint64_t split, gs_fai *fai,
+                                gs_error *err);
 /* Write "<fasta>.fai" text exactly as samtools faidx does. */
 gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err);
 /* Read "<fasta>.fai" if it exists: returns GS_OK with fai->n > 0, or GS_OK with

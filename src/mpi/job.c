@@ -1,14 +1,18 @@
 /* job.c - the phases of one scan over MPI (see job.h).
  *
  * Data movement: rank 0 decides how the corpus is read. Plain FASTA files
- * with a usable .fai (or one rank 0 builds in one pass), and BGZF files with
- * both their .fai and .gzi, are "ranges": rank 0 broadcasts the layout and
- * the plan, and each rank reads only its own pieces (pread, or the BGZF
- * blocks that hold them). Anything else (gzip, raw, pipes, FIFOs and stdin,
- * FASTA that cannot be indexed, BGZF without its indexes) is "streamed":
- * rank 0 reads it once and deals blocks to the ranks. One process reads ranges only where indexes
- * exist (so a stale index is an error at any rank count) and otherwise
- * streams the files itself. Hits of the ranges mode form contiguous runs of
+ * with a usable .fai (or, without one, an index rank 0 builds in memory on
+ * its threads, fai_parallel.c), and BGZF files with both their .fai and .gzi,
+ * are "ranges": rank 0 broadcasts the layout and the plan, and each rank
+ * reads only its own pieces (pread, or the BGZF blocks that hold them).
+ * Anything else (gzip, raw, pipes, FIFOs and stdin, FASTA that cannot be
+ * indexed, BGZF without its indexes) is "streamed": rank 0 reads it once and
+ * deals blocks to the ranks. One process builds an index only when that pays
+ * (index_pays: several threads, a file the page cache holds) and otherwise
+ * streams the files itself; a stale .fai is an error at any rank count.
+ * Building on rank 0 and broadcasting the table, rather than on every rank,
+ * reads the file once for the index wherever the ranks run (a shared file
+ * system serves one reader, not N). Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
  * gathered to rank 0 first. An LZ77 hybrid index (--index) is a fourth
  * mode: every rank reads the index, scans its share of the kernel string
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../gpu/gpu.h"
@@ -173,11 +178,13 @@ static gs_status setup(job *j, gs_error *err)
 
 /* ---- phase 2: layout and plan ------------------------------------------ */
 
-enum { READ_STREAM, READ_PLAIN, READ_BGZF };
+enum { READ_STREAM, READ_PLAIN, READ_PLAIN_LEAD, READ_BGZF };
 
 /* How a file can be read by ranges: READ_PLAIN when it is plain FASTA
- * (starts with '>'), READ_BGZF when it is BGZF with both FILE.fai and
- * FILE.gzi next to it (whether they still fit is checked when they are
+ * (starts with '>'), READ_PLAIN_LEAD when it is plain and starts with a
+ * UTF-8 BOM or blanks (FASTA if a header follows: only an index built in
+ * memory can say, never a .fai), READ_BGZF when it is BGZF with both FILE.fai
+ * and FILE.gzi next to it (whether they still fit is checked when they are
  * loaded), else READ_STREAM: gzip, raw, or BGZF without its indexes (rank 0
  * does not index a compressed file on the fly: that would read it twice). */
 static int read_kind(const char *path, gs_input_format fmt)
@@ -192,7 +199,10 @@ static int read_kind(const char *path, gs_input_format fmt)
     fclose(f);
     gs_compression c = gs_bgzf_sniff(b, n);
     if (c == GS_COMP_NONE)
-        return n >= 1 && b[0] == '>' ? READ_PLAIN : READ_STREAM;
+        return n >= 1 && b[0] == '>'                                      ? READ_PLAIN
+               : n >= 1 && (b[0] == 0xef || b[0] == '\n' || b[0] == '\r' ||
+                            b[0] == ' ' || b[0] == '\t')                  ? READ_PLAIN_LEAD
+                                                                          : READ_STREAM;
     if (c != GS_COMP_BGZF)
         return READ_STREAM;
     size_t l = strlen(path) + 5;
@@ -208,6 +218,37 @@ static int read_kind(const char *path, gs_input_format fmt)
     return both ? READ_BGZF : READ_STREAM;
 }
 
+/* Is indexing an unindexed plain file in memory worth it for one process?
+ * It costs a second pass over the bytes, cheap only when the first leaves
+ * them in the page cache (the file fits in half the memory) and done on
+ * several threads (one thread streaming reads it once). And the ranges path
+ * costs a read call per segment, so for records much shorter than a block
+ * (EST sets: 500 bp) one stream is faster today (docs/performance.md): the
+ * first 1 MiB decides, more than 16 headers there streams. */
+static int index_pays(const job *j, const char *path)
+{
+    struct stat st;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (j->threads < 2 || stat(path, &st) != 0 || pages <= 0 || page <= 0 ||
+        (uint64_t)st.st_size > (uint64_t)pages * (uint64_t)page / 2)
+        return 0;
+    enum { SAMPLE = 1 << 20, MAX_HEADERS = 16 };
+    char *b = malloc(SAMPLE);
+    FILE *f = b ? fopen(path, "rb") : NULL;
+    size_t n = f ? fread(b, 1, SAMPLE, f) : 0, headers = 0;
+    for (const char *p = b, *end = b + n; headers <= MAX_HEADERS;) {
+        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (nl == NULL)
+            break;
+        headers += nl + 1 < end && nl[1] == '>';
+        p = nl + 1;
+    }
+    if (f)
+        fclose(f);
+    free(b);
+    return headers <= MAX_HEADERS;
+}
+
 /* Rank 0: indexes for every file, or *ok = 0 when some file must be streamed. */
 static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
 {
@@ -221,7 +262,7 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
             *ok = 0;
             return GS_OK;
         }
-        gs_status st = gs_fai_load(path, &fai[f], err);
+        gs_status st = kind == READ_PLAIN_LEAD ? GS_OK : gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
         if (fai[f].omits_dups)
@@ -229,13 +270,15 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
                     "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
                     "faidx keeps the first): not used; gscan index writes one that keeps them\n",
                     path);
-        if (fai[f].n == 0 && (j->size == 1 || kind == READ_BGZF)) {
+        if (fai[f].n == 0 && (kind == READ_BGZF || (j->size == 1 && !index_pays(j, path)))) {
             *ok = 0; /* one process streams rather than read the file twice */
             return GS_OK;
         }
         if (fai[f].n == 0) {
             gs_error build = {0};
-            if (gs_fai_build(path, &fai[f], &build) != GS_OK) {
+            const char *split = getenv("GS_INDEX_SPLIT"); /* tests: bytes per range */
+            if (gs_fai_build_parallel(path, j->threads, split ? strtoull(split, NULL, 10) : 0,
+                                      &fai[f], &build) != GS_OK) {
                 if (build.code != GS_EINPUT)
                     return gs_fail(err, build.code, "%s", build.msg);
                 *ok = 0; /* cannot be indexed (htslib's rules): stream it */
@@ -891,6 +934,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         gs_hits_free(&res.hits);
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
+    sum->reading = j.mode == MODE_RANGES ? "ranges" : j.mode == MODE_STREAMED ? "streamed" : "local";
     if (j.rank == 0)
         warn_dup_names(&dups, &j.layout, o->corpus);
 

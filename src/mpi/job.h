@@ -66,6 +66,8 @@ typedef struct gs_job_summary {
     double t_ref;                /* its seconds */
     uint64_t n_hits;             /* hits this rank wrote */
     uint64_t bytes_read;         /* corpus bytes this rank read */
+    const char *reading;         /* "ranges" (through indexes), "streamed" (dealt by
+                                  * rank 0) or "local" (one process streams) */
 } gs_job_summary;
 
 /* Run the scan collectively over comm. Every rank returns the same status
