@@ -264,7 +264,8 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
             g->plen[ks->outputs[j] >> 1] = gs_key_len(ks, k);
     g->pbits = bits_for(ks->n_patterns ? ks->n_patterns : 1);
     g->lbits = bits_for((unsigned long long)ks->span + 1);
-    g->sort_bits = bits_for(text_cap) + 1 + g->pbits + (g->approx ? g->lbits + 4 : 0);
+    /* approximate: a start may be the text's end until the host finds it */
+    g->sort_bits = bits_for(text_cap + g->approx) + 1 + g->pbits + (g->approx ? g->lbits + 4 : 0);
     if (g->sort_bits > 64) {
         gs_fail(err, GS_EUSAGE, "too many patterns for GPU hit sorting (%u) (gpu)",
                 ks->n_patterns);
