@@ -383,23 +383,23 @@ static gs_status hits_append(gs_hits *h, size_t n, gs_error *err)
     return GS_OK;
 }
 
-/* Approximate hits: sort keys from bv, sorted on the device, mapped back to
- * the slot's one segment. */
-static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
+/* Room for n sort keys on the device and the host. */
+static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
 {
-    size_t t2 = 0, k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
-    uint8_t *bits = NULL;
-    uint32_t *col = NULL;
-    size_t first = g->hits.n;
-    int unsorted = 0;
+    size_t k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
     if (gpu_reserve((void **)&g->d_keys, &k_cap, n, 8, 0, err) ||
         gpu_reserve((void **)&g->d_sorted, &sorted_cap, n, 8, 0, err) ||
         gpu_reserve((void **)&g->h_sorted, &h_cap, n, 8, 1, err))
-        goto fail;
+        return err->code;
     g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
-    if (gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
-                         err) != GS_OK)
-        goto fail;
+    return GS_OK;
+}
+
+/* Sort the n keys of d_keys on slot s's stream, copy them to h_sorted, wait,
+ * and make room for n more hits. */
+static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
+{
+    size_t t2 = 0;
     GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, n, 0,
                                                  (int)g->sort_bits));
     if (gpu_reserve(&g->d_temp, &g->temp_cap, t2, 1, 0, err))
@@ -413,7 +413,23 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
     GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
     g->times.transfer += gpu_elapsed(g->h0, g->h1) / 1e3;
-    if (hits_append(&g->hits, n, err) != GS_OK)
+    return hits_append(&g->hits, n, err);
+fail:
+    return err->code;
+}
+
+/* Approximate hits: sort keys from bv, sorted on the device, mapped back to
+ * the slot's one segment. */
+static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
+{
+    uint8_t *bits = NULL;
+    uint32_t *col = NULL;
+    size_t first = g->hits.n;
+    int unsorted = 0;
+    if (gpu_keys_reserve(g, n, err) != GS_OK ||
+        gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
+                         err) != GS_OK ||
+        gpu_sort_back(g, s, n, err) != GS_OK)
         goto fail;
     {
         const gs_keyset *ks = g->ks;
@@ -466,7 +482,7 @@ fail:
 static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
 {
     uint32_t n = *s->h_nhits, total = 0;
-    size_t temp = 0, t2 = 0, k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
+    size_t temp = 0;
     unsigned threads = 256;
     if (n > s->kh_cap) { /* overflow: grow and scan this batch again, hits only */
         cudaFree(s->d_kh);
@@ -506,29 +522,12 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
     total = *s->h_nhits;
 
-    if (gpu_reserve((void **)&g->d_keys, &k_cap, total, 8, 0, err) ||
-        gpu_reserve((void **)&g->d_sorted, &sorted_cap, total, 8, 0, err) ||
-        gpu_reserve((void **)&g->h_sorted, &h_cap, total, 8, 1, err))
+    if (gpu_keys_reserve(g, total, err) != GS_OK)
         goto fail;
-    g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
     gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
         s->d_kh, n, g->d_out_off, g->d_outputs, g->d_offs, g->pbits, g->d_keys);
     GS_CUDA_LAUNCH_CHECK();
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, total, 0,
-                                                 (int)g->sort_bits));
-    if (gpu_reserve(&g->d_temp, &g->temp_cap, t2, 1, 0, err))
-        goto fail;
-    t2 = g->temp_cap;
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, total, 0,
-                                                 (int)g->sort_bits, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, g->d_sorted, (size_t)total * 8,
-                                  cudaMemcpyDeviceToHost, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
-    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    g->times.transfer += gpu_elapsed(g->h0, g->h1) / 1e3;
-
-    if (hits_append(&g->hits, total, err) != GS_OK)
+    if (gpu_sort_back(g, s, total, err) != GS_OK)
         goto fail;
     {
         /* positions ascend, so the segment of each hit is found by walking
