@@ -31,7 +31,9 @@
  * that must stop where the segment begins. Their hits carry a distance and
  * an end: bv.cu turns them into sort keys that hold both, and the slot's
  * segment maps them back as for exact hits, dropping those that the
- * previous segment of the record owns (engine.h).
+ * previous segment of the record owns (engine.h). Hits are owned by their
+ * end, so the starts of neighbouring segments interleave: finish sorts the
+ * run's approximate hits once.
  *
  * Overflow of a slot's hit buffer is found at retire (the kernels count past
  * the capacity): the buffer grows and the batch, still on the device, is
@@ -424,8 +426,6 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
 {
     uint8_t *bits = NULL;
     uint32_t *col = NULL;
-    size_t first = g->hits.n;
-    int unsorted = 0;
     if (gpu_keys_reserve(g, n, err) != GS_OK ||
         gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
                          err) != GS_OK ||
@@ -452,8 +452,7 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
                 }
                 gs_approx_text_bits(s->h_text + (e - w), w, bits);
                 l = gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
-                start = e - l;
-                unsorted = 1;
+                start = e - l; /* its place in the order: gs_gpu_finish sorts */
             }
             if (b->base > 0 && e < ks->span)
                 continue; /* the record's previous segment owns it */
@@ -467,8 +466,6 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
             h->distance = (uint8_t)d;
         }
     }
-    if (unsorted && g->hits.n - first > 1)
-        qsort(g->hits.v + first, g->hits.n - first, sizeof *g->hits.v, gs_hit_cmp);
     free(bits);
     free(col);
     return GS_OK;
@@ -649,6 +646,11 @@ gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_t
         for (uint32_t k = 0; key_counts && k < g->n_keys; k++)
             key_counts[k] += h_counts[k];
     }
+    /* approximate hits are owned by their end, so the starts of one
+     * segment's last hits and the next one's first interleave: only the
+     * whole run is in contract §3 order once sorted */
+    if (g->approx && g->hits.n > 1)
+        qsort(g->hits.v, g->hits.n, sizeof *g->hits.v, gs_hit_cmp);
     if (hits && g->hits.n) {
         if (hits_append(hits, g->hits.n, err) != GS_OK)
             goto fail;
