@@ -187,7 +187,8 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
     uint64_t len = std::max<uint64_t>(4ull * v.pre, 4096 / v.subs);
     /* enough blocks to fill the device 4 times over, where the text allows */
     uint64_t want = (uint64_t)4 * st->sm_count;
-    uint64_t fill = (uint64_t)stop / std::max<uint64_t>(1, (want + n_batches - 1) / n_batches) / v.subs;
+    uint64_t per_batch = std::max<uint64_t>(1, (want + n_batches - 1) / n_batches);
+    uint64_t fill = (uint64_t)stop / per_batch / v.subs;
     if (fill < len)
         len = std::max<uint64_t>(std::max<uint64_t>(fill, v.pre), 32);
     uint64_t cap = (st->smem - 16 - (uint64_t)v.pre) / v.subs;
@@ -208,7 +209,8 @@ static gs_status bv_launch(const gs_bv_view &v, const gs_gpu_scan *a, cudaStream
     uint64_t blocks = (uint64_t)v.n_chunks * gs_gpu_div_up(v.n_ids, v.kb);
     size_t smem = ((size_t)v.chunk + v.pre + 15) / 16 * 16;
     if (blocks > 0x7FFFFFFFull)
-        return gs_fail(err, GS_EUSAGE, "GPU bv launch of %llu blocks: use a smaller --block-size (gpu)",
+        return gs_fail(err, GS_EUSAGE,
+                       "GPU bv launch of %llu blocks: use a smaller --block-size (gpu)",
                        (unsigned long long)blocks);
     if (smem > BV_SMEM_SMALL)
         GS_CUDA_CHECK(cudaFuncSetAttribute(gs_bv_kernel<W, G, R, MODE>,
@@ -233,10 +235,12 @@ static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_e
         gs_status r = GS_OK;
         switch (c) {
         case C32:
-            r = ed ? bv_launch<uint32_t, 1, 1, 1>(v, a, s, err) : bv_launch<uint32_t, 1, 1, 0>(v, a, s, err);
+            r = ed ? bv_launch<uint32_t, 1, 1, 1>(v, a, s, err)
+                   : bv_launch<uint32_t, 1, 1, 0>(v, a, s, err);
             break;
         case C64:
-            r = ed ? bv_launch<uint64_t, 1, 1, 1>(v, a, s, err) : bv_launch<uint64_t, 1, 1, 0>(v, a, s, err);
+            r = ed ? bv_launch<uint64_t, 1, 1, 1>(v, a, s, err)
+                   : bv_launch<uint64_t, 1, 1, 0>(v, a, s, err);
             break;
         case CL2: r = bv_launch<uint64_t, 2, 1, 1>(v, a, s, err); break;
         case CL4: r = bv_launch<uint64_t, 4, 1, 1>(v, a, s, err); break;
@@ -259,7 +263,8 @@ gs_status gs_gpu_bv_finish(void *state, const uint8_t *text, const unsigned long
                            cudaStream_t s, gs_error *err)
 {
     const bv_state *st = (const bv_state *)state;
-    gs_bv_fin f = {text, st->edits, st->d_mlen, st->d_rpeq, st->d_out_off, st->d_outputs, pbits, lbits};
+    gs_bv_fin f = {text,          st->edits,      st->d_mlen, st->d_rpeq,
+                   st->d_out_off, st->d_outputs, pbits,      lbits};
     if (n == 0)
         return GS_OK;
     gs_bv_finish<<<gs_gpu_div_up(n, 256), 256, 0, s>>>(kh, n, f, keys);

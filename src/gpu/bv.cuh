@@ -181,51 +181,52 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
             }
         }
     } else { /* edits, a wavefront of words over the group's lanes */
-    const uint32_t w0 = st >= m + K ? st - (m + K) : 0;
-    const uint32_t nw = (m + 63) / 64, lastw = nw - 1, last_lane = lastw / R;
-    const uint64_t hb_last = 1ull << ((m - 1) & 63), top = 1ull << 63;
-    uint64_t p[R][4], pv[R], mv[R];
+        const uint32_t w0 = st >= m + K ? st - (m + K) : 0;
+        const uint32_t nw = (m + 63) / 64, lastw = nw - 1, last_lane = lastw / R;
+        const uint64_t hb_last = 1ull << ((m - 1) & 63), top = 1ull << 63;
+        uint64_t p[R][4], pv[R], mv[R];
 #pragma unroll
-    for (int r = 0; r < R; r++) {
-        uint32_t w = lane * R + r;
+        for (int r = 0; r < R; r++) {
+            uint32_t w = lane * R + r;
 #pragma unroll
-        for (int i = 0; i < 4; i++)
-            p[r][i] = w < nw ? pq[4 * w + i] : 0;
-        pv[r] = ~0ull;
-        mv[r] = 0;
-    }
-    const unsigned gmask =
-        G == 32 ? 0xFFFFFFFFu : ((1u << G) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(G - 1));
-    const uint32_t n = en - w0;
-    uint32_t score = m;
-    int hprev = 0;
-    for (uint32_t t = 0; t < n + G - 1; t++) {
-        int hin = __shfl_up_sync(gmask, hprev, 1, G);
-        if (lane == 0)
-            hin = 0; /* semi-global: row 0 is 0 in every column */
-        const uint32_t idx = t - lane; /* wraps past n when t < lane */
-        int h = 0;
-        if (t >= lane && idx < n) {
-            const uint32_t j = w0 + idx, c = sm[j - t0];
-            h = hin;
+            for (int i = 0; i < 4; i++)
+                p[r][i] = w < nw ? pq[4 * w + i] : 0;
+            pv[r] = ~0ull;
+            mv[r] = 0;
+        }
+        const unsigned gmask =
+            G == 32 ? 0xFFFFFFFFu : ((1u << G) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(G - 1));
+        const uint32_t n = en - w0;
+        uint32_t score = m;
+        int hprev = 0;
+        for (uint32_t t = 0; t < n + G - 1; t++) {
+            int hin = __shfl_up_sync(gmask, hprev, 1, G);
+            if (lane == 0)
+                hin = 0; /* semi-global: row 0 is 0 in every column */
+            const uint32_t idx = t - lane; /* wraps past n when t < lane */
+            int h = 0;
+            if (t >= lane && idx < n) {
+                const uint32_t j = w0 + idx, c = sm[j - t0];
+                h = hin;
 #pragma unroll
-            for (int r = 0; r < R; r++) {
-                uint32_t w = lane * R + r;
-                if (w <= lastw)
-                    h = gs_bv_step(gs_bv_pick(p[r], c), pv[r], mv[r], h, w == lastw ? hb_last : top);
-            }
-            if (lane == last_lane) { /* h left the key's last row */
-                score += h;
-                if (j >= st) {
-                    if (v.profile)
-                        v.profile[j] = (uint16_t)score;
-                    if (score <= K)
-                        gs_bv_hit(a, j + 1, score, k);
+                for (int r = 0; r < R; r++) {
+                    uint32_t w = lane * R + r;
+                    if (w <= lastw)
+                        h = gs_bv_step(gs_bv_pick(p[r], c), pv[r], mv[r], h,
+                                       w == lastw ? hb_last : top);
+                }
+                if (lane == last_lane) { /* h left the key's last row */
+                    score += h;
+                    if (j >= st) {
+                        if (v.profile)
+                            v.profile[j] = (uint16_t)score;
+                        if (score <= K)
+                            gs_bv_hit(a, j + 1, score, k);
+                    }
                 }
             }
+            hprev = h;
         }
-        hprev = h;
-    }
     }
 }
 
@@ -243,11 +244,14 @@ __global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin
     unsigned long long x = kh[i];
     uint32_t e = (uint32_t)(x >> 32), lo = (uint32_t)x;
     uint32_t k = lo & ((1u << GS_BV_KEYBITS) - 1u), d = lo >> GS_BV_KEYBITS, m = f.mlen[k];
-    uint32_t l = !f.edits ? m : m <= 64 ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d) : 0;
+    uint32_t l = !f.edits  ? m
+                 : m <= 64 ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d)
+                           : 0;
     uint32_t o = f.outputs[f.out_off[k]];
     const uint32_t low = f.lbits + GS_BV_DBITS;
     keys[i] = (unsigned long long)(e - l) << (1 + f.pbits + low) |
-              (unsigned long long)(o & 1u) << (f.pbits + low) | (unsigned long long)(o >> 1) << low |
+              (unsigned long long)(o & 1u) << (f.pbits + low) |
+              (unsigned long long)(o >> 1) << low |
               (unsigned long long)l << GS_BV_DBITS | d;
 }
 

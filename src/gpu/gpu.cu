@@ -439,14 +439,16 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
         for (uint32_t i = 0; i < n; i++) {
             unsigned long long x = g->h_sorted[i];
             uint32_t d = (uint32_t)(x & 15), l = (uint32_t)(x >> 4 & lmask);
-            uint32_t pat = (uint32_t)(x >> low & pmask), strand = (uint32_t)(x >> (low + g->pbits) & 1);
+            uint32_t pat = (uint32_t)(x >> low & pmask);
+            uint32_t strand = (uint32_t)(x >> (low + g->pbits) & 1);
             uint64_t start = x >> (1 + g->pbits + low), e = start + l;
             if (l == 0) { /* an edit key over 64 residues: the CPU's own DP */
                 uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
                 uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
                 if (bits == NULL) {
                     bits = (uint8_t *)gs_malloc(ks->span, err, "GPU hit starts");
-                    col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err, "GPU hit starts");
+                    col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err,
+                                                "GPU hit starts");
                     if (bits == NULL || col == NULL)
                         goto fail;
                 }
