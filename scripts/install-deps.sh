@@ -3,7 +3,8 @@
 # packages (Debian 12). Skips packages already installed; needs root for the
 # rest (or prints the apt-get line to run).
 #   build:   cmake, gcc, MPICH, parallel HDF5 (MPICH flavour), zlib, libdeflate
-#            (BGZF blocks), ISA-L (gzip streams)
+#            (BGZF blocks), ISA-L (gzip streams), libdivsufsort (suffix arrays
+#            of the LZ77 index)
 #   tests:   hdf5-tools (h5diff, h5dump), seqkit (real-data fixtures), tabix (bgzip)
 #            and samtools (BGZF and .fai made by htslib itself), shellcheck,
 #            slurm-wlm + munge (a Slurm cluster of one), python3-h5py,
@@ -12,7 +13,7 @@
 #   bench:   libhyperscan-dev (the CPU peer of the benchmarks)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
-      zlib1g-dev libdeflate-dev libisal-dev)
+      zlib1g-dev libdeflate-dev libisal-dev libdivsufsort-dev)
 case "${1:-all}" in
   build) ;;
   all) pkgs+=(seqkit tabix samtools shellcheck slurm-wlm munge python3-h5py python3-matplotlib python3-numpy

@@ -12,11 +12,13 @@
 #include "io/fai.h"
 #include "io/h5out.h"
 #include "io/replace_file.h"
+#include "lz/lz.h"
 #include "mpi/comm.h"
 
 static const char index_usage[] =
     "usage: gscan index FASTA...\n"
     "       gscan index --bgzf [-o OUT] [-l LEVEL] [-t THREADS] FASTA...\n"
+    "       gscan index --lz -o X.gsx [--max-pattern-length M] CORPUS...\n"
     "\n"
     "Write FASTA.fai next to each plain FASTA file, in the format of samtools\n"
     "faidx (NAME LENGTH OFFSET LINEBASES LINEWIDTH), so MPI ranks can seek to\n"
@@ -28,13 +30,17 @@ static const char index_usage[] =
     "                     place, a plain one is kept and FASTA.gz written\n"
     "  -o, --out FILE     write the BGZF to FILE instead (one FASTA only)\n"
     "  -l, --level N      deflate level 1..12 (default 6)\n"
-    "  -t, --threads N    compressing threads (default: all cores)\n";
+    "  -t, --threads N    compressing threads (default: all cores)\n"
+    "\n"
+    "With --lz: an LZ77 hybrid index of a repetitive collection, scanned by\n"
+    "'gscan scan --index X.gsx' (gscan index --lz --help).\n";
 
 static const char info_usage[] =
-    "usage: gscan info RESULT.h5\n"
+    "usage: gscan info RESULT.h5 | INDEX.gsx\n"
     "\n"
     "Print a summary of a result file: run, records, patterns, totals, the top\n"
-    "patterns, patterns present and absent, and timings.\n";
+    "patterns, patterns present and absent, and timings. For an LZ77 hybrid\n"
+    "index: records, residues, phrases, kernel and sizes.\n";
 
 static const char export_usage[] =
     "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--corpus FILE]...] | --counts]\n"
@@ -72,7 +78,9 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
     GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     if (rank == 0) {
         if (wants_help(argc, argv))
-            fputs(usage, stdout);
+            fputs(usage == index_usage && argc > 1 && !strcmp(argv[1], "--lz") ? gs_lz_index_usage
+                                                                               : usage,
+                  stdout);
         else
             run(argc, argv, err);
     }
@@ -138,6 +146,9 @@ static gs_status index_files(int argc, char **argv, gs_error *err)
     int bgzf = 0, level = 6, threads = (int)sysconf(_SC_NPROCESSORS_ONLN), n_files = 0;
     const char *out = NULL;
     char **files = argv + 1;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--lz"))
+            return gs_lz_index_files(argc, argv, err);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--bgzf"))
@@ -185,6 +196,8 @@ static gs_status info_file(int argc, char **argv, gs_error *err)
     if (argc != 2 || argv[1][0] == '-')
         return gs_fail(err, GS_EUSAGE, argc < 2 ? "no result file given (gscan info)"
                                                 : "gscan info takes one result file (gscan info)");
+    if (gs_lz_is_index(argv[1]))
+        return gs_lz_info_file(argv[1], err);
     gs_h5_file *f = NULL;
     gs_status st = gs_h5_open(argv[1], &f, err);
     if (st == GS_OK)

@@ -5,6 +5,8 @@
  * from the text (planted, so they hit), random (mostly absent), duplicated,
  * palindromic or degenerate (IUPAC), the cases the engines must get right.
  * The generator is splitmix64: the same seed gives the same files everywhere.
+ * --variants writes mutated copies of the text after it (SNPs and short
+ * indels): the repetitive collections (strain sets) the LZ77 index is for.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -48,14 +50,23 @@ static const char gen_usage[] =
     "      --n-runs R           runs of N (1..50 long) put into the dna text (default 0)\n"
     "      --line-width W       FASTA line width (default 60)\n"
     "      --gzip               gzip the corpus\n"
+    "      --variants V         dna: also write V mutated copies of the text\n"
+    "                           (records seqR_vI), a strain-like collection\n"
+    "      --base FASTA         dna: take the text from FASTA's residues (all\n"
+    "                           records joined) instead of random ones\n"
+    "      --snp-rate F         per residue, a substituted base in a copy\n"
+    "                           (default 0.001)\n"
+    "      --indel-rate F       per residue, an insertion or deletion of 1..5\n"
+    "                           residues in a copy (default 0.0001)\n"
     "  -h, --help               this help\n";
 
 typedef struct gen_opts {
     const char *prefix;
+    const char *base; /* --base: the text comes from this corpus */
     uint64_t length, records, patterns, min_len, max_len, seed, n_runs, line_width, range;
-    uint64_t mutations;
+    uint64_t variants, mutations;
     int subst_only; /* --mutation-kind substitution */
-    double planted, degenerate, duplicates, palindromes, lowercase;
+    double planted, degenerate, duplicates, palindromes, lowercase, snp_rate, indel_rate;
     int bytes, gzip;
 } gen_opts;
 
@@ -106,7 +117,7 @@ static int parse_fraction(const char *v, double *out)
 }
 
 enum { G_MIN = 300, G_MAX, G_ALPHA, G_PLANT, G_DEGEN, G_DUP, G_PALIN, G_LOWER, G_NRUNS, G_WIDTH,
-       G_GZIP, G_RANGE, G_MUT, G_MUTKIND };
+       G_GZIP, G_RANGE, G_VARIANTS, G_SNP, G_INDEL, G_BASE, G_MUT, G_MUTKIND };
 
 static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *err)
 {
@@ -120,11 +131,14 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         {"lowercase", required_argument, NULL, G_LOWER}, {"n-runs", required_argument, NULL, G_NRUNS},
         {"line-width", required_argument, NULL, G_WIDTH}, {"gzip", no_argument, NULL, G_GZIP},
         {"bytes-range", required_argument, NULL, G_RANGE},
+        {"variants", required_argument, NULL, G_VARIANTS}, {"base", required_argument, NULL, G_BASE},
+        {"snp-rate", required_argument, NULL, G_SNP}, {"indel-rate", required_argument, NULL, G_INDEL},
         {"mutations", required_argument, NULL, G_MUT},
         {"mutation-kind", required_argument, NULL, G_MUTKIND},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     *g = (gen_opts){.length = 1u << 20, .records = 1, .patterns = 1000, .min_len = 8, .seed = 1,
-                    .planted = 0.5, .line_width = 60, .range = 256};
+                    .planted = 0.5, .line_width = 60, .range = 256, .snp_rate = 0.001,
+                    .indel_rate = 0.0001};
     *help = 0;
     optind = 1;
     opterr = 0;
@@ -144,6 +158,10 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         case G_NRUNS: num = &g->n_runs; break;
         case G_WIDTH: num = &g->line_width; break;
         case G_RANGE: num = &g->range; break;
+        case G_VARIANTS: num = &g->variants; break;
+        case G_BASE: g->base = optarg; break;
+        case G_SNP: frac = &g->snp_rate; break;
+        case G_INDEL: frac = &g->indel_rate; break;
         case G_MUT: num = &g->mutations; break;
         case G_MUTKIND:
             if (!strcmp(optarg, "edit")) g->subst_only = 0;
@@ -181,6 +199,8 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         return gs_fail(err, GS_EUSAGE, "need 1 <= records <= length + 1, line width >= 1, 1 <= bytes-range <= 256 (gscan gen)");
     if (g->bytes)
         g->records = 1;
+    if (g->base && g->bytes)
+        return gs_fail(err, GS_EUSAGE, "--base needs --alphabet dna (gscan gen)");
     return GS_OK;
 }
 
@@ -211,14 +231,98 @@ static void put_pattern(FILE *f, uint64_t i, const uint8_t *p, uint64_t len, int
     fputc('\n', f);
 }
 
-static gs_status generate(const gen_opts *g, gs_error *err)
+/* One mutated copy of text[0..n) into out (room for 2n + 5): SNPs and
+ * indels of 1..5 residues at the given rates per residue. Returns its length. */
+static uint64_t mutate_text(const gen_opts *g, uint64_t *s, const uint8_t *text, uint64_t n, uint8_t *out)
 {
+    static const char acgt[] = "ACGT";
+    uint64_t o = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        double u = unit(s);
+        if (u < g->indel_rate) {
+            uint64_t k = 1 + below(s, 5);
+            if (below(s, 2)) { /* insertion before text[i] */
+                for (uint64_t j = 0; j < k; j++)
+                    out[o++] = (uint8_t)acgt[below(s, 4)];
+                out[o++] = text[i];
+            } else {           /* deletion of text[i .. i + k) */
+                i += k - 1;
+            }
+        } else if (u < g->indel_rate + g->snp_rate) {
+            uint8_t c = gs_dna_code[text[i]]; /* a different base */
+            out[o++] = (uint8_t)acgt[c < 4 ? (c + 1 + below(s, 3)) % 4 : below(s, 4)];
+        } else {
+            out[o++] = text[i];
+        }
+    }
+    return o;
+}
+
+static int write_record(gzFile gz, const char *name, const uint8_t *t, uint64_t n, uint64_t width)
+{
+    int ok = gzprintf(gz, ">%s generated by gscan gen\n", name) > 0;
+    for (uint64_t p = 0; ok && p < n; p += width) {
+        unsigned k = (unsigned)(n - p < width ? n - p : width);
+        ok = gzwrite(gz, t + p, k) == (int)k && gzputc(gz, '\n') == '\n';
+    }
+    return ok;
+}
+
+/* --base: every residue of a corpus, records joined, as the text. */
+static gs_status read_base(const char *path, uint8_t **text, uint64_t *n, gs_error *err)
+{
+    enum { BLOCK = 1 << 22 };
+    gs_reader_opts ro = {.format = GS_INPUT_AUTO, .block = BLOCK, .overlap = 0};
+    gs_layout layout = {0};
+    gs_reader *r = NULL;
+    gs_segment seg;
+    uint8_t *buf = gs_malloc(BLOCK, err, "base text");
+    gs_status st = buf ? gs_reader_open(&path, 1, &ro, &layout, &r, err) : GS_ESYS;
+    uint64_t cap = 0;
+    int k = 0;
+    *text = NULL;
+    *n = 0;
+    while (st == GS_OK && (k = gs_reader_next(r, buf, &seg, err)) > 0) {
+        if (*n + seg.own > cap) {
+            cap = 2 * (*n + seg.own);
+            uint8_t *t = gs_realloc(*text, cap, err, "base text");
+            if (t == NULL) {
+                st = GS_ESYS;
+                break;
+            }
+            *text = t;
+        }
+        memcpy(*text + *n, seg.text, seg.own);
+        *n += seg.own;
+    }
+    if (st == GS_OK && k < 0)
+        st = err->code;
+    if (st == GS_OK && *n == 0)
+        st = gs_fail(err, GS_EINPUT, "no residues in the base text (%s)", path);
+    gs_reader_close(r);
+    gs_layout_free(&layout);
+    free(buf);
+    return st;
+}
+
+static gs_status generate(const gen_opts *g0, gs_error *err)
+{
+    gen_opts gb = *g0;
+    const gen_opts *g = &gb;
+    uint8_t *base = NULL;
+    if (g0->base) {
+        gs_status st = read_base(g0->base, &base, &gb.length, err);
+        if (st != GS_OK)
+            return st;
+        if (gb.records > gb.length)
+            gb.records = 1;
+    }
     gs_status st = GS_OK;
     uint64_t s = g->seed * 0x2545F4914F6CDD1DULL + 1;
     uint8_t *text = gs_malloc(g->length, err, "text");
     uint64_t *rec_end = gs_malloc(g->records * sizeof *rec_end, err, "records");
     uint8_t *pat = gs_malloc(g->max_len + 1, err, "pattern");
-    uint8_t *prev = NULL;
+    uint8_t *prev = NULL, *copy = NULL;
     uint64_t *prev_len = NULL;
     char path[4096], pat_path[4096];
     gzFile gz = NULL;
@@ -228,7 +332,9 @@ static gs_status generate(const gen_opts *g, gs_error *err)
         goto fail;
     }
     static const char acgt[] = "ACGT";
-    for (uint64_t i = 0; i < g->length; i++)
+    for (uint64_t i = 0; i < g->length && base; i++)
+        text[i] = base[i];
+    for (uint64_t i = 0; i < g->length && !base; i++)
         text[i] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
     if (!g->bytes) {
         for (uint64_t r = 0; r < g->n_runs && g->length; r++) {
@@ -328,14 +434,29 @@ static gs_status generate(const gen_opts *g, gs_error *err)
             ok = gzwrite(gz, text + off, n) == (int)n;
         }
     } else {
-        uint64_t start = 0;
-        for (uint64_t r = 0; ok && r < g->records; r++) {
-            ok = gzprintf(gz, ">seq%llu generated by gscan gen\n", (unsigned long long)(r + 1)) > 0;
-            for (uint64_t p = start; ok && p < rec_end[r]; p += g->line_width) {
-                unsigned n = (unsigned)(rec_end[r] - p < g->line_width ? rec_end[r] - p : g->line_width);
-                ok = gzwrite(gz, text + p, n) == (int)n && gzputc(gz, '\n') == '\n';
+        if (g->variants && (copy = gs_malloc(2 * g->length + 5, err, "variant")) == NULL) {
+            gzclose(gz);
+            gz = NULL;
+            st = GS_ESYS;
+            goto fail;
+        }
+        for (uint64_t v = 0; ok && v <= g->variants; v++) {
+            uint64_t start = 0;
+            for (uint64_t r = 0; ok && r < g->records; r++) {
+                char name[64];
+                const uint8_t *t = text + start;
+                uint64_t n = rec_end[r] - start;
+                if (v == 0) {
+                    snprintf(name, sizeof name, "seq%llu", (unsigned long long)(r + 1));
+                } else {
+                    snprintf(name, sizeof name, "seq%llu_v%llu", (unsigned long long)(r + 1),
+                             (unsigned long long)v);
+                    n = mutate_text(g, &s, t, n, copy);
+                    t = copy;
+                }
+                ok = write_record(gz, name, t, n, g->line_width);
+                start = rec_end[r];
             }
-            start = rec_end[r];
         }
     }
     if (gzclose(gz) != Z_OK || !ok) {
@@ -354,6 +475,8 @@ fail:
     free(pat);
     free(prev);
     free(prev_len);
+    free(copy);
+    free(base);
     return st;
 }
 

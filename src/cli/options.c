@@ -18,6 +18,7 @@
 
 const char gs_scan_usage[] =
     "usage: gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] CORPUS...\n"
+    "       gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] --index X.gsx\n"
     "\n"
     "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
@@ -56,6 +57,9 @@ const char gs_scan_usage[] =
     "                           and deletions, one per end (not with --max-mismatches)\n"
     "      --best-per-site      approximate: one hit per run of overlapping hits of a\n"
     "                           pattern and strand (smallest distance, then start)\n"
+    "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
+    "                           of corpus files: the same result, no corpus needed\n"
+    "                           (exact matching only)\n"
     "      --verify             also run the CPU reference and compare (exit 3 if\n"
     "                           the results differ)\n"
     "      --config FILE        key = value lines; keys are long option names\n"
@@ -68,7 +72,7 @@ const char gs_scan_usage[] =
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
-       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE };
+       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -89,7 +93,9 @@ static const struct option long_opts[] = {
     {"max-mismatches", required_argument, NULL, OPT_MISMATCHES},
     {"max-edits", required_argument, NULL, OPT_EDITS},
     {"best-per-site", no_argument, NULL, OPT_BEST_SITE},
+    {"seq", no_argument, NULL, OPT_SEQ},
     {"verify", no_argument, NULL, OPT_VERIFY},
+    {"index", required_argument, NULL, OPT_INDEX},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -173,6 +179,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
         break;
     }
     case 'o': o->out = val; break;
+    case OPT_INDEX: o->index = val; break;
     case 'O':
         if (!strcmp(val, "h5")) o->out_format = GS_OUT_H5;
         else if (!strcmp(val, "tsv")) o->out_format = GS_OUT_TSV;
@@ -249,6 +256,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
         o->max_expansions = (uint32_t)n;
         break;
     case OPT_BEST_SITE:
+    case OPT_SEQ:
     case OPT_VERIFY:
     case OPT_QUIET:
     case OPT_PROGRESS: {
@@ -257,6 +265,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
             return gs_fail(err, bad, "%s takes true or false, not '%s' (%s)", name, val, where);
         if (id == OPT_VERIFY) o->verify = b;
         else if (id == OPT_BEST_SITE) o->best_per_site = b;
+        else if (id == OPT_SEQ) o->with_seq = b;
         else if (id == OPT_QUIET) o->progress = b ? 0 : o->progress;
         else o->progress = b ? 1 : o->progress;
         break;
@@ -438,8 +447,10 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
         return gs_fail(err, GS_EUSAGE, "--report counts has no BED form: use -O tsv (gscan scan)");
     if (o->report_hits == REPORT_UNSET)
         o->report_hits = o->out_format != GS_OUT_H5;
-    if (o->n_corpus == 0)
+    if (o->n_corpus == 0 && o->index == NULL)
         return gs_fail(err, GS_EUSAGE, "no corpus file given (gscan scan)");
+    if (o->n_corpus && o->index)
+        return gs_fail(err, GS_EUSAGE, "--index replaces the corpus files: give one or the other (gscan scan)");
     if (o->alphabet == GS_ALPHA_BYTES && o->both_strands) {
         /* bytes have no reverse strand: forward is implied unless --strand both was explicit */
         int explicit_both = 0;
@@ -453,9 +464,25 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     }
     if (o->match != GS_MATCH_EXACT && o->alphabet != GS_ALPHA_DNA)
         return gs_fail(err, GS_EUSAGE, "approximate matching needs --alphabet dna (gscan scan)");
+    if (o->index && o->match != GS_MATCH_EXACT)
+        return gs_fail(err, GS_EUSAGE,
+                       "--index serves exact matching only: scan the corpus files for "
+                       "--max-mismatches or --max-edits (gscan scan)");
     if (o->best_per_site && o->match == GS_MATCH_EXACT)
         return gs_fail(err, GS_EUSAGE,
                        "--best-per-site needs --max-mismatches or --max-edits (gscan scan)");
+    if (o->with_seq && (o->out_format == GS_OUT_H5 || !o->report_hits))
+        return gs_fail(err, GS_EUSAGE,
+                       "--seq adds a column to text hit rows: use -O tsv or bed (or -o -) with "
+                       "--report hits; for a result file, gscan export --seq (gscan scan)");
+    if (o->with_seq && o->index)
+        return gs_fail(err, GS_EUSAGE,
+                       "--seq reads the corpus files back, and --index scans without them (gscan scan)");
+    for (size_t i = 0; o->with_seq && i < o->n_corpus; i++)
+        if (!strcmp(o->corpus[i], "-"))
+            return gs_fail(err, GS_EUSAGE,
+                           "--seq reads the corpus back through its .fai: not possible for "
+                           "standard input (gscan scan)");
     return GS_OK;
 }
 

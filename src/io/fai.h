@@ -26,6 +26,11 @@ typedef struct gs_fai_entry {
 typedef struct gs_fai {
     gs_fai_entry *v;
     size_t n;
+    char *names;      /* gs_fai_load: one block holding every name, NUL-terminated
+                       * one after another in record order, that v[i].name points
+                       * into (a 2 M-record EST index is one allocation, not 2 M);
+                       * NULL (gs_fai_build): each name is its own allocation */
+    size_t names_len; /* bytes of names, NULs included */
     int omits_dups; /* gs_fai_load: the file holds a record, named like an
                      * earlier one, that the index leaves out (samtools faidx
                      * keeps only the first of a name): n is 0, the index is
@@ -50,6 +55,12 @@ typedef struct gs_seqfile {
     const char *path; /* borrowed: for messages */
     int fd;           /* plain FASTA, else -1 */
     gs_bgzf *bgzf;    /* BGZF, else NULL */
+    /* Plain FASTA: short reads (a 500-residue record, the bytes between two
+     * records) are served from text bytes [ahead_at, ahead_at + ahead_len)
+     * read ahead in one pread of up to 1 MiB, not one system call each. */
+    uint8_t *ahead;   /* NULL until the first short read */
+    uint64_t ahead_at;
+    size_t ahead_len, ahead_cap;
 } gs_seqfile;
 
 /* Open path (borrowed, must outlive f) as plain or BGZF FASTA. Plain gzip is
@@ -57,6 +68,9 @@ typedef struct gs_seqfile {
 gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err);
 /* Close f if open and mark it closed (safe on a closed one). */
 void gs_seqfile_close(gs_seqfile *f);
+/* Free f's read-ahead buffer (a reader done with this file; f stays open and
+ * makes it again on the next short read). */
+void gs_seqfile_drop_ahead(gs_seqfile *f);
 
 /* Read residues [begin, end) of entry e from f into out (end - begin bytes).
  * Checks that no line end, '\r', space, tab or line-opening '>' sits where a

@@ -10,11 +10,15 @@
  * exist (so a stale index is an error at any rank count) and otherwise
  * streams the files itself. Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
- * gathered to rank 0 first.
+ * gathered to rank 0 first. An LZ77 hybrid index (--index) is a fourth
+ * mode: every rank reads the index, scans its share of the kernel string
+ * and derives the occurrences it owns (src/lz); hits are gathered as when
+ * streamed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "job.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,7 @@
 #include "../io/patterns.h"
 #include "../io/replace_file.h"
 #include "../io/text_out.h"
+#include "../lz/lz.h"
 #include "../match/engine.h"
 #include "../match/keyset.h"
 #include "../match/sites.h"
@@ -35,7 +40,7 @@
 #include "progress.h"
 #include "sources.h"
 
-enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED };
+enum { MODE_LOCAL, MODE_RANGES, MODE_STREAMED, MODE_LZ };
 
 typedef struct job {
     const gs_scan_opts *o;
@@ -53,6 +58,7 @@ typedef struct job {
     gs_seqfile *fds;       /* ranges mode: [readers][n_files], each reader's files */
     gs_plan plan;          /* ranges mode: size x readers parts; rank r reads parts
                             * r x readers .. (r + 1) x readers - 1 */
+    gs_lz_index lz;        /* MODE_LZ: the whole index, on every rank */
     uint64_t bytes_read;
     double progress_t0, progress_last;
     gs_progress prog;        /* every rank's residues, summed on rank 0 */
@@ -64,16 +70,26 @@ typedef struct job {
 
 /* Refuse an output that would replace something other than a regular
  * file, or an input of the run (a corpus file or its indexes, the pattern
- * file, the config), before any work is done: the writers check again when
- * they rename. */
+ * file, the config, the --index file), before any work is done: the writers
+ * check again when they rename. */
 static gs_status check_output(const gs_scan_opts *o, gs_error *err)
 {
+    /* --seq reads hits back through each .fai: say it is missing now, not
+     * after the scan */
+    for (size_t f = 0; o->with_seq && f < o->n_corpus; f++) {
+        char fai[4096];
+        if ((size_t)snprintf(fai, sizeof fai, "%s.fai", o->corpus[f]) >= sizeof fai ||
+            access(fai, R_OK) != 0)
+            return gs_fail(err, GS_EINPUT,
+                           "--seq reads the corpus through its index: run gscan index (%s)",
+                           o->corpus[f]);
+    }
     if (!strcmp(o->out, "-"))
         return GS_OK;
     size_t n = 0, len = 0;
     for (size_t f = 0; f < o->n_corpus; f++)
         len += 2 * (strlen(o->corpus[f]) + 5); /* FILE.fai and FILE.gzi */
-    const char **in = gs_malloc((3 * o->n_corpus + 2) * sizeof *in, err, "inputs");
+    const char **in = gs_malloc((3 * o->n_corpus + 3) * sizeof *in, err, "inputs");
     char *names = gs_malloc(len + 1, err, "inputs"), *p = names;
     if (in == NULL || names == NULL) {
         free(in);
@@ -89,6 +105,7 @@ static gs_status check_output(const gs_scan_opts *o, gs_error *err)
     }
     in[n++] = o->patterns;
     in[n++] = o->config;
+    in[n++] = o->index;
     gs_status st = gs_out_check(o->out, in, n, err);
     free(in);
     free(names);
@@ -233,73 +250,151 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
     return GS_OK;
 }
 
-/* Pack the layout and index entries into one buffer for MPI_Bcast:
- * per record: name\0, then length, file, offset, linebases, linewidth. */
-static gs_status bcast_layout(job *j, gs_error *err)
+/* MPI_Bcast of bytes from rank 0 in messages of at most 1 GiB (counts are int). */
+static void bcast_bytes(void *buf, uint64_t bytes, MPI_Comm comm)
 {
-    uint64_t n_rec = j->layout.n_rec, bytes = 0;
-    char *buf = NULL;
-    if (j->rank == 0) {
-        for (size_t i = 0; i < n_rec; i++)
-            bytes += strlen(j->layout.rec[i].name) + 1 + 5 * sizeof(uint64_t);
-    }
-    uint64_t hdr[2] = {n_rec, bytes};
-    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
-    n_rec = hdr[0];
-    bytes = hdr[1];
-    if ((buf = gs_malloc(bytes, err, "layout broadcast")) == NULL)
-        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
-    if (j->rank == 0) {
-        char *p = buf;
-        for (size_t i = 0; i < n_rec; i++) {
-            size_t l = strlen(j->layout.rec[i].name) + 1;
-            memcpy(p, j->layout.rec[i].name, l);
-            p += l;
-            uint64_t v[5] = {j->layout.rec[i].length, j->layout.rec[i].file, j->rec_fai[i].offset,
-                             j->rec_fai[i].linebases, j->rec_fai[i].linewidth};
-            memcpy(p, v, sizeof v);
-            p += sizeof v;
-        }
-    }
     for (uint64_t off = 0; off < bytes; off += 1u << 30) {
         uint64_t n = bytes - off < (1u << 30) ? bytes - off : (1u << 30);
-        GS_MPI_CHECK(MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm));
+        GS_MPI_CHECK(MPI_Bcast((char *)buf + off, (int)n, MPI_BYTE, 0, comm));
     }
+}
+
+/* Send rank 0's layout and index entries to every rank as two large
+ * buffers, whatever the number of records: the block of names as it is,
+ * then length, file, offset, linebases, linewidth of every record. */
+static gs_status bcast_layout(job *j, gs_error *err)
+{
+    if (j->size == 1)
+        return GS_OK;
+    uint64_t hdr[2] = {j->layout.n_rec, j->layout.names_len};
+    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
+    const size_t n_rec = (size_t)hdr[0];
+    uint64_t *v = gs_malloc(5 * n_rec * sizeof *v + 1, err, "layout broadcast");
+    if (v == NULL)
+        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     if (j->rank != 0) {
-        j->layout.rec = gs_calloc(n_rec, sizeof *j->layout.rec, err, "layout");
-        j->rec_fai = gs_calloc(n_rec, sizeof *j->rec_fai, err, "layout");
-        if (j->layout.rec == NULL || j->rec_fai == NULL) {
-            free(buf);
-            return GS_ESYS;
-        }
-        j->layout.n_rec = j->layout.cap_rec = n_rec;
-        const char *p = buf;
+        j->layout.names_len = (size_t)hdr[1];
+        j->layout.names = gs_malloc(j->layout.names_len + 1, err, "layout");
+        j->layout.rec = gs_calloc(n_rec + 1, sizeof *j->layout.rec, err, "layout");
+        j->rec_fai = gs_calloc(n_rec + 1, sizeof *j->rec_fai, err, "layout");
+        if (j->layout.names == NULL || j->layout.rec == NULL || j->rec_fai == NULL)
+            MPI_Abort(j->comm, GS_ESYS);
+    } else {
         for (size_t i = 0; i < n_rec; i++) {
-            size_t l = strlen(p) + 1;
-            j->layout.rec[i].name = strdup(p);
-            p += l;
-            uint64_t v[5];
-            memcpy(v, p, sizeof v);
-            p += sizeof v;
-            j->layout.rec[i].length = v[0];
-            j->layout.rec[i].file = (uint32_t)v[1];
-            j->rec_fai[i] = (gs_fai_entry){.name = j->layout.rec[i].name, .length = v[0],
-                                           .offset = v[2], .linebases = (uint32_t)v[3],
-                                           .linewidth = (uint32_t)v[4]};
-            if (j->layout.rec[i].name == NULL) {
-                free(buf);
-                return gs_fail(err, GS_ESYS, "out of memory (layout)");
+            uint64_t *x = v + 5 * i;
+            x[0] = j->layout.rec[i].length;
+            x[1] = j->layout.rec[i].file;
+            x[2] = j->rec_fai[i].offset;
+            x[3] = j->rec_fai[i].linebases;
+            x[4] = j->rec_fai[i].linewidth;
+        }
+    }
+    bcast_bytes(j->layout.names, j->layout.names_len, j->comm);
+    bcast_bytes(v, 5 * n_rec * sizeof *v, j->comm);
+    if (j->rank != 0) {
+        j->layout.n_rec = j->layout.cap_rec = n_rec;
+        gs_layout_point_names(&j->layout);
+        for (size_t i = 0; i < n_rec; i++) {
+            const uint64_t *x = v + 5 * i;
+            j->layout.rec[i].length = x[0];
+            j->layout.rec[i].file = (uint32_t)x[1];
+            j->rec_fai[i] = (gs_fai_entry){.name = j->layout.rec[i].name, .length = x[0],
+                                           .offset = x[2], .linebases = (uint32_t)x[3],
+                                           .linewidth = (uint32_t)x[4]};
+        }
+    }
+    free(v);
+    return GS_OK;
+}
+
+/* Rank 0: the layout and index entries of every record from the loaded
+ * indexes, the names in one block (the index's own block when there is one
+ * file, else copied file after file). fai[] gives up what it moves. */
+static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
+{
+    const size_t n_files = j->o->n_corpus;
+    size_t n = 0, bytes = 0;
+    for (size_t f = 0; f < n_files; f++) {
+        n += fai[f].n;
+        for (size_t i = 0; fai[f].names == NULL && i < fai[f].n; i++)
+            bytes += strlen(fai[f].v[i].name) + 1;
+        bytes += fai[f].names ? fai[f].names_len : 0;
+    }
+    gs_layout *l = &j->layout;
+    const int take = n_files == 1 && fai[0].names;
+    l->rec = gs_calloc(n + 1, sizeof *l->rec, err, "layout");
+    if (take) { /* the entries themselves too: no copy of a large array */
+        j->rec_fai = fai[0].v;
+        fai[0].v = NULL;
+    } else {
+        j->rec_fai = gs_calloc(n + 1, sizeof *j->rec_fai, err, "layout");
+    }
+    if (l->rec == NULL || j->rec_fai == NULL)
+        return GS_ESYS;
+    if (take) {
+        l->names = fai[0].names;
+        fai[0].names = NULL;
+    } else if ((l->names = gs_malloc(bytes + 1, err, "layout")) == NULL) {
+        return GS_ESYS;
+    } else {
+        char *p = l->names;
+        for (size_t f = 0; f < n_files; f++) {
+            if (fai[f].names) {
+                memcpy(p, fai[f].names, fai[f].names_len);
+                p += fai[f].names_len;
+            }
+            for (size_t i = 0; fai[f].names == NULL && i < fai[f].n; i++) {
+                size_t len = strlen(fai[f].v[i].name) + 1;
+                memcpy(p, fai[f].v[i].name, len);
+                p += len;
             }
         }
     }
-    free(buf);
+    l->names_len = bytes;
+    for (size_t f = 0; f < n_files; f++) {
+        const gs_fai_entry *v = take ? j->rec_fai : fai[f].v;
+        for (size_t i = 0; i < fai[f].n; i++) {
+            l->rec[l->n_rec] = (gs_record){.name = v[i].name, .length = v[i].length,
+                                           .file = (uint32_t)f};
+            if (!take)
+                j->rec_fai[l->n_rec] = v[i];
+            l->n_rec++;
+        }
+    }
+    l->cap_rec = l->n_rec;
+    if (take) {
+        fai[0].n = 0; /* its names and entries moved into the job */
+        return GS_OK;
+    }
+    gs_layout_point_names(l); /* the copies */
+    for (size_t i = 0; i < l->n_rec; i++)
+        j->rec_fai[i].name = l->rec[i].name;
     return GS_OK;
+}
+
+/* --index: every rank reads the index; the plan is its share of the kernel
+ * (gs_lz_src_init). Patterns longer than the index's M would miss the
+ * occurrences that cross phrase boundaries outside the kernel. */
+static gs_status open_lz(job *j, gs_error *err)
+{
+    gs_status st = gs_lz_read(j->o->index, &j->lz, err);
+    j->mode = MODE_LZ;
+    j->bytes_read = j->lz.file_bytes;
+    for (uint32_t p = 0; st == GS_OK && p < j->ps.n; p++)
+        if (j->ps.v[p].len > j->lz.max_pat)
+            st = gs_fail(err, GS_EINPUT,
+                         "pattern '%s' has %u residues; the index serves patterns of at most %u "
+                         "(gscan index --lz --max-pattern-length) (%s)",
+                         j->ps.v[p].name, j->ps.v[p].len, j->lz.max_pat, j->o->index);
+    return st;
 }
 
 static gs_status make_plan(job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
     gs_status st = GS_OK;
+    if (o->index)
+        return open_lz(j, err);
     int mode[2] = {MODE_LOCAL, 1}; /* the mode and the readers per rank */
     gs_fai *fai = NULL;
     if (j->rank == 0) {
@@ -314,25 +409,8 @@ static gs_status make_plan(job *j, gs_error *err)
                       : j->threads < 8  ? 1
                       : j->threads < 16 ? j->threads / 4
                                         : 4;
-        if (st == GS_OK && ok) {
-            size_t n = 0;
-            for (size_t f = 0; f < o->n_corpus; f++)
-                n += fai[f].n;
-            j->layout.rec = gs_calloc(n, sizeof *j->layout.rec, err, "layout");
-            j->rec_fai = gs_calloc(n, sizeof *j->rec_fai, err, "layout");
-            if (j->layout.rec == NULL || j->rec_fai == NULL)
-                st = GS_ESYS;
-            for (size_t f = 0; st == GS_OK && f < o->n_corpus; f++)
-                for (size_t i = 0; i < fai[f].n; i++) {
-                    gs_record *r = &j->layout.rec[j->layout.n_rec];
-                    j->rec_fai[j->layout.n_rec++] = fai[f].v[i];
-                    r->name = fai[f].v[i].name;
-                    fai[f].v[i].name = NULL; /* moved into the layout */
-                    r->length = fai[f].v[i].length;
-                    r->file = (uint32_t)f;
-                }
-            j->layout.cap_rec = j->layout.n_rec;
-        }
+        if (st == GS_OK && ok)
+            st = take_layout(j, fai, err);
     }
     if (fai) {
         for (size_t f = 0; f < o->n_corpus; f++)
@@ -374,10 +452,7 @@ static gs_status make_plan(job *j, gs_error *err)
         if (j->plan.pieces == NULL || j->plan.first == NULL)
             MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     }
-    for (uint64_t off = 0; off < np; off += 1u << 24) {
-        uint64_t n = np - off < (1u << 24) ? np - off : (1u << 24);
-        GS_MPI_CHECK(MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm));
-    }
+    bcast_bytes(j->plan.pieces, np * sizeof *j->plan.pieces, j->comm);
     GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
@@ -463,7 +538,25 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     gs_layout scratch = {0};
     gs_reader *reader = NULL;
     gs_status st = GS_OK;
-    if (j->mode == MODE_RANGES) {
+    if (j->mode == MODE_LZ) {
+        /* primaries need their positions even when only counts are asked */
+        gs_lz_src ls;
+        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, (size_t)o->block, j->overlap);
+        gs_source src = gs_source_lz(&ls);
+        cfg.want_hits = 1;
+        size_t n = (size_t)j->ps.n * (size_t)j->ks.n_strands;
+        gs_hits kernel_hits = {0};
+        st = gs_scan_run(&cfg, &src, 1, res, err);
+        if (st == GS_OK && (res->counts = gs_calloc(n ? n : 1, sizeof *res->counts, err,
+                                                    "counts")) == NULL)
+            st = GS_ESYS;
+        if (st == GS_OK) {
+            kernel_hits = res->hits;
+            res->hits = (gs_hits){0};
+            st = gs_lz_locate(&j->lz, &j->ps, j->ks.n_strands, &kernel_hits, o->report_hits,
+                              j->threads, res->counts, &res->hits, err);
+        }
+    } else if (j->mode == MODE_RANGES) {
         gs_range_src rs[GS_MAX_READERS];
         gs_source src[GS_MAX_READERS];
         for (int r = 0; r < j->readers; r++) {
@@ -522,7 +615,10 @@ static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts
         free(mine);
         return GS_ESYS;
     }
-    gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
+    if (res->counts) /* already per (pattern, strand) */
+        memcpy(mine, res->counts, n * sizeof *mine);
+    else
+        gs_keyset_fold_counts(&j->ks, res->key_counts, mine);
     for (size_t off = 0; off < n; off += 1u << 27) {
         int c = (int)(n - off < (1u << 27) ? n - off : (1u << 27));
         GS_MPI_CHECK(MPI_Reduce(mine + off, j->rank == 0 ? *counts + off : NULL, c,
@@ -646,18 +742,81 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 
 /* ---- the job ------------------------------------------------------------ */
 
-/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
- * as samtools keeps the first and gscan index keeps all), but said. */
-static void warn_dup_names(const gs_layout *l, char *const *corpus)
+/* Rank 0, --seq: the corpus files read back through their .fai, matched to
+ * the scanned records by name and length (io/hit_seq.h). */
+static gs_status open_seq(const job *j, gs_hit_seq **hs, gs_error *err)
 {
+    const gs_layout *l = &j->layout;
+    size_t stride = 1;
+    for (size_t r = 0; r < l->n_rec; r++)
+        if (strlen(l->rec[r].name) + 1 > stride)
+            stride = strlen(l->rec[r].name) + 1;
+    char *names = gs_calloc(l->n_rec ? l->n_rec : 1, stride, err, "record names");
+    uint32_t *file = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *file, err, "records");
+    uint64_t *len = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *len, err, "records");
+    if (names && file && len) {
+        for (size_t r = 0; r < l->n_rec; r++) {
+            memcpy(names + r * stride, l->rec[r].name, strlen(l->rec[r].name) + 1);
+            file[r] = l->rec[r].file;
+            len[r] = l->rec[r].length;
+        }
+        gs_hit_seq_open(j->o->corpus, j->o->n_corpus, names, stride, file, len, l->n_rec,
+                        j->o->alphabet == GS_ALPHA_DNA, hs, err);
+    }
+    free(names);
+    free(file);
+    free(len);
+    return err->code;
+}
+
+/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
+ * as samtools keeps the first and gscan index keeps all), but said. When
+ * the layout is known before the scan (ranges), the names are checked on a
+ * thread of their own while the scan runs: millions of ESTs take a tenth of
+ * a second that the GPU path leaves a host core for. */
+typedef struct dup_check {
+    const gs_layout *l;
+    long n;
     size_t a, b;
-    gs_error err = {0};
-    long n = gs_layout_dup_names(l, &a, &b, &err);
-    if (n > 0)
+    int running; /* a thread is computing n, a, b */
+    pthread_t tid;
+} dup_check;
+
+static void *dup_main(void *arg)
+{
+    dup_check *d = arg;
+    gs_error ignored = {0};
+    d->n = gs_layout_dup_names(d->l, &d->a, &d->b, &ignored);
+    return NULL;
+}
+
+static void dup_start(dup_check *d, const gs_layout *l)
+{
+    d->l = l;
+    d->running = pthread_create(&d->tid, NULL, dup_main, d) == 0;
+}
+
+static void dup_join(dup_check *d)
+{
+    if (d->running)
+        pthread_join(d->tid, NULL);
+    d->running = 0;
+}
+
+static void warn_dup_names(dup_check *d, const gs_layout *l, char *const *corpus)
+{
+    if (d->running) {
+        dup_join(d);
+    } else {
+        d->l = l;
+        dup_main(d);
+    }
+    size_t a = d->a, b = d->b;
+    if (d->n > 0)
         fprintf(stderr,
                 "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
                 "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
-                n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
+                d->n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
 }
 
 static void job_free(job *j)
@@ -668,21 +827,20 @@ static void job_free(job *j)
         for (size_t f = 0; f < (size_t)j->readers * j->o->n_corpus; f++)
             gs_seqfile_close(&j->fds[f]);
     free(j->fds);
-    if (j->rank != 0) /* rank 0's rec_fai names alias the layout's */
-        for (size_t i = 0; i < j->layout.n_rec && j->rec_fai; i++)
-            j->rec_fai[i].name = NULL;
-    free(j->rec_fai);
+    free(j->rec_fai); /* its names are the layout's */
     if (j->layout.files == j->o->corpus) {
         j->layout.files = NULL;
         j->layout.n_files = 0;
     }
     gs_layout_free(&j->layout);
     gs_plan_free(&j->plan);
+    gs_lz_free(&j->lz);
 }
 
 gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum, gs_error *err)
 {
     job j = {.o = o, .comm = comm, .readers = 1};
+    dup_check dups = {0};
     gs_scan_res res = {0};
     uint64_t *counts = NULL;
     memset(sum, 0, sizeof *sum);
@@ -699,6 +857,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
+    if (j.rank == 0 && j.mode == MODE_RANGES)
+        dup_start(&dups, &j.layout);
     scan_pass(&j, j.engine, j.use_gpu, &j.layout, &res, &t_send, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
@@ -718,9 +878,10 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     /* Approximate hits are gathered in every mode: --best-per-site sees
      * every hit of a (pattern, record, strand) at once, and the counts are
      * taken from what is reported. Text is one stream from rank 0, so its
-     * hits are gathered in any mode too. */
+     * hits are gathered in any mode too; so are an index scan's, which
+     * interleave across ranks as streamed ones do. */
     const int approx = o->match != GS_MATCH_EXACT;
-    if ((approx || (o->report_hits && (j.mode == MODE_STREAMED ||
+    if ((approx || (o->report_hits && (j.mode == MODE_STREAMED || j.mode == MODE_LZ ||
                                        (o->out_format != GS_OUT_H5 && j.size > 1)))) &&
         gather_hits(&j, &res.hits, err) != GS_OK)
         goto fail;
@@ -735,7 +896,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
     if (j.rank == 0)
-        warn_dup_names(&j.layout, o->corpus);
+        warn_dup_names(&dups, &j.layout, o->corpus);
 
     gs_result r = {
         .info = {.command_line = o->command_line, .engine = j.engine->name,
@@ -745,9 +906,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
                  .report = o->report_hits ? "hits" : "counts", .n_ranks = j.size, .n_gpus = j.n_gpus,
                  .match = gs_match_mode_name(o->match), .max_dist = (int)o->max_dist,
                  .best_per_site = o->best_per_site},
-        .patterns = &j.ps, .layout = &j.layout, .counts = counts, .n_strands = j.ks.n_strands,
+        .patterns = &j.ps, .layout = j.mode == MODE_LZ ? &j.lz.layout : &j.layout, .counts = counts, .n_strands = j.ks.n_strands,
         .with_hits = o->report_hits, .hits = res.hits.v, .n_hits = res.hits.n};
-    if (j.layout.n_files == 0) { /* ranks other than 0 of a stream have no layout */
+    if (j.layout.n_files == 0 && j.mode != MODE_LZ) { /* ranks other than 0 of a stream have no layout */
         j.layout.files = o->corpus;
         j.layout.n_files = o->n_corpus;
     }
@@ -755,11 +916,13 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     r.timing[GS_T_TOTAL] = j.t[GS_T_INIT] + gs_now() - t_start;
     if (o->out_format == GS_OUT_H5)
         gs_h5_write(o->out, &r, comm, err);
-    else if (j.rank == 0)
+    else if (j.rank == 0 && (!o->with_seq || open_seq(&j, &r.seq, err) == GS_OK))
         gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
+    gs_hit_seq_close(r.seq);
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;
 fail:
+    dup_join(&dups);
     free(counts);
     gs_scan_res_free(&res);
     job_free(&j);

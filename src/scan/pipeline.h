@@ -42,6 +42,7 @@ typedef struct gs_scan_cfg {
 
 typedef struct gs_scan_res {
     uint64_t *key_counts; /* [n_keys] */
+    uint64_t *counts;     /* NULL, or [patterns x strands] already folded (index scans) */
     gs_hits hits;         /* sorted in contract §3 order */
     uint64_t residues;    /* owned residues scanned */
     double t_read;        /* seconds in src->next: the longest of the readers */

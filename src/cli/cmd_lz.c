@@ -1,0 +1,113 @@
+/* cmd_lz.c - "gscan index --lz": build the LZ77 hybrid index of a
+ * collection (src/lz), and its summary for "gscan info". Runs on rank 0
+ * (cmd_files.c's wrapper). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "io/replace_file.h"
+#include "lz/lz.h"
+#include "options.h"
+
+const char gs_lz_index_usage[] =
+    "usage: gscan index --lz -o X.gsx [--max-pattern-length M] CORPUS...\n"
+    "\n"
+    "Write an LZ77 hybrid index of a repetitive collection (strains of one\n"
+    "species, haplotypes, viral sets): the whole collection in compressed form.\n"
+    "'gscan scan --index X.gsx' then scans it without the corpus files, with the\n"
+    "same result file as a plain scan, for patterns of at most M residues.\n"
+    "\n"
+    "  -o, --out FILE               the index (required)\n"
+    "  -m, --max-pattern-length M   longest pattern the index serves (default 64);\n"
+    "                               the index grows with M\n"
+    "      --input-format F         auto | fasta | raw (default auto)\n"
+    "      --reference-records K    the first K records are the reference that the\n"
+    "                               others are parsed against (default: those of the\n"
+    "                               first file when there are several, else the\n"
+    "                               first non-empty record)\n"
+    "  -t, --threads N              threads parsing records (default: all cores)\n"
+    "\n"
+    "Building holds the collection in memory (1 byte a residue) plus 13 bytes a\n"
+    "reference residue and 17 bytes a phrase.\n";
+
+gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
+{
+    const char *out = NULL;
+    uint64_t m = GS_LZ_DEFAULT_M, ref = 0, threads = 0;
+    gs_input_format fmt = GS_INPUT_AUTO;
+    const char **files = calloc((size_t)argc, sizeof *files);
+    size_t n = 0;
+    if (files == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (gscan index)");
+    gs_status st = GS_OK;
+    for (int i = 1; i < argc && st == GS_OK; i++) {
+        const char *a = argv[i];
+        int takes = !strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "-m") ||
+                    !strcmp(a, "--max-pattern-length") || !strcmp(a, "--input-format") ||
+                    !strcmp(a, "--reference-records") || !strcmp(a, "-t") || !strcmp(a, "--threads");
+        if (takes && i + 1 >= argc) {
+            st = gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan index --lz)", a);
+        } else if (!strcmp(a, "--lz")) {
+            continue;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
+            out = argv[++i];
+        } else if (!strcmp(a, "-m") || !strcmp(a, "--max-pattern-length")) {
+            if (gs_parse_size(argv[++i], &m) || m < 1 || m > (1u << 20))
+                st = gs_fail(err, GS_EUSAGE,
+                             "max-pattern-length must be a number from 1 to 1048576, not '%s' "
+                             "(--max-pattern-length)", argv[i]);
+        } else if (!strcmp(a, "--reference-records")) {
+            if (gs_parse_size(argv[++i], &ref) || ref < 1)
+                st = gs_fail(err, GS_EUSAGE, "reference-records must be a positive number, not '%s' "
+                             "(--reference-records)", argv[i]);
+        } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
+            if (gs_parse_size(argv[++i], &threads) || threads < 1 || threads > 1024)
+                st = gs_fail(err, GS_EUSAGE, "threads must be a number from 1 to 1024, not '%s' "
+                             "(--threads)", argv[i]);
+        } else if (!strcmp(a, "--input-format")) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "auto")) fmt = GS_INPUT_AUTO;
+            else if (!strcmp(v, "fasta")) fmt = GS_INPUT_FASTA;
+            else if (!strcmp(v, "raw")) fmt = GS_INPUT_RAW;
+            else st = gs_fail(err, GS_EUSAGE, "unknown input format '%s': expected auto, fasta or raw "
+                              "(--input-format)", v);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            st = gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index --lz)", a);
+        } else {
+            files[n++] = a;
+        }
+    }
+    if (st == GS_OK && out == NULL)
+        st = gs_fail(err, GS_EUSAGE, "missing -o/--out X.gsx (gscan index --lz)");
+    if (st == GS_OK && n == 0)
+        st = gs_fail(err, GS_EUSAGE, "no corpus file given (gscan index --lz)");
+    /* before the build, which may take minutes: not over a corpus file */
+    if (st == GS_OK)
+        st = gs_out_check(out, files, n, err);
+    if (threads == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (uint64_t)cores : 1;
+    }
+    gs_lz_index ix;
+    if (st == GS_OK && (st = gs_lz_build(files, n, fmt, (uint32_t)m, (size_t)ref, (int)threads,
+                                         &ix, err)) == GS_OK) {
+        st = gs_lz_write(out, &ix, err);
+        gs_lz_free(&ix);
+    }
+    free(files);
+    return st;
+}
+
+gs_status gs_lz_info_file(const char *path, gs_error *err)
+{
+    gs_lz_index ix;
+    gs_status st = gs_lz_read(path, &ix, err);
+    if (st == GS_OK) {
+        gs_lz_info(&ix, stdout);
+        gs_lz_free(&ix);
+    }
+    return st;
+}

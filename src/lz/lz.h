@@ -1,0 +1,128 @@
+/* lz.h - the LZ77 hybrid index of a repetitive collection (strain sets,
+ * pangenomes): build, file, and the scan of the kernel string.
+ *
+ * The collection's residues, records concatenated in corpus order, are
+ * parsed into LZ77 phrases: a literal (one residue with no earlier
+ * occurrence) or a copy of an earlier substring (its source). Positions here
+ * are "global": residue g of the concatenation, record r covering
+ * [rec_off[r], rec_off[r + 1]). No phrase and no source crosses a record.
+ *
+ * An occurrence is secondary when it lies inside one copy phrase: then the
+ * same string occurs inside the phrase's source, earlier. Every other
+ * occurrence is primary, and lies inside one piece of the kernel string:
+ * around each phrase start b the residues [b - (M - 1), b + (M - 1)) of its
+ * record (plus the residue itself for a literal), overlapping windows merged.
+ * Scanning the pieces with an ordinary engine finds every primary occurrence
+ * exactly once (and some secondary ones, which are dropped); each
+ * occurrence then yields one secondary occurrence for every copy phrase
+ * whose source contains it, recursively (Ferrada, Gagie, Hirvola, Puglisi
+ * 2014's hybrid index). Every secondary occurrence has exactly one parent
+ * (the phrase holding it), so each is reported once, and sources lie
+ * strictly before their phrases, so the recursion ends.
+ *
+ * docs/index-format.md describes the file.
+ */
+#ifndef GS_LZ_H
+#define GS_LZ_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/gs_error.h"
+#include "../core/gs_types.h"
+#include "../io/fasta.h"
+#include "../io/patterns.h"
+#include "../scan/pipeline.h"
+
+#define GS_LZ_LITERAL UINT64_MAX /* ph_src of a literal phrase */
+#define GS_LZ_DEFAULT_M 64       /* --max-pattern-length default */
+
+typedef struct gs_lz_index {
+    gs_layout layout;     /* record names, lengths, files (paths as given to index) */
+    uint64_t *rec_off;    /* [n_rec + 1] global start of each record */
+    uint64_t n_residues;  /* rec_off[n_rec] */
+    uint32_t max_pat;     /* M: the longest pattern the kernel serves */
+    uint64_t n_phrases;
+    uint64_t *ph_start;   /* [n_phrases + 1] global start; ph_start[n_phrases] = n_residues */
+    uint64_t *ph_src;     /* [n_phrases] source start, or GS_LZ_LITERAL */
+    uint8_t *lit;         /* [n_phrases] the residue of each literal phrase (0 for copies) */
+    uint64_t n_pieces;
+    uint32_t *pc_rec;     /* [n_pieces] record of each kernel piece */
+    uint64_t *pc_pos;     /* [n_pieces] global start of each piece */
+    uint64_t *pc_koff;    /* [n_pieces + 1] offset of each piece in kernel */
+    uint8_t *kernel;      /* the pieces' residues, concatenated */
+    uint64_t kernel_len;  /* pc_koff[n_pieces] */
+    uint64_t file_bytes;  /* size of the index file (when read or written) */
+} gs_lz_index;
+
+/* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
+ * the record holding a global position (a = rec_off), the phrase (ph_start),
+ * the kernel piece (pc_koff). */
+static inline uint64_t gs_lz_last_le(const uint64_t *a, uint64_t n, uint64_t x)
+{
+    uint64_t lo = 0, hi = n; /* the answer + 1 lies in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : n;
+}
+
+/* Read the corpus into memory and build its index for patterns of up to
+ * max_pat residues (>= 1). The first ref_records records (0: those of the
+ * first file when there are several files, else up to the first non-empty
+ * record) are the
+ * reference, parsed by LZ77 over themselves; every later record is parsed
+ * greedily against the reference (relative LZ), on `threads` threads.
+ * Memory: the collection (1 byte a residue) plus 13 bytes a reference
+ * residue (suffix array, two neighbour arrays; 25 past 2^31), plus 17
+ * bytes a phrase. GS_EINPUT when the corpus is empty or (bytes corpora)
+ * uses all 256 byte values, which leaves no separator between records. */
+gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,
+                      uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
+                      gs_error *err);
+
+/* Write under a temporary name and rename (no half-written index). */
+gs_status gs_lz_write(const char *path, gs_lz_index *ix, gs_error *err);
+
+/* Read and check: bad magic, version, checksum, truncation or an
+ * inconsistent structure is GS_EINPUT naming the file and the section. */
+gs_status gs_lz_read(const char *path, gs_lz_index *ix, gs_error *err);
+
+/* True when the file starts with the index magic (for "gscan info"). */
+int gs_lz_is_index(const char *path);
+
+/* Human summary: records, residues, phrases, M, kernel, sizes. */
+void gs_lz_info(const gs_lz_index *ix, FILE *out);
+
+void gs_lz_free(gs_lz_index *ix);
+
+/* A gs_source over the kernel: owned kernel offsets [k_begin, k_end) cut into
+ * segments of at most `block` owned starts, each extended by up to `overlap`
+ * residues inside its piece. Segments carry real (record, base), so the
+ * pipeline's hits are in record coordinates. */
+typedef struct gs_lz_src {
+    const gs_lz_index *ix;
+    uint64_t cur, end;  /* next owned kernel offset, end of the owned range */
+    uint64_t piece;     /* piece holding cur */
+    size_t block, overlap;
+} gs_lz_src;
+
+/* Owned range of part r of n: kernel offsets split evenly. */
+void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, size_t block,
+                    size_t overlap);
+gs_source gs_source_lz(gs_lz_src *s);
+
+/* From the hits the pipeline found in this part of the kernel (any order),
+ * keep the primary ones and derive all their secondary occurrences on
+ * `threads` threads. counts[p * n_strands + s] is added to for every
+ * occurrence; with want_hits, *out receives them all, sorted in contract §3
+ * order. kernel_hits is consumed (freed). */
+gs_status gs_lz_locate(const gs_lz_index *ix, const gs_patset *ps, int n_strands,
+                       gs_hits *kernel_hits, int want_hits, int threads, uint64_t *counts,
+                       gs_hits *out, gs_error *err);
+
+#endif
