@@ -148,7 +148,11 @@ static gs_status setup(job *j, gs_error *err)
                            "write it to a file first (%s)",
                            o->corpus[f]);
     if (o->device == GS_DEV_GPU && ndev == 0)
+#ifdef GS_HAVE_CUDA
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
+#else
+        return gs_fail(err, GS_ESYS, "--device gpu: no GPU in this build (built without CUDA)");
+#endif
 
     if (j->rank == 0 && check_output(o, err) != GS_OK)
         return err->code;
@@ -162,7 +166,7 @@ static gs_status setup(job *j, gs_error *err)
     j->overlap = gs_keyset_overlap(&j->ks);
 
     if (!strcmp(o->engine, "auto"))
-        j->engine = j->use_gpu ? &gs_engine_ac : gs_engine_auto(&j->ks);
+        j->engine = j->use_gpu && o->match == GS_MATCH_EXACT ? &gs_engine_ac : gs_engine_auto(&j->ks);
     else
         j->engine = gs_engine_find(o->engine);
     if (j->engine == NULL)
