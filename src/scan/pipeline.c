@@ -128,17 +128,28 @@ static int bits_of(uint64_t v)
 /* Turn key occurrences of one segment into hits of every (pattern, strand),
  * sorted, as one run of w. Approximate hits ending before the span belong
  * to the previous segment of the record when there is one (engine.h). */
+/* Whether x is a hit of this segment, and the text it spans. */
+static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit *x,
+                       uint32_t *len)
+{
+    if (ks->mode == GS_MATCH_EXACT) {
+        *len = gs_key_len(ks, x->key);
+        return 1;
+    }
+    *len = x->len;
+    return !(seg->base > 0 && x->pos + x->len < ks->span);
+}
+
 static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh, worker *w)
 {
-    const int exact = ks->mode == GS_MATCH_EXACT;
     size_t n = 0;
     uint64_t max_pos = 0, max_len = 0, max_dist = 0;
     for (size_t i = 0; i < kh->n; i++) {
         const gs_keyhit *x = &kh->v[i];
-        uint32_t k = x->key, len = exact ? gs_key_len(ks, k) : x->len;
-        if (!exact && seg->base > 0 && x->pos + len < ks->span)
+        uint32_t len;
+        if (!kept(ks, seg, x, &len))
             continue;
-        n += ks->out_off[k + 1] - ks->out_off[k];
+        n += ks->out_off[x->key + 1] - ks->out_off[x->key];
         max_pos = x->pos > max_pos ? x->pos : max_pos;
         max_len = len > max_len ? len : max_len;
         max_dist = x->dist > max_dist ? x->dist : max_dist;
@@ -162,22 +173,7 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
     if (bits > 64) { /* rare: records it is, sorted the slow way */
         if ((r->hits = malloc(n * sizeof *r->hits)) == NULL)
             return -1;
-        size_t o = 0;
-        for (size_t i = 0; i < kh->n; i++) {
-            const gs_keyhit *x = &kh->v[i];
-            uint32_t k = x->key, len = exact ? gs_key_len(ks, k) : x->len;
-            if (!exact && seg->base > 0 && x->pos + len < ks->span)
-                continue;
-            for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
-                r->hits[o++] = (gs_hit){.start = seg->base + x->pos, .end = seg->base + x->pos + len,
-                                        .record = seg->record, .pattern = ks->outputs[j] >> 1,
-                                        .strand = (ks->outputs[j] & 1) ? -1 : 1, .distance = x->dist};
-        }
-        qsort(r->hits, n, sizeof *r->hits, gs_hit_cmp);
-        w->n_runs++;
-        return 0;
-    }
-    if (n > w->pk_cap) {
+    } else if (n > w->pk_cap) {
         free(w->pk);
         free(w->tmp);
         w->pk = malloc(n * sizeof *w->pk);
@@ -189,19 +185,28 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
     size_t o = 0;
     for (size_t i = 0; i < kh->n; i++) {
         const gs_keyhit *x = &kh->v[i];
-        uint32_t k = x->key, len = exact ? gs_key_len(ks, k) : x->len;
-        if (!exact && seg->base > 0 && x->pos + len < ks->span)
+        uint32_t len;
+        if (!kept(ks, seg, x, &len))
             continue;
-        uint64_t at = (uint64_t)x->pos << s_pos | (uint64_t)len << s_len | x->dist;
-        for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++) {
+        for (uint32_t j = ks->out_off[x->key]; j < ks->out_off[x->key + 1]; j++) {
             uint32_t out = ks->outputs[j]; /* pattern * 2 + strand */
-            w->pk[o++] = at | (uint64_t)(out & 1) << s_strand | (uint64_t)(out >> 1) << s_pat;
+            if (r->hits)
+                r->hits[o++] = (gs_hit){.start = seg->base + x->pos, .end = seg->base + x->pos + len,
+                                        .record = seg->record, .pattern = out >> 1,
+                                        .strand = (out & 1) ? -1 : 1, .distance = x->dist};
+            else
+                w->pk[o++] = (uint64_t)x->pos << s_pos | (uint64_t)(out & 1) << s_strand
+                             | (uint64_t)(out >> 1) << s_pat | (uint64_t)len << s_len | x->dist;
         }
     }
-    gs_radix_sort_u64(w->pk, w->tmp, n, bits);
-    if ((r->keys = malloc(n * sizeof *r->keys)) == NULL)
-        return -1;
-    memcpy(r->keys, w->pk, n * sizeof *r->keys);
+    if (r->hits) {
+        qsort(r->hits, n, sizeof *r->hits, gs_hit_cmp);
+    } else {
+        gs_radix_sort_u64(w->pk, w->tmp, n, bits);
+        if ((r->keys = malloc(n * sizeof *r->keys)) == NULL)
+            return -1;
+        memcpy(r->keys, w->pk, n * sizeof *r->keys);
+    }
     w->n_runs++;
     return 0;
 }
