@@ -11,11 +11,12 @@
  * rank, which parallel HDF5 cannot share, so h5out.c uses this path only
  * when one process writes the file.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "h5_internal.h"
 
 #include <libdeflate.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,10 @@ static void *compress_main(void *arg)
 
 int gs_h5_write_direct(const gs_h5_direct *d)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    /* the cores this process may run on (a Slurm allocation), not the host's */
+    cpu_set_t set;
+    long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                            : sysconf(_SC_NPROCESSORS_ONLN);
     int nt = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores, ok = 1;
     size_t bytes = d->chunk_rows * d->elem;
     uint64_t n_chunks = (d->n_rows + d->chunk_rows - 1) / d->chunk_rows;
