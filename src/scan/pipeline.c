@@ -282,7 +282,8 @@ static gs_status collect_runs(worker *w, int nt, gs_hits *hits, gs_error *err)
         return GS_ESYS;
     n_runs = 0;
     for (int i = 0; i < nt; i++) {
-        memcpy(e.runs + n_runs, w[i].runs, w[i].n_runs * sizeof *e.runs);
+        if (w[i].n_runs) /* runs is NULL otherwise */
+            memcpy(e.runs + n_runs, w[i].runs, w[i].n_runs * sizeof *e.runs);
         n_runs += w[i].n_runs;
         w[i].n_runs = 0; /* owned by e now */
     }
