@@ -653,7 +653,11 @@ gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_t
      * whole run is in contract §3 order once sorted */
     if (g->approx && g->hits.n > 1)
         qsort(g->hits.v, g->hits.n, sizeof *g->hits.v, gs_hit_cmp);
-    if (hits && g->hits.n) {
+    if (hits && g->hits.n && hits->n == 0) { /* the usual case: hand the vector over, no copy */
+        gs_hits_free(hits);
+        *hits = g->hits;
+        g->hits = gs_hits{};
+    } else if (hits && g->hits.n) {
         if (hits_append(hits, g->hits.n, err) != GS_OK)
             goto fail;
         memcpy(hits->v + hits->n, g->hits.v, g->hits.n * sizeof *g->hits.v);

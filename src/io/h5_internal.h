@@ -2,10 +2,30 @@
 #ifndef GS_H5_INTERNAL_H
 #define GS_H5_INTERNAL_H
 
+#include <hdf5.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The innermost reason on HDF5's error stack (what really failed: an MPI-IO
  * or system call, with strerror when there is one), then clear the stack. */
 void gs_h5_reason(char *buf, size_t size);
+
+/* A 1-D chunked dataset written chunk by chunk, compressed on all cores
+ * (h5_direct.c). The dataset's filters must be shuffle (when shuffle is
+ * set) then deflate at level, as its creation property list says. */
+typedef struct gs_h5_direct {
+    hid_t dset;
+    uint64_t n_rows;   /* rows of the dataset */
+    size_t chunk_rows; /* rows per chunk */
+    size_t elem;       /* bytes per row */
+    int shuffle, level;
+    /* fill buf with rows [from, from + n) */
+    void (*fill)(const void *src, size_t width, uint64_t from, size_t n, void *buf);
+    const void *src;
+} gs_h5_direct;
+
+/* 1 when every chunk was written; 0 otherwise (HDF5's error stack, or out
+ * of memory). One process only: see h5_direct.c. */
+int gs_h5_write_direct(const gs_h5_direct *d);
 
 #endif

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/gs_hitsort.h"
 #include "../gpu/gpu.h"
 #include "../io/fai.h"
 #include "../io/h5out.h"
@@ -672,7 +673,7 @@ static gs_status reduce_counts(job *j, const gs_scan_res *res, uint64_t **counts
 }
 
 /* Streamed mode: the hits of dealt blocks interleave across ranks, so they
- * are gathered to rank 0 and sorted there (contract §4 allows either). Rank 0
+ * are gathered to rank 0 and merged there (contract §4 allows either). Rank 0
  * first makes room for all of them, and the ranks agree on that before any
  * hit moves, so a failed allocation cannot leave a sender blocked. */
 static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
@@ -716,7 +717,9 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
         hits->n += all[r];
     }
     free(all);
-    if (hits->n > 1)
+    /* each rank's hits are sorted: merging them is log2(ranks) passes; with
+     * no room for the merge's second copy, qsort sorts in place */
+    if (gs_hits_sort(hits))
         qsort(hits->v, hits->n, sizeof *hits->v, gs_hit_cmp);
     return GS_OK;
 }

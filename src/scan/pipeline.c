@@ -5,8 +5,11 @@
  * records are packed many to a batch) and hand them on through a queue.
  * Memory stays bounded by the pool whatever the corpus size. CPU: threads +
  * 1 + readers buffers, worker threads match; each worker owns its key counts
- * and hits, so the hot path takes no lock, and the hits of all workers are
- * merged and sorted once at the end. GPU: 2 + readers buffers and one
+ * and hits, so the hot path takes no lock. A worker sorts each segment's
+ * hits as packed 64-bit keys (radix, in cache-sized pieces, on all workers
+ * at once) and keeps them as a run of 8 bytes a hit; at the end the runs,
+ * ordered by segment, are the rank's sorted hits and are expanded into it
+ * on all threads, so no sort of the whole set is left. GPU: 2 + readers buffers and one
  * feeding thread that opens the GPU and submits them in the order they
  * come; the GPU pipeline overlaps copies and kernels itself.
  */
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/gs_hitsort.h"
 #include "../gpu/gpu.h"
 
 /* A batch of segments in one buffer. Short records (ESTs, contigs) are
@@ -52,12 +56,31 @@ typedef struct pool {
     pthread_cond_t helper_done;
 } pool;
 
+/* One segment's hits, sorted where they were made. Packed: each hit is one
+ * 64-bit key, from the top: start - base, strand (forward 0), pattern,
+ * end - start, distance, with field widths of this run, so sorting the keys
+ * as integers is contract §3 order (distance last, which only breaks ties
+ * the contract leaves open). A segment whose fields do not fit 64 bits
+ * keeps its hits as records (hits != NULL) instead. */
+typedef struct hit_run {
+    uint32_t record;
+    uint64_t base;
+    size_t n;
+    uint64_t *keys;
+    gs_hit *hits;
+    uint8_t b_dist, b_len, b_pat; /* field widths; the strand is one bit */
+    size_t out;                   /* first row in the rank's hits */
+} hit_run;
+
 typedef struct worker {
     pool *p;
     pthread_t tid;
     uint64_t *key_counts;
     gs_keyhits kh;
-    gs_hits hits;
+    uint64_t *pk, *tmp; /* packing and radix scratch, pk_cap keys each */
+    size_t pk_cap;
+    hit_run *runs;
+    size_t n_runs, cap_runs;
     int oom;
 } worker;
 
@@ -94,27 +117,207 @@ static void q_close(pool *p, queue *q)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Turn key occurrences of one segment into hits of every (pattern, strand).
- * Approximate hits ending before the span belong to the previous segment of
- * the record when there is one (engine.h). */
-static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh, gs_hits *out)
+static int bits_of(uint64_t v)
 {
-    const int exact = ks->mode == GS_MATCH_EXACT;
+    int b = 0;
+    while (v >> b)
+        b++;
+    return b;
+}
+
+/* Turn key occurrences of one segment into hits of every (pattern, strand),
+ * sorted, as one run of w. Approximate hits ending before the span belong
+ * to the previous segment of the record when there is one (engine.h). */
+/* Whether x is a hit of this segment, and the text it spans. */
+static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit *x,
+                       uint32_t *len)
+{
+    if (ks->mode == GS_MATCH_EXACT) {
+        *len = gs_key_len(ks, x->key);
+        return 1;
+    }
+    *len = x->len;
+    return !(seg->base > 0 && x->pos + x->len < ks->span);
+}
+
+static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh, worker *w)
+{
+    size_t n = 0;
+    uint64_t max_pos = 0, max_len = 0, max_dist = 0;
     for (size_t i = 0; i < kh->n; i++) {
         const gs_keyhit *x = &kh->v[i];
-        uint32_t k = x->key, len = exact ? gs_key_len(ks, k) : x->len;
-        if (!exact && seg->base > 0 && x->pos + len < ks->span)
+        uint32_t len;
+        if (!kept(ks, seg, x, &len))
             continue;
-        for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++) {
-            uint32_t o = ks->outputs[j];
-            gs_hit h = {.start = seg->base + x->pos, .end = seg->base + x->pos + len,
-                        .record = seg->record, .pattern = o >> 1, .strand = (o & 1) ? -1 : 1,
-                        .distance = x->dist};
-            if (gs_hits_push(out, &h))
-                return -1;
+        n += ks->out_off[x->key + 1] - ks->out_off[x->key];
+        max_pos = x->pos > max_pos ? x->pos : max_pos;
+        max_len = len > max_len ? len : max_len;
+        max_dist = x->dist > max_dist ? x->dist : max_dist;
+    }
+    if (n == 0)
+        return 0;
+    if (w->n_runs == w->cap_runs) {
+        size_t c = w->cap_runs ? 2 * w->cap_runs : 64;
+        hit_run *v = realloc(w->runs, c * sizeof *v);
+        if (v == NULL)
+            return -1;
+        w->runs = v;
+        w->cap_runs = c;
+    }
+    hit_run *r = &w->runs[w->n_runs];
+    *r = (hit_run){.record = seg->record, .base = seg->base, .n = n,
+                   .b_dist = (uint8_t)bits_of(max_dist), .b_len = (uint8_t)bits_of(max_len),
+                   .b_pat = (uint8_t)bits_of(ks->n_patterns ? ks->n_patterns - 1 : 0)};
+    const int s_len = r->b_dist, s_pat = s_len + r->b_len, s_strand = s_pat + r->b_pat,
+              s_pos = s_strand + 1, bits = s_pos + bits_of(max_pos);
+    if (bits > 64) { /* rare: records it is, sorted the slow way */
+        if ((r->hits = malloc(n * sizeof *r->hits)) == NULL)
+            return -1;
+    } else if (n > w->pk_cap) {
+        free(w->pk);
+        free(w->tmp);
+        w->pk = malloc(n * sizeof *w->pk);
+        w->tmp = malloc(n * sizeof *w->tmp);
+        w->pk_cap = w->pk && w->tmp ? n : 0;
+        if (w->pk_cap == 0)
+            return -1;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < kh->n; i++) {
+        const gs_keyhit *x = &kh->v[i];
+        uint32_t len;
+        if (!kept(ks, seg, x, &len))
+            continue;
+        for (uint32_t j = ks->out_off[x->key]; j < ks->out_off[x->key + 1]; j++) {
+            uint32_t out = ks->outputs[j]; /* pattern * 2 + strand */
+            if (r->hits)
+                r->hits[o++] = (gs_hit){.start = seg->base + x->pos, .end = seg->base + x->pos + len,
+                                        .record = seg->record, .pattern = out >> 1,
+                                        .strand = (out & 1) ? -1 : 1, .distance = x->dist};
+            else
+                w->pk[o++] = (uint64_t)x->pos << s_pos | (uint64_t)(out & 1) << s_strand
+                             | (uint64_t)(out >> 1) << s_pat | (uint64_t)len << s_len | x->dist;
         }
     }
+    if (r->hits) {
+        qsort(r->hits, n, sizeof *r->hits, gs_hit_cmp);
+    } else {
+        gs_radix_sort_u64(w->pk, w->tmp, n, bits);
+        if ((r->keys = malloc(n * sizeof *r->keys)) == NULL)
+            return -1;
+        memcpy(r->keys, w->pk, n * sizeof *r->keys);
+    }
+    w->n_runs++;
     return 0;
+}
+
+/* Rows of one run, written at their place in the rank's hits. */
+static void expand_run(const hit_run *r, gs_hit *out)
+{
+    if (r->hits) {
+        memcpy(out, r->hits, r->n * sizeof *out);
+        return;
+    }
+    const int s_len = r->b_dist, s_pat = s_len + r->b_len, s_strand = s_pat + r->b_pat,
+              s_pos = s_strand + 1;
+    const uint64_t m_dist = ((uint64_t)1 << r->b_dist) - 1, m_len = ((uint64_t)1 << r->b_len) - 1,
+                   m_pat = ((uint64_t)1 << r->b_pat) - 1;
+    for (size_t i = 0; i < r->n; i++) {
+        uint64_t k = r->keys[i], start = r->base + (k >> s_pos);
+        out[i] = (gs_hit){.start = start, .end = start + (k >> s_len & m_len), .record = r->record,
+                          .pattern = (uint32_t)(k >> s_pat & m_pat),
+                          .strand = (k >> s_strand & 1) ? -1 : 1, .distance = (uint8_t)(k & m_dist)};
+    }
+}
+
+static void run_free(hit_run *r)
+{
+    free(r->keys);
+    free(r->hits);
+    r->keys = NULL;
+    r->hits = NULL;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+    const hit_run *x = a, *y = b;
+    if (x->record != y->record)
+        return x->record < y->record ? -1 : 1;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* Expanding runs into the rank's hits, on as many threads as scanned. */
+typedef struct expander {
+    hit_run *runs;
+    size_t n_runs;
+    gs_hit *out;
+    atomic_size_t next;
+} expander;
+
+static void *expand_main(void *arg)
+{
+    expander *e = arg;
+    for (size_t i; (i = atomic_fetch_add(&e->next, 1)) < e->n_runs;) {
+        expand_run(&e->runs[i], e->out + e->runs[i].out);
+        run_free(&e->runs[i]);
+    }
+    return NULL;
+}
+
+/* The rank's hits from the runs of all workers: segments own disjoint
+ * ranges of start positions, so ordered by (record, base) the runs are the
+ * sorted whole, and each run is expanded straight into its place. Should
+ * two runs overlap after all (a source handing out overlapping segments),
+ * gs_hits_sort merges them, so the order never rests on that alone. */
+static gs_status collect_runs(worker *w, int nt, gs_hits *hits, gs_error *err)
+{
+    gs_status st = GS_OK;
+    size_t n_runs = 0, total = 0;
+    for (int i = 0; i < nt; i++)
+        n_runs += w[i].n_runs;
+    if (n_runs == 0)
+        return GS_OK;
+    expander e = {.runs = gs_malloc(n_runs * sizeof *e.runs, err, "hit runs"), .n_runs = n_runs};
+    if (e.runs == NULL)
+        return GS_ESYS;
+    n_runs = 0;
+    for (int i = 0; i < nt; i++) {
+        if (w[i].n_runs) /* runs is NULL otherwise */
+            memcpy(e.runs + n_runs, w[i].runs, w[i].n_runs * sizeof *e.runs);
+        n_runs += w[i].n_runs;
+        w[i].n_runs = 0; /* owned by e now */
+    }
+    qsort(e.runs, n_runs, sizeof *e.runs, run_cmp);
+    for (size_t i = 0; i < n_runs; i++) {
+        e.runs[i].out = total;
+        total += e.runs[i].n;
+    }
+    if ((e.out = malloc(total * sizeof *e.out)) == NULL) {
+        st = gs_fail(err, GS_ESYS, "out of memory (%zu hits)", total);
+        goto done;
+    }
+    pthread_t tid[64];
+    int started = 0;
+    for (; started < nt - 1 && started < 64; started++)
+        if (pthread_create(&tid[started], NULL, expand_main, &e))
+            break;
+    expand_main(&e);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    *hits = (gs_hits){.v = e.out, .n = total, .cap = total};
+    for (size_t i = 1; i < n_runs; i++) {
+        const hit_run *r = &e.runs[i];
+        if (gs_hit_cmp(&e.out[r->out - 1], &e.out[r->out]) > 0) {
+            if (gs_hits_sort(hits))
+                st = gs_fail(err, GS_ESYS, "out of memory (sorting %zu hits)", total);
+            break;
+        }
+    }
+done:
+    for (size_t i = 0; i < n_runs; i++)
+        run_free(&e.runs[i]);
+    free(e.runs);
+    return st;
 }
 
 static void *worker_main(void *arg)
@@ -133,7 +336,7 @@ static void *worker_main(void *arg)
                                 .oom = 0};
             w->kh.n = 0;
             cfg->engine->scan(p->compiled, seg->text, seg->len, seg->own, &out);
-            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, &w->hits))) {
+            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, w))) {
                 w->oom = 1;
                 atomic_store(&p->stop, 1);
             }
@@ -364,20 +567,17 @@ fail_workers:
         if (st == GS_OK && w[i].key_counts)
             for (uint32_t k = 0; k < cfg->ks->n_keys; k++)
                 res->key_counts[k] += w[i].key_counts[k];
-        if (st == GS_OK && w[i].hits.n) {
-            gs_hit *v = realloc(res->hits.v, (res->hits.n + w[i].hits.n) * sizeof *v);
-            if (v == NULL) {
-                st = gs_fail(err, GS_ESYS, "out of memory (merging %zu hits)", res->hits.n + w[i].hits.n);
-            } else {
-                memcpy(v + res->hits.n, w[i].hits.v, w[i].hits.n * sizeof *v);
-                res->hits.v = v;
-                res->hits.n += w[i].hits.n;
-                res->hits.cap = res->hits.n;
-            }
-        }
         free(w[i].key_counts);
         free(w[i].kh.v);
-        gs_hits_free(&w[i].hits);
+        free(w[i].pk);
+        free(w[i].tmp);
+    }
+    if (st == GS_OK && cfg->want_hits)
+        st = collect_runs(w, nt, &res->hits, err);
+    for (int i = 0; i < nt; i++) {
+        for (size_t r = 0; r < w[i].n_runs; r++)
+            run_free(&w[i].runs[r]);
+        free(w[i].runs);
     }
 fail:
     cfg->engine->destroy(compiled);
@@ -459,10 +659,9 @@ gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan
     gs_status st = cfg->use_gpu ? run_gpu(cfg, src, n_src, res, err)
                                 : run_cpu(cfg, src, n_src, res, err);
     /* The GPU sorts each segment's hits and, from one source, segments
-     * arrive in order; CPU workers finish segments in any order, and
-     * several sources interleave. */
-    if (st == GS_OK && (!cfg->use_gpu || n_src > 1) && res->hits.n > 1)
-        qsort(res->hits.v, res->hits.n, sizeof *res->hits.v, gs_hit_cmp);
+     * arrive in order; from several they interleave, as sorted runs. */
+    if (st == GS_OK && cfg->use_gpu && n_src > 1 && gs_hits_sort(&res->hits))
+        st = gs_fail(err, GS_ESYS, "out of memory (sorting %zu hits)", res->hits.n);
     res->t_scan = gs_now() - t0;
     return st;
 }
