@@ -85,12 +85,14 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
                       uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
                       gs_error *err);
 
-/* Write under a temporary name and rename (no half-written index). */
-gs_status gs_lz_write(const char *path, gs_lz_index *ix, gs_error *err);
+/* Write under a temporary name and rename (no half-written index); the
+ * chunks are encoded and deflated on `threads` threads. */
+gs_status gs_lz_write(const char *path, gs_lz_index *ix, int threads, gs_error *err);
 
-/* Read and check: bad magic, version, checksum, truncation or an
- * inconsistent structure is GS_EINPUT naming the file and the section. */
-gs_status gs_lz_read(const char *path, gs_lz_index *ix, gs_error *err);
+/* Read and check, the chunks inflated, decoded and checked on `threads`
+ * threads: bad magic, version, checksum, truncation or an inconsistent
+ * structure is GS_EINPUT naming the file and the section. */
+gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *err);
 
 /* True when the file starts with the index magic (for "gscan info"). */
 int gs_lz_is_index(const char *path);

@@ -303,7 +303,7 @@ static gs_status bcast_layout(job *j, gs_error *err)
  * occurrences that cross phrase boundaries outside the kernel. */
 static gs_status open_lz(job *j, gs_error *err)
 {
-    gs_status st = gs_lz_read(j->o->index, &j->lz, err);
+    gs_status st = gs_lz_read(j->o->index, j->threads, &j->lz, err);
     j->mode = MODE_LZ;
     j->bytes_read = j->lz.file_bytes;
     for (uint32_t p = 0; st == GS_OK && p < j->ps.n; p++)
