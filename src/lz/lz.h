@@ -102,23 +102,34 @@ void gs_lz_info(const gs_lz_index *ix, FILE *out);
 
 void gs_lz_free(gs_lz_index *ix);
 
-/* A gs_source over the kernel: owned kernel offsets [k_begin, k_end) cut into
- * segments of at most `block` owned starts, each extended by up to `overlap`
- * residues inside its piece. Segments carry real (record, base), so the
- * pipeline's hits are in record coordinates. */
+/* A gs_source over the kernel, pieces joined by the separator `sep` (a byte
+ * no pattern position matches, so no hit is made or hidden by it) into
+ * segments of at most `block` owned positions: engines pay per residue, not
+ * per piece (1000 strains: 4.4 M pieces of ~150 residues). The owned kernel
+ * offsets [k_begin, k_end) are cut into segments, the last owned piece of
+ * each extended by up to `overlap` residues inside itself. Positions are
+ * "joined": kernel offset k of piece p is k + p (one separator after each
+ * piece), record 0; gs_lz_locate maps them back. With sep < 0 (a bytes scan
+ * whose patterns use all 256 values) each segment holds one piece. */
 typedef struct gs_lz_src {
     const gs_lz_index *ix;
     uint64_t cur, end;  /* next owned kernel offset, end of the owned range */
     uint64_t piece;     /* piece holding cur */
     size_t block, overlap;
+    int sep;            /* the separator byte, or -1 */
 } gs_lz_src;
+
+/* The separator for a scan: N for dna (a non-base), for bytes the smallest
+ * byte in no pattern, -1 when every byte is in some pattern. */
+int gs_lz_separator(const gs_patset *ps, gs_alphabet alphabet);
 
 /* Owned range of part r of n: kernel offsets split evenly. */
 void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, size_t block,
-                    size_t overlap);
+                    size_t overlap, int sep);
 gs_source gs_source_lz(gs_lz_src *s);
 
-/* From the hits the pipeline found in this part of the kernel (any order),
+/* From the hits the pipeline found in this part of the kernel (any order,
+ * joined positions: gs_lz_src),
  * keep the primary ones and derive all their secondary occurrences on
  * `threads` threads. counts[p * n_strands + s] is added to for every
  * occurrence; with want_hits, *out receives them all, sorted in contract §3

@@ -487,7 +487,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     if (j->mode == MODE_LZ) {
         /* primaries need their positions even when only counts are asked */
         gs_lz_src ls;
-        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, (size_t)o->block, j->overlap);
+        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, (size_t)o->block, j->overlap,
+                       gs_lz_separator(&j->ps, o->alphabet));
         gs_source src = gs_source_lz(&ls);
         cfg.want_hits = 1;
         size_t n = (size_t)j->ps.n * (size_t)j->ks.n_strands;

@@ -79,6 +79,10 @@ if [ "$quick" != 1 ]; then
   check s.fa s1.patterns 1 --report counts
   check s.fa s.patterns 24 --report hits --alphabet bytes
   check s.fa s.patterns 24 --report hits -e rk -t 1
+  # bytes patterns that use all 256 values leave no separator: one piece a
+  # segment
+  { for i in $(seq 0 255); do printf 'b%d\t\\x%02x\n' $i $i; done; cat s.patterns; } > all256.patterns
+  check s.fa all256.patterns 24 --report counts --alphabet bytes --block-size 50
 fi
 
 # Many small collections: random M, many short (and some empty) records,
