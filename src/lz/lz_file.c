@@ -632,6 +632,11 @@ static int check_table(const gs_lz_index *ix, uint64_t n_rec, const chunk *c, si
     int sec = SEC_NAMES;
     if (n == 0 || c[0].section != SEC_NAMES || c[0].first != 0 || c[0].count != total[SEC_NAMES])
         return 0;
+    for (size_t i = 0; i < n; i++) /* every chunk, names too: a known section and method */
+        if (c[i].section < SEC_NAMES || c[i].section > N_SEC ||
+            (c[i].method != METHOD_STORED && c[i].method != METHOD_DEFLATE) ||
+            (c[i].method == METHOD_STORED && c[i].len != c[i].raw_len))
+            return 0;
     for (size_t i = 1; i <= n; i++) {
         int s = i < n ? c[i].section : N_SEC + 1;
         if (s != sec) { /* the previous section is complete; skip the empty ones */
@@ -646,8 +651,6 @@ static int check_table(const gs_lz_index *ix, uint64_t n_rec, const chunk *c, si
             break;
         const chunk *k = &c[i];
         if (k->first != next || k->count == 0 || k->count > total[sec] - next ||
-            (k->method != METHOD_STORED && k->method != METHOD_DEFLATE) ||
-            (k->method == METHOD_STORED && k->len != k->raw_len) ||
             k->raw_len / 32 > k->count + 1) /* no item takes 32 bytes: no huge allocation */
             return 0;
         next += k->count;

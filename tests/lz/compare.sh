@@ -197,6 +197,26 @@ for cut in 80 $((size / 3)) $((size - 5)); do
   head -c $cut k.gsx > cut.gsx
   expect "chunked, truncated at $cut" 2 "cut.gsx" "$GSCAN" scan -q -t 3 -p s.patterns -o bad.h5 --index cut.gsx
 done
+# Tables that pass their CRC but lie (the CRC recomputed): an unknown
+# section or method, chunks that overlap, leave a gap or miscount their
+# bytes.
+for lie in "0 0 9" "0 0 0" "0 4 7" "1 4 7" "1 8 1" "2 16 1" "1 24 1" "-1 16 1" "-1 24 1" "-1 32 1"; do
+  python3 - k.gsx lie.gsx $lie <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], "rb").read())
+entry, field, add = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+n = struct.unpack_from("<Q", d, 68)[0]
+entry %= n
+at = 80 + 44 * entry + field
+size = 4 if field in (0, 4, 40) else 8
+v = int.from_bytes(d[at:at + size], "little")
+v = add if field in (0, 4) else (v + add) % (1 << (8 * size))
+d[at:at + size] = v.to_bytes(size, "little")
+struct.pack_into("<I", d, 80 + 44 * n, zlib.crc32(bytes(d[80:80 + 44 * n])))
+open(sys.argv[2], "wb").write(d)
+PY
+  expect "chunk table that lies: $lie" 2 "corrupt or truncated index" "$GSCAN" scan -q -t 2 -p s.patterns -o bad.h5 --index lie.gsx
+done
 cp k.gsx old.gsx
 printf '\x01' | dd of=old.gsx bs=1 seek=8 conv=notrunc status=none
 expect "index of format version 1" 2 "rebuild it" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index old.gsx
