@@ -53,6 +53,7 @@ typedef struct gs_lz_index {
     uint8_t *kernel;      /* the pieces' residues, concatenated */
     uint64_t kernel_len;  /* pc_koff[n_pieces] */
     uint64_t file_bytes;  /* size of the index file (when read or written) */
+    struct gs_lz_ahead *ahead; /* locate's source list, built ahead (gs_lz_locate_ahead) */
 } gs_lz_index;
 
 /* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
@@ -128,13 +129,22 @@ void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, 
                     size_t overlap, int sep);
 gs_source gs_source_lz(gs_lz_src *s);
 
+/* Start building locate's source list on a thread of its own (which uses
+ * `threads` threads), so that it overlaps the kernel scan; gs_lz_locate
+ * takes it (or builds it itself when this was not called), gs_lz_free
+ * waits for it. A failure to start is no error: locate builds it. */
+void gs_lz_locate_ahead(gs_lz_index *ix, int threads);
+
+/* Wait for and free the list built ahead, if any (gs_lz_free calls it). */
+void gs_lz_ahead_free(gs_lz_index *ix);
+
 /* From the hits the pipeline found in this part of the kernel (any order,
  * joined positions: gs_lz_src),
  * keep the primary ones and derive all their secondary occurrences on
  * `threads` threads. counts[p * n_strands + s] is added to for every
  * occurrence; with want_hits, *out receives them all, sorted in contract §3
  * order. kernel_hits is consumed (freed). */
-gs_status gs_lz_locate(const gs_lz_index *ix, const gs_patset *ps, int n_strands,
+gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
                        gs_hits *kernel_hits, int want_hits, int threads, uint64_t *counts,
                        gs_hits *out, gs_error *err);
 
