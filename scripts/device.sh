@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # device.sh - build, test, run end to end and benchmark gscan on the GPU machine.
 #
-# Run from the project root on the GPU machine with .devdeps/ (MPICH and
-# parallel HDF5, see ../shared/device/README.md) and .devdata/ (git-ignored:
+# Run from the project root on the GPU machine with .devdeps/ (MPICH,
+# parallel HDF5 and libdivsufsort as Debian packages, with env.sh) and .devdata/ (git-ignored:
 # genomes.seq.xz, the hs37chrXtrunc + genome_1 sequences with headers and
 # newlines dropped; lambda_virus.fa.gz, ecoli_mg1655.fa.gz and
 # vcholerae_o395.fa.gz copied from data/cache/) carried along:
@@ -34,6 +34,10 @@ log() { printf '== %s\n' "$*" | tee -a "$out/device.log"; }
 # the device setup (no env.sh, no build; GS_GSCAN names the binary).
 if [ "${GS_DEVICE_LOCAL:-0}" != 1 ]; then
   source .devdeps/env.sh
+  # packages added to .devdeps after env.sh first unpacked it (libdivsufsort)
+  for f in .devdeps/libdivsufsort*.deb; do
+    [ -f /opt/dep/usr/lib/x86_64-linux-gnu/pkgconfig/libdivsufsort.pc ] || dpkg -x "$f" /opt/dep
+  done
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
     --format=csv | tee "$out/gpu.txt"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # prepare-devdata.sh - fill .devdata/ (git-ignored) with what the GPU machine
 # needs, since it has no network: the genome text of the GPU benchmarks and
-# the genomes of the end-to-end checks. Run here, from the project root, then
+# the genomes of the end-to-end checks, and libdivsufsort's packages into
+# .devdeps/ beside MPICH and HDF5. Run here, from the project root, then
 # carry ".devdeps" and ".devdata" in each device call (scripts/device.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,4 +18,8 @@ if [ ! -s .devdata/genomes.seq.xz ]; then
 fi
 cp -L data/cache/lambda_virus.fa.gz data/cache/ecoli_mg1655.fa.gz \
   data/cache/vcholerae_o395.fa.gz .devdata/
+# the LZ77 index's suffix arrays: a build dependency beside MPICH and HDF5
+if [ -d .devdeps ] && ! ls .devdeps/libdivsufsort-dev_*.deb >/dev/null 2>&1; then
+  (cd .devdeps && apt-get download libdivsufsort3 libdivsufsort-dev >/dev/null)
+fi
 du -sh .devdata

@@ -11,3 +11,16 @@ target_link_libraries(bench_gpu PRIVATE gs_gpu gs_match)
 # The whole GPU path of gscan scan, end to end, against the CPU brute force.
 add_test(NAME gpu_pipeline COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/pipeline.sh $<TARGET_FILE:gscan>)
 set_tests_properties(gpu_pipeline PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+
+# Approximate matching on the GPU (engine bv) against the CPU, end to end:
+# every mode x strand x K 0..4 x --best-per-site, tiny blocks, long keys, a
+# real genome; prints PASS/FAIL per case.
+add_test(NAME gpu_approx COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
+         $<TARGET_FILE:gscan> ${PROJECT_SOURCE_DIR}/data/cache)
+set_tests_properties(gpu_approx PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
+# bench_bv (bench/gpu/): the seeds' edit-distance workload on the bv kernels.
+if(GS_HAVE_CUDA)
+  add_executable(bench_bv ${PROJECT_SOURCE_DIR}/bench/gpu/bench_bv.cu)
+  target_link_libraries(bench_bv PRIVATE gs_gpu gs_match)
+endif()

@@ -14,3 +14,7 @@ endif()
 gs_unit_test(test_approx LIBS gs_match ZLIB::ZLIB)
 set_property(TEST test_approx APPEND PROPERTY ENVIRONMENT
              "GS_TEST_CACHE=${PROJECT_SOURCE_DIR}/data/cache")
+
+# The bit-vector steps shared by bv.c and the GPU kernels (bv_step.h), and
+# the GPU kernels' schedules replayed on the CPU, against a plain DP.
+gs_unit_test(test_bv_step LIBS gs_match)

@@ -1,5 +1,6 @@
 gs_unit_test(test_plan LIBS gs_mpi)
 add_test(NAME mpi_ranks COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/ranks.sh $<TARGET_FILE:gscan>)
 add_test(NAME mpi_failures COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/failures.sh $<TARGET_FILE:gscan>)
-set_tests_properties(mpi_ranks mpi_failures PROPERTIES
+add_test(NAME mpi_est COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/est.sh $<TARGET_FILE:gscan>)
+set_tests_properties(mpi_ranks mpi_failures mpi_est PROPERTIES
                      ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 1500)

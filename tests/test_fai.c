@@ -447,6 +447,90 @@ static void check_stale_edges(uint64_t *rs)
     check_stale_byte(fa, HDR + 3 * LW, '>', 3 * LB, 4 * LB, "header at a line start");
 }
 
+/* A FASTA of n short records r0, r1, ... (some empty, lengths from the seed)
+ * where the records in bad[] are headed "q..." instead (a stale index). */
+static void write_many(const char *fa, size_t n, const size_t *bad, size_t n_bad)
+{
+    FILE *f = fopen(fa, "wb");
+    uint64_t st = 5;
+    for (size_t i = 0; i < n; i++) {
+        int q = 0;
+        for (size_t k = 0; k < n_bad; k++)
+            q |= bad[k] == i;
+        size_t len = gs_test_below(&st, 10) == 0 ? 0 : (size_t)gs_test_below(&st, 150);
+        fprintf(f, ">%c%zu desc\n", q ? 'q' : 'r', i);
+        for (size_t j = 0; j < len; j++)
+            fputc("ACGT"[gs_test_below(&st, 4)], f), (j % 60 == 59 || j + 1 == len) && fputc('\n', f);
+    }
+    fclose(f);
+}
+
+/* An index of 150 k records (3.5 MB, loaded in parts by several threads):
+ * it loads back equal to the built one, with every name in one block, and
+ * the first malformed line or stale header in index order is the one
+ * reported, whichever part holds it. */
+static void check_many_records(void)
+{
+    enum { N = 150000 };
+    const char *fa = tmp_path("many.fa");
+    char fai_path[600];
+    snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+    write_many(fa, N, NULL, 0);
+    gs_fai built, loaded;
+    gs_error err = {0};
+    CHECK(gs_fai_build(fa, &built, &err) == GS_OK && built.n == N);
+    CHECK(gs_fai_write(fai_path, &built, &err) == GS_OK);
+    CHECK(gs_fai_load(fa, &loaded, &err) == GS_OK);
+    CHECK(same_entries(&built, &loaded) && loaded.names != NULL);
+    CHECK(loaded.n == N && loaded.v[N - 1].name + strlen(loaded.v[N - 1].name) + 1 ==
+                               loaded.names + loaded.names_len);
+    for (size_t i = 1; i < loaded.n; i++)
+        if (loaded.v[i].name != loaded.v[i - 1].name + strlen(loaded.v[i - 1].name) + 1) {
+            CHECK(!"names one after another in the block");
+            break;
+        }
+    gs_fai_free(&loaded);
+    CHECK(read_through_index(fa, NULL, &err) == GS_OK);
+
+    /* malformed lines: in a late part alone, then in an early part too */
+    size_t n;
+    char *text = slurp(fai_path, &n), *copy = malloc(n + 1);
+    const size_t lines[2] = {120000, 30000};
+    for (int t = 0; t < 2; t++) {
+        memcpy(copy, text, n + 1);
+        for (int k = 0; k <= t; k++) { /* the LENGTH field of line lines[k] */
+            char *p = copy;
+            for (size_t l = 1; l < lines[k]; l++)
+                p = strchr(p, '\n') + 1;
+            *(strchr(p, '\t') + 1) = 'x';
+        }
+        spit(fai_path, copy, n);
+        char need[700];
+        err = (gs_error){0};
+        snprintf(need, sizeof need, "bad number in field 2 (%s:%zu)", fai_path, lines[t]);
+        CHECK(gs_fai_load(fa, &loaded, &err) == GS_EINPUT && strstr(err.msg, need));
+        if (!strstr(err.msg, need))
+            fprintf(stderr, "many: \"%s\", expected \"%s\"\n", err.msg, need);
+    }
+    spit(fai_path, text, n);
+    free(copy);
+    free(text);
+
+    /* stale headers: late, then early too */
+    const size_t bad[2] = {100000, 40000};
+    for (size_t t = 0; t < 2; t++) {
+        write_many(fa, N, bad, t + 1);
+        char need[64];
+        err = (gs_error){0};
+        snprintf(need, sizeof need, "stale index: record r%zu: its header", bad[t]);
+        CHECK(gs_fai_load(fa, &loaded, &err) == GS_EINPUT && strstr(err.msg, need));
+        if (!strstr(err.msg, need))
+            fprintf(stderr, "many: \"%s\", expected \"%s\"\n", err.msg, need);
+    }
+    gs_fai_free(&built);
+    unlink(fai_path);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fai.XXXXXX");
@@ -564,6 +648,8 @@ int main(void)
         CHECK(gs_fai_load(fa, &fai, &err) == GS_EINPUT && strstr(err.msg, "stale index"));
         unlink(fai_path);
     }
+
+    check_many_records();
 
     /* malformed index files */
     check_load_fails("a\t4\t3\t4\n", "5 tab-separated fields");

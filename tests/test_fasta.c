@@ -460,6 +460,37 @@ int main(void)
         rec[3].name = "d", rec[4].name = "e";
         CHECK(gs_layout_dup_names(&L, &a, &b, &err) == 0);
     }
+    /* ... against the quadratic count on random names from a small set (many
+     * repeats, hash collisions in a small table), with an empty name */
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        enum { N = 700 };
+        static char names[N][8];
+        static gs_record rec[N];
+        uint64_t st = seed;
+        size_t n = 2 + (size_t)gs_test_below(&st, N - 1), kinds = 1 + (size_t)gs_test_below(&st, 2 * n);
+        for (size_t i = 0; i < n; i++) {
+            size_t len = (size_t)gs_test_below(&st, 3);
+            uint64_t k = gs_test_below(&st, kinds);
+            for (size_t c = 0; c < len; c++, k /= 7)
+                names[i][c] = (char)('a' + k % 7);
+            names[i][len] = 0;
+            rec[i] = (gs_record){names[i], 0, 0};
+        }
+        long want = 0;
+        size_t wa = 0, wb = 0;
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < j; i++)
+                if (strcmp(names[i], names[j]) == 0) {
+                    if (want++ == 0)
+                        wa = i, wb = j;
+                    break;
+                }
+        gs_layout L = {.rec = rec, .n_rec = n};
+        size_t a, b;
+        gs_error err = {0};
+        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == want);
+        CHECK(want == 0 || (a == wa && b == wb));
+    }
 
     /* Empty files: auto and raw give one empty record, fasta none. */
     {

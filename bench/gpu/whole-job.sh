@@ -19,7 +19,8 @@
 # printed last and written to $OUT/whole-job.md.
 #
 # Environment: RUNS (3), GS_RESIDUES (2^30), GS_THREADS (16, the CPU rows'
-# -t), SEED (42), GS_DEVICE (gpu; cpu for a dry run without a GPU). Exit status 0 when every run succeeded and the GPU and CPU
+# -t), SEED (42), GS_DEVICE (gpu; cpu for a dry run without a GPU), ROWS
+# (a bash regex: only the rows whose name matches, e.g. 'EST|no .fai'). Exit status 0 when every run succeeded and the GPU and CPU
 # counts agree, else 1.
 set -uo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 BUILD_DIR WORK_DIR" >&2; exit 1; }
@@ -60,16 +61,21 @@ done
 [ -s lambda.fa ] || { say "no lambda_virus.fa.gz in .devdata or data/cache"; exit 1; }
 
 t0=$(now)
+want() { [[ "$1" =~ ${ROWS:-.} ]]; } # a corpus only the rows asked for read
 # chromosome-like: 4 Mbp records of 60-column lines; EST-like: 500 bp records
 [ -s chrom.fa ] || ./mkfasta genomes.seq chrom.fa "$N" 4194304 60 || exit 1
-[ -s est.fa ] || ./mkfasta genomes.seq est.fa "$N" 500 60 || exit 1
-[ -s est.fa.fai ] || "$G" index est.fa || exit 1
+if want "EST-like 500 bp + .fai"; then
+  [ -s est.fa ] || ./mkfasta genomes.seq est.fa "$N" 500 60 || exit 1
+  [ -s est.fa.fai ] || "$G" index est.fa || exit 1
+fi
 # the same text without and with an index: two names, one file
 ln -f chrom.fa noidx.fa
 [ -s chrom.fa.fai ] || "$G" index chrom.fa || exit 1
 rm -f noidx.fa.fai
-[ -s chrom.fa.gz ] || gzip -1 -c chrom.fa >chrom.fa.gz || exit 1
-if [ ! -s chrom.bgzf.gz.gzi ]; then
+if want "gzip -1 (one stream)" || want "BGZF + .fai/.gzi"; then
+  [ -s chrom.fa.gz ] || gzip -1 -c chrom.fa >chrom.fa.gz || exit 1
+fi
+if want "BGZF + .fai/.gzi" && [ ! -s chrom.bgzf.gz.gzi ]; then
   t1=$(now)
   "$G" index --bgzf -l 1 -o chrom.bgzf.gz chrom.fa.gz || exit 1
   say "gscan index --bgzf -l 1 of chrom.fa.gz: $(awk -v a="$t1" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}') s"
@@ -83,7 +89,7 @@ fi
        { for (j = 0; j < 2; j++) { p = int(rand() * 20) + 1
            $0 = substr($0, 1, p - 1) substr(iu, int(rand() * 11) + 1, 1) substr($0, p + 1) }
          print }' >primers.txt || { say "cannot draw the patterns"; exit 1; }
-say "corpora ready in $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s: $(ls -l chrom.fa est.fa chrom.fa.gz chrom.bgzf.gz | awk '{printf "%s %d MB; ", $NF, $5/1e6}')"
+say "corpora ready in $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s: $(ls -l chrom.fa est.fa chrom.fa.gz chrom.bgzf.gz 2>/dev/null | awk '{printf "%s %d MB; ", $NF, $5/1e6}')"
 
 # ---- timing ----------------------------------------------------------------
 # rank 0's value of /timing/$2 in file $1 (blank when absent)
@@ -102,6 +108,7 @@ res() { printf 'r_%s.h5' "$(printf '%s' "$1" | tr -c 'A-Za-z0-9' '_')"; }
 row() {
   local name=$1 launch=$2 i t s rc=0
   shift 2
+  [[ "$name" =~ ${ROWS:-.} ]] || return 0
   : >times
   for ((i = 0; i < RUNS; i++)); do
     t=$(now)

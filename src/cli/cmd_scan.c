@@ -27,8 +27,8 @@ gs_status gs_cmd_scan(int argc, char **argv, MPI_Comm comm, gs_error *err)
                             "on every count and hit\n",
                     sum.engine, sum.device, sum.t_main, sum.ref_engine, sum.t_ref);
         if (getenv("GS_DEBUG_IO"))
-            fprintf(stderr, "gscan: rank %d read %llu bytes\n", rank,
-                    (unsigned long long)sum.bytes_read);
+            fprintf(stderr, "gscan: rank %d read %llu bytes (%s)\n", rank,
+                    (unsigned long long)sum.bytes_read, sum.reading ? sum.reading : "-");
     }
     gs_scan_opts_free(&o);
     return st;

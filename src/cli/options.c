@@ -42,8 +42,9 @@ const char gs_scan_usage[] =
     "      --input-format F     auto | fasta | raw (default auto)\n"
     "      --report WHAT        counts | hits (default counts; hits for text output)\n"
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
-    "      --readers N          reading threads per rank for indexed input (.fai,\n"
-    "                           BGZF .fai + .gzi), 1 to 64 (default: threads / 4,\n"
+    "      --readers N          reading threads per rank for indexed input (.fai or\n"
+    "                           one built in memory for plain FASTA, BGZF .fai +\n"
+    "                           .gzi), 1 to 64 (default: threads / 4,\n"
     "                           at least 1, at most 4)\n"
     "      --block-size N       residues per block, K/M/G suffixes (default 16M);\n"
     "                           a rank holds at most 2 x (threads + 1 + readers)\n"
@@ -72,7 +73,7 @@ const char gs_scan_usage[] =
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
-       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX };
+       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -93,6 +94,7 @@ static const struct option long_opts[] = {
     {"max-mismatches", required_argument, NULL, OPT_MISMATCHES},
     {"max-edits", required_argument, NULL, OPT_EDITS},
     {"best-per-site", no_argument, NULL, OPT_BEST_SITE},
+    {"seq", no_argument, NULL, OPT_SEQ},
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"index", required_argument, NULL, OPT_INDEX},
     {"config", required_argument, NULL, OPT_CONFIG},
@@ -255,6 +257,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
         o->max_expansions = (uint32_t)n;
         break;
     case OPT_BEST_SITE:
+    case OPT_SEQ:
     case OPT_VERIFY:
     case OPT_QUIET:
     case OPT_PROGRESS: {
@@ -263,6 +266,7 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
             return gs_fail(err, bad, "%s takes true or false, not '%s' (%s)", name, val, where);
         if (id == OPT_VERIFY) o->verify = b;
         else if (id == OPT_BEST_SITE) o->best_per_site = b;
+        else if (id == OPT_SEQ) o->with_seq = b;
         else if (id == OPT_QUIET) o->progress = b ? 0 : o->progress;
         else o->progress = b ? 1 : o->progress;
         break;
@@ -468,6 +472,18 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     if (o->best_per_site && o->match == GS_MATCH_EXACT)
         return gs_fail(err, GS_EUSAGE,
                        "--best-per-site needs --max-mismatches or --max-edits (gscan scan)");
+    if (o->with_seq && (o->out_format == GS_OUT_H5 || !o->report_hits))
+        return gs_fail(err, GS_EUSAGE,
+                       "--seq adds a column to text hit rows: use -O tsv or bed (or -o -) with "
+                       "--report hits; for a result file, gscan export --seq (gscan scan)");
+    if (o->with_seq && o->index)
+        return gs_fail(err, GS_EUSAGE,
+                       "--seq reads the corpus files back, and --index scans without them (gscan scan)");
+    for (size_t i = 0; o->with_seq && i < o->n_corpus; i++)
+        if (!strcmp(o->corpus[i], "-"))
+            return gs_fail(err, GS_EUSAGE,
+                           "--seq reads the corpus back through its .fai: not possible for "
+                           "standard input (gscan scan)");
     return GS_OK;
 }
 

@@ -2,6 +2,7 @@
 #include "gs_types.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define N4 GS_NONBASE
 #define ROW16 N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4, N4
@@ -61,13 +62,24 @@ void gs_hits_free(gs_hits *h)
 
 void gs_layout_free(gs_layout *l)
 {
-    for (size_t i = 0; i < l->n_rec; i++)
+    for (size_t i = 0; l->names == NULL && i < l->n_rec; i++)
         free(l->rec[i].name);
+    free(l->names);
     free(l->rec);
     for (size_t i = 0; i < l->n_files; i++)
         free(l->files[i]);
     free(l->files);
     l->rec = NULL;
     l->files = NULL;
-    l->n_rec = l->cap_rec = l->n_files = 0;
+    l->names = NULL;
+    l->n_rec = l->cap_rec = l->n_files = l->names_len = 0;
+}
+
+void gs_layout_point_names(gs_layout *l)
+{
+    char *p = l->names;
+    for (size_t i = 0; i < l->n_rec; i++) {
+        l->rec[i].name = p;
+        p += strlen(p) + 1;
+    }
 }

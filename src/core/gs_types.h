@@ -36,9 +36,16 @@ typedef struct gs_layout {
     size_t n_rec, cap_rec;
     char **files;    /* paths as given on the command line */
     size_t n_files;
+    char *names;     /* NULL: each rec[i].name is its own allocation; else one
+                      * block of every name, NUL-terminated one after another
+                      * in record order, that rec[i].name points into (indexed
+                      * corpora: millions of EST names in one allocation) */
+    size_t names_len; /* bytes of names, NULs included */
 } gs_layout;
 
 void gs_layout_free(gs_layout *l);
+/* Point rec[0 .. n_rec).name at the successive names of l->names. */
+void gs_layout_point_names(gs_layout *l);
 
 /* A block of one record's residues handed to an engine. Hits that start at
  * text[0 .. own) belong to this segment; text[own .. len) is the overlap

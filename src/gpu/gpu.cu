@@ -26,6 +26,15 @@
  * pattern) is already contract §3 order. The bytes alphabet has no byte that
  * matches nothing, so there a batch is one segment.
  *
+ * Approximate keysets (engine "bv") are never packed: an alignment with
+ * edits could reach across the separator, and its start is found by a DP
+ * that must stop where the segment begins. Their hits carry a distance and
+ * an end: bv.cu turns them into sort keys that hold both, and the slot's
+ * segment maps them back as for exact hits, dropping those that the
+ * previous segment of the record owns (engine.h). Hits are owned by their
+ * end, so the starts of neighbouring segments interleave: finish sorts the
+ * run's approximate hits once.
+ *
  * Overflow of a slot's hit buffer is found at retire (the kernels count past
  * the capacity): the buffer grows and the batch, still on the device, is
  * scanned again for hits only. Library code: errors are returned, never
@@ -42,6 +51,10 @@
 
 #include "gpu_cuda.h"
 #include "hits.cuh"
+
+extern "C" {
+#include "../match/approx.h"
+}
 
 /* BATCH_SEGS bounds the per-slot segment table (16 bytes a segment) when
  * records are tiny; SEPARATOR joins the segments of a dna batch. */
@@ -73,7 +86,10 @@ struct gs_gpu {
     gs_gpu_dev dev;
     const gs_gpu_engine *eng;
     void *est;
-    int want_hits, pack; /* pack: segments may share a batch (dna) */
+    int want_hits, pack; /* pack: segments may share a batch (dna, exact) */
+    const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
+    int approx;
+    uint32_t lbits;      /* approximate: bits of a hit length 0 .. span */
     size_t block, text_cap, text_alloc;
     uint32_t n_keys, pbits, sort_bits;
     uint32_t *plen; /* [n_patterns]: a hit's end is start + plen[pattern] */
@@ -135,7 +151,8 @@ void gs_gpu_warm(int device)
 static const gs_gpu_engine *gpu_engine_find(const char *name)
 {
     static const gs_gpu_engine *const all[] = {&gs_gpu_engine_ac, &gs_gpu_engine_wm,
-                                               &gs_gpu_engine_rk, &gs_gpu_engine_rkps};
+                                               &gs_gpu_engine_rk, &gs_gpu_engine_rkps,
+                                               &gs_gpu_engine_bv};
     for (const gs_gpu_engine *e : all)
         if (strcmp(e->name, name) == 0)
             return e;
@@ -220,8 +237,9 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     const gs_gpu_engine *eng = gpu_engine_find(engine);
     if (eng == NULL)
         return gs_fail(err, GS_EUSAGE, "unknown GPU engine '%s' (--engine)", engine);
-    if (ks->mode != GS_MATCH_EXACT)
-        return gs_fail(err, GS_EUSAGE, "approximate matching has no GPU engine yet (gpu)");
+    if ((ks->mode != GS_MATCH_EXACT) != (eng == &gs_gpu_engine_bv))
+        return gs_fail(err, GS_EUSAGE, "GPU engine %s does %s matching only (gpu)", engine,
+                       eng == &gs_gpu_engine_bv ? "approximate" : "exact");
     size_t text_cap = block + gs_keyset_overlap(ks);
     if (block == 0 || text_cap + 256 >= 0xFFFFFFFFull)
         return gs_fail(err, GS_EUSAGE,
@@ -231,7 +249,9 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
         return gs_fail(err, GS_ESYS, "out of memory (gpu)");
     g->eng = eng;
     g->want_hits = want_hits;
-    g->pack = ks->alphabet == GS_ALPHA_DNA;
+    g->pack = ks->alphabet == GS_ALPHA_DNA && ks->mode == GS_MATCH_EXACT;
+    g->ks = ks;
+    g->approx = ks->mode != GS_MATCH_EXACT;
     g->block = block;
     g->text_cap = text_cap;
     g->text_alloc = (text_cap + 63) / 64 * 64 + 128; /* kernels read whole 16-byte vectors */
@@ -245,7 +265,9 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
         for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
             g->plen[ks->outputs[j] >> 1] = gs_key_len(ks, k);
     g->pbits = bits_for(ks->n_patterns ? ks->n_patterns : 1);
-    g->sort_bits = bits_for(text_cap) + 1 + g->pbits;
+    g->lbits = bits_for((unsigned long long)ks->span + 1);
+    /* approximate: a start may be the text's end until the host finds it */
+    g->sort_bits = bits_for(text_cap + g->approx) + 1 + g->pbits + (g->approx ? g->lbits + 4 : 0);
     if (g->sort_bits > 64) {
         gs_fail(err, GS_EUSAGE, "too many patterns for GPU hit sorting (%u) (gpu)",
                 ks->n_patterns);
@@ -363,11 +385,103 @@ static gs_status hits_append(gs_hits *h, size_t n, gs_error *err)
     return GS_OK;
 }
 
+/* Room for n sort keys on the device and the host. */
+static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
+{
+    size_t k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
+    if (gpu_reserve((void **)&g->d_keys, &k_cap, n, 8, 0, err) ||
+        gpu_reserve((void **)&g->d_sorted, &sorted_cap, n, 8, 0, err) ||
+        gpu_reserve((void **)&g->h_sorted, &h_cap, n, 8, 1, err))
+        return err->code;
+    g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
+    return GS_OK;
+}
+
+/* Sort the n keys of d_keys on slot s's stream, copy them to h_sorted, wait,
+ * and make room for n more hits. */
+static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
+{
+    size_t t2 = 0;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, n, 0,
+                                                 (int)g->sort_bits));
+    if (gpu_reserve(&g->d_temp, &g->temp_cap, t2, 1, 0, err))
+        goto fail;
+    t2 = g->temp_cap;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, n, 0,
+                                                 (int)g->sort_bits, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, g->d_sorted, (size_t)n * 8, cudaMemcpyDeviceToHost,
+                                  s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.transfer += gpu_elapsed(g->h0, g->h1) / 1e3;
+    return hits_append(&g->hits, n, err);
+fail:
+    return err->code;
+}
+
+/* Approximate hits: sort keys from bv, sorted on the device, mapped back to
+ * the slot's one segment. */
+static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
+{
+    uint8_t *bits = NULL;
+    uint32_t *col = NULL;
+    if (gpu_keys_reserve(g, n, err) != GS_OK ||
+        gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
+                         err) != GS_OK ||
+        gpu_sort_back(g, s, n, err) != GS_OK)
+        goto fail;
+    {
+        const gs_keyset *ks = g->ks;
+        const gs_gpu_bseg *b = s->segs; /* approximate batches hold one segment */
+        const uint32_t low = g->lbits + 4;
+        const unsigned long long pmask = (1ull << g->pbits) - 1, lmask = (1ull << g->lbits) - 1;
+        for (uint32_t i = 0; i < n; i++) {
+            unsigned long long x = g->h_sorted[i];
+            uint32_t d = (uint32_t)(x & 15), l = (uint32_t)(x >> 4 & lmask);
+            uint32_t pat = (uint32_t)(x >> low & pmask);
+            uint32_t strand = (uint32_t)(x >> (low + g->pbits) & 1);
+            uint64_t start = x >> (1 + g->pbits + low), e = start + l;
+            if (l == 0) { /* an edit key over 64 residues: the CPU's own DP */
+                uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
+                uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
+                if (bits == NULL) {
+                    bits = (uint8_t *)gs_malloc(ks->span, err, "GPU hit starts");
+                    col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err,
+                                                "GPU hit starts");
+                    if (bits == NULL || col == NULL)
+                        goto fail;
+                }
+                gs_approx_text_bits(s->h_text + (e - w), w, bits);
+                l = gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
+                start = e - l; /* its place in the order: gs_gpu_finish sorts */
+            }
+            if (b->base > 0 && e < ks->span)
+                continue; /* the record's previous segment owns it */
+            gs_hit *h = &g->hits.v[g->hits.n++];
+            memset(h, 0, sizeof *h);
+            h->start = b->base + (start - b->off);
+            h->end = h->start + l;
+            h->record = b->record;
+            h->pattern = pat;
+            h->strand = strand ? -1 : +1;
+            h->distance = (uint8_t)d;
+        }
+    }
+    free(bits);
+    free(col);
+    return GS_OK;
+fail:
+    free(bits);
+    free(col);
+    return err->code;
+}
+
 /* Expand, sort and copy back the hits of a finished slot. */
 static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
 {
     uint32_t n = *s->h_nhits, total = 0;
-    size_t temp = 0, t2 = 0, k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
+    size_t temp = 0;
     unsigned threads = 256;
     if (n > s->kh_cap) { /* overflow: grow and scan this batch again, hits only */
         cudaFree(s->d_kh);
@@ -383,6 +497,8 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     }
     if (n == 0)
         return GS_OK;
+    if (g->approx)
+        return gpu_collect_approx(g, s, n, err);
     {
         size_t cap = g->cnt_cap;
         if (gpu_reserve((void **)&g->d_cnt, &cap, (size_t)n + 1, 4, 0, err))
@@ -405,29 +521,12 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
     total = *s->h_nhits;
 
-    if (gpu_reserve((void **)&g->d_keys, &k_cap, total, 8, 0, err) ||
-        gpu_reserve((void **)&g->d_sorted, &sorted_cap, total, 8, 0, err) ||
-        gpu_reserve((void **)&g->h_sorted, &h_cap, total, 8, 1, err))
+    if (gpu_keys_reserve(g, total, err) != GS_OK)
         goto fail;
-    g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
     gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
         s->d_kh, n, g->d_out_off, g->d_outputs, g->d_offs, g->pbits, g->d_keys);
     GS_CUDA_LAUNCH_CHECK();
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, total, 0,
-                                                 (int)g->sort_bits));
-    if (gpu_reserve(&g->d_temp, &g->temp_cap, t2, 1, 0, err))
-        goto fail;
-    t2 = g->temp_cap;
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, total, 0,
-                                                 (int)g->sort_bits, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, g->d_sorted, (size_t)total * 8,
-                                  cudaMemcpyDeviceToHost, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
-    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    g->times.transfer += gpu_elapsed(g->h0, g->h1) / 1e3;
-
-    if (hits_append(&g->hits, total, err) != GS_OK)
+    if (gpu_sort_back(g, s, total, err) != GS_OK)
         goto fail;
     {
         /* positions ascend, so the segment of each hit is found by walking
@@ -549,6 +648,11 @@ gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_t
         for (uint32_t k = 0; key_counts && k < g->n_keys; k++)
             key_counts[k] += h_counts[k];
     }
+    /* approximate hits are owned by their end, so the starts of one
+     * segment's last hits and the next one's first interleave: only the
+     * whole run is in contract §3 order once sorted */
+    if (g->approx && g->hits.n > 1)
+        qsort(g->hits.v, g->hits.n, sizeof *g->hits.v, gs_hit_cmp);
     if (hits && g->hits.n) {
         if (hits_append(hits, g->hits.n, err) != GS_OK)
             goto fail;

@@ -39,9 +39,11 @@ typedef struct gs_gpu_times {
     double kernel;   /* seconds of scan kernels (event-timed, summed) */
 } gs_gpu_times;
 
-/* engine: "ac", "wm" or "rk" ("rkps": Rabin-Karp in its prefix-sum
- * formulation, for comparisons; "rk" also selects it when the environment
- * has GS_GPU_RK=prefix). block: the largest seg->own that will be submitted
+/* engine: "ac", "wm" or "rk" for exact keysets ("rkps": Rabin-Karp in its
+ * prefix-sum formulation, for comparisons; "rk" also selects it when the
+ * environment has GS_GPU_RK=prefix), "bv" for approximate ones (K <= 15;
+ * segments are then scanned one a launch, and key counts stay zero: the
+ * counts of approximate modes come from the hits). block: the largest seg->own that will be submitted
  * (text is at most block + ks->max_len - 1, below 2^32). */
 gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
                       size_t block, gs_gpu **g, gs_error *err);

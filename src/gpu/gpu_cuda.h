@@ -64,7 +64,20 @@ typedef struct gs_gpu_engine {
 
 /* "rkps" is rk's prefix-sum formulation, kept for comparison (rk.cuh). */
 extern const gs_gpu_engine gs_gpu_engine_ac, gs_gpu_engine_wm, gs_gpu_engine_rk,
-    gs_gpu_engine_rkps;
+    gs_gpu_engine_rkps, gs_gpu_engine_bv;
+
+/* bv (approximate keysets): its kernels push raw hits (end << 32 |
+ * distance << 27 | key); this queues their conversion into n 64-bit sort
+ * keys start << (1 + pbits + lbits + 4) | strand << (pbits + lbits + 4) |
+ * pattern << (lbits + 4) | length << 4 | distance, where a length of 0
+ * (edit keys over 64 residues) leaves the start to the host. text: the
+ * scanned segment on the device. */
+gs_status gs_gpu_bv_finish(void *state, const uint8_t *text, const unsigned long long *kh,
+                           uint32_t n, uint32_t pbits, uint32_t lbits, unsigned long long *keys,
+                           cudaStream_t s, gs_error *err);
+/* Benchmarks: write the best distance at every end of the next scans
+ * (uint16 each, one key) to profile, or stop with NULL. */
+void gs_gpu_bv_profile(void *state, uint16_t *profile);
 
 /* Host-to-device copy of a host array into a fresh allocation (*d = NULL for
  * n == 0 is avoided: at least one element is allocated). */

@@ -46,11 +46,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
+#include "fai_lines.h"
 #include "fasta.h"
 #include "replace_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,25 +61,17 @@
 #include <unistd.h>
 #include <zlib.h>
 
-enum { FAI_CHUNK = 1 << 20, GAP_MAX = 1 << 20 };
+enum { FAI_CHUNK = 1 << 20, GAP_MAX = 1 << 20, AHEAD = 1 << 20, AHEAD_READ_MAX = 1 << 16 };
 
 void gs_fai_free(gs_fai *fai)
 {
-    for (size_t i = 0; i < fai->n; i++)
+    for (size_t i = 0; fai->names == NULL && i < fai->n; i++)
         free(fai->v[i].name);
+    free(fai->names);
     free(fai->v);
     fai->v = NULL;
-    fai->n = 0;
-}
-
-/* The smallest of n bytes (0xff when n == 0), in one loop the compiler
- * vectorises: above ' ' proves there is no line end, '\r', space or tab. */
-static uint8_t min_byte(const uint8_t *s, size_t n)
-{
-    uint8_t m = 0xff;
-    for (size_t i = 0; i < n; i++)
-        m = s[i] < m ? s[i] : m;
-    return m;
+    fai->names = NULL;
+    fai->n = fai->names_len = 0;
 }
 
 static gs_fai_entry *fai_push(gs_fai *fai, size_t *cap, const char *name, size_t name_len,
@@ -101,9 +95,6 @@ static gs_fai_entry *fai_push(gs_fai *fai, size_t *cap, const char *name, size_t
     e->name = copy;
     return e;
 }
-
-/* Build state of the record being indexed. */
-enum { SEQ_FIRST, SEQ_FULL, SEQ_ENDED };
 
 /* Next bytes of the FASTA text (plain: read; BGZF: gzread). */
 static ssize_t text_read(int fd, gzFile gz, uint8_t *buf, size_t n, const char *path,
@@ -177,7 +168,7 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
     int in_header = 0, word_done = 0, line_open = 0;
     uint64_t lbytes = 0, lres = 0;
     int lbad = 0, lcr = 0; /* a bad byte; the line's last byte so far is '\r' */
-    int state = SEQ_FIRST;
+    int state = GS_SEQ_FIRST;
     gs_fai_entry *e = NULL;
     int first = 1;
     for (;;) {
@@ -204,7 +195,7 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
                 word_done = 0;
                 name_len = 0;
                 s++, len--, p++;
-                state = SEQ_FIRST;
+                state = GS_SEQ_FIRST;
                 e = NULL;
             }
             if (in_header) {
@@ -248,7 +239,7 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
             }
             /* a sequence line or part of one; whole clean lines take the
              * vectorised path, the rest is checked byte by byte */
-            if (!line_open && nl && len > 0 && min_byte(s, len - 1) > ' ' &&
+            if (!line_open && nl && len > 0 && gs_min_byte(s, len - 1) > ' ' &&
                 (s[len - 1] > ' ' || s[len - 1] == '\r')) {
                 lcr = s[len - 1] == '\r';
                 lres = len - (size_t)lcr;
@@ -282,34 +273,24 @@ gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err)
                         line_no);
                 goto fail;
             }
-            if (lres == 0) {
-                state = SEQ_ENDED; /* a blank line (a bare "\r" counts as one) */
-            } else if (state == SEQ_ENDED) {
+            switch (gs_fai_line_step(e, &state, width, lres)) {
+            case GS_LINE_OK:
+                break;
+            case GS_LINE_AFTER_END:
                 gs_fail(err, GS_EINPUT,
                         "blank or shorter line inside record %s: lines of a record must have "
                         "one length except the last (%s:%" PRIu64 ")",
                         e->name, fasta, line_no);
                 goto fail;
-            } else if (state == SEQ_FIRST) {
-                if (width > UINT32_MAX) {
-                    gs_fail(err, GS_EINPUT, "line too long to index (%s:%" PRIu64 ")", fasta,
-                            line_no);
-                    goto fail;
-                }
-                e->linebases = (uint32_t)lres;
-                e->linewidth = (uint32_t)width;
-                e->length += lres;
-                state = SEQ_FULL;
-            } else if (width > e->linewidth || lres > e->linebases) {
+            case GS_LINE_TOO_LONG:
+                gs_fail(err, GS_EINPUT, "line too long to index (%s:%" PRIu64 ")", fasta, line_no);
+                goto fail;
+            case GS_LINE_LONGER:
                 gs_fail(err, GS_EINPUT,
                         "different line length in record %s: %" PRIu64 " bytes, expected %u "
                         "(%s:%" PRIu64 ")",
                         e->name, width, e->linewidth, fasta, line_no);
                 goto fail;
-            } else {
-                if (width < e->linewidth || lres < e->linebases)
-                    state = SEQ_ENDED;
-                e->length += lres;
             }
             line_no++;
             line_open = 0;
@@ -373,11 +354,19 @@ gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err)
     return GS_OK;
 }
 
+void gs_seqfile_drop_ahead(gs_seqfile *f)
+{
+    free(f->ahead);
+    f->ahead = NULL;
+    f->ahead_at = f->ahead_len = f->ahead_cap = 0;
+}
+
 void gs_seqfile_close(gs_seqfile *f)
 {
     if (f->fd >= 0)
         close(f->fd);
     gs_bgzf_close(f->bgzf);
+    gs_seqfile_drop_ahead(f);
     f->fd = -1;
     f->bgzf = NULL;
 }
@@ -391,8 +380,60 @@ static uint64_t text_size(const gs_seqfile *f)
     return fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
+/* Fill f's read-ahead buffer with the text from at: up to AHEAD bytes, fewer
+ * at the end of the file; 0, or -1 with err set. The buffer is no larger
+ * than the file, so a reader of many small files holds no more than them. */
+static int read_ahead(gs_seqfile *f, uint64_t at, gs_error *err)
+{
+    if (f->ahead == NULL) {
+        struct stat st;
+        size_t cap = AHEAD;
+        if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < cap)
+            cap = st.st_size > 0 ? (size_t)st.st_size : 1;
+        if ((f->ahead = gs_malloc(cap, err, "read-ahead buffer")) == NULL)
+            return -1;
+        f->ahead_cap = cap;
+    }
+    f->ahead_at = at;
+    f->ahead_len = 0;
+    while (f->ahead_len < f->ahead_cap) {
+        ssize_t got = pread(f->fd, f->ahead + f->ahead_len, f->ahead_cap - f->ahead_len,
+                            (off_t)(at + f->ahead_len));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), f->path);
+            return -1;
+        }
+        if (got == 0)
+            break;
+        f->ahead_len += (size_t)got;
+    }
+    return 0;
+}
+
+/* Text bytes [at, at + n) of a plain f (n <= AHEAD_READ_MAX) where they lie
+ * in its read-ahead buffer (valid until the next read of f), *rc 0; NULL
+ * with *rc 1 when the text ends first, -1 with err set. */
+static const uint8_t *ahead_view(gs_seqfile *f, size_t n, uint64_t at, uint64_t *bytes, int *rc,
+                                 gs_error *err)
+{
+    if (f->ahead == NULL || at < f->ahead_at || at + n > f->ahead_at + f->ahead_len) {
+        *rc = read_ahead(f, at, err);
+        if (*rc < 0)
+            return NULL;
+        if (n > f->ahead_len) {
+            *rc = 1;
+            return NULL;
+        }
+    }
+    *rc = 0;
+    *bytes += n;
+    return f->ahead + (at - f->ahead_at);
+}
+
 /* Text bytes [at, at + n) of f: 0, 1 when the text ends first, -1 with err
- * set. The file bytes read are added to *bytes. */
+ * set. The bytes asked for are added to *bytes (compressed bytes for BGZF). */
 static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
                      gs_error *err)
 {
@@ -401,6 +442,13 @@ static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_
         if (gs_bgzf_read(f->bgzf, at, out, n, &got, bytes, err) != GS_OK)
             return -1;
         return got < n;
+    }
+    if (n <= AHEAD_READ_MAX) {
+        int rc;
+        const uint8_t *s = ahead_view(f, n, at, bytes, &rc, err);
+        if (s)
+            memcpy(out, s, n);
+        return rc;
     }
     int rc = gs_pread_full(f->fd, out, n, at);
     if (rc < 0)
@@ -499,87 +547,151 @@ static int parse_u64(const char *s, const char *end, uint64_t *v)
     return 0;
 }
 
-gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
+/* All of the open index fd into *text (NUL-terminated), *len bytes. */
+static gs_status read_index(int fd, const char *path, char **text, size_t *len, gs_error *err)
 {
-    char *path = NULL, *text = NULL;
-    uint8_t *gap = NULL;
-    FILE *f = NULL;
-    gs_seqfile sf = {.fd = -1};
-    size_t cap = 0;
-    memset(fai, 0, sizeof *fai);
-    size_t pl = strlen(fasta) + 5;
-    path = gs_malloc(pl, err, "index path");
-    if (path == NULL)
-        goto fail;
-    snprintf(path, pl, "%s.fai", fasta);
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        if (errno == ENOENT) {
-            free(path);
-            return GS_OK;
+    struct stat st;
+    size_t cap = (fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0) + 1, n = 0;
+    char *buf = gs_malloc(cap, err, "index");
+    for (;;) {
+        if (buf == NULL)
+            return GS_ESYS;
+        if (n + 1 == cap) { /* the file grew or its size was unknown */
+            char *b = gs_realloc(buf, cap *= 2, err, "index");
+            if (b == NULL)
+                free(buf);
+            buf = b;
+            continue;
         }
-        gs_fail(err, GS_EINPUT, "cannot open index: %s (%s)", strerror(errno), path);
-        goto fail;
+        ssize_t got = read(fd, buf + n, cap - 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            free(buf);
+            return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
     }
-    /* parse: NAME LENGTH OFFSET LINEBASES LINEWIDTH */
-    size_t tcap = 0;
-    ssize_t got;
-    uint64_t line_no = 0;
-    while ((got = getline(&text, &tcap, f)) >= 0) {
+    buf[n] = 0;
+    *text = buf;
+    *len = n;
+    return GS_OK;
+}
+
+/* gs_fai_load's work is cut into parts of whole lines (records), one thread
+ * each: a 2 M-record EST index is 60 MB of text whose parsing and header
+ * checks took a third of a second on one core. */
+enum { LOAD_THREADS = 8, LOAD_BYTES_PER_THREAD = 1 << 20 };
+
+typedef struct load_part {
+    gs_fai *fai;
+    char *text;
+    size_t from, to;     /* the part's lines: text[from, to) */
+    size_t first, n;     /* its entries: fai->v[first, first + n) */
+    uint64_t line0;      /* lines of the index before from */
+    size_t names;        /* bytes of names packed at text + from (parse) */
+    size_t names_at;     /* offset of the first in the final block (check) */
+    const char *fasta, *path;
+    int last;            /* the last part also checks the text after the last record */
+    size_t bad;          /* check: the first entry that does not fit (fai->n: the tail) */
+    const char *why;
+    gs_status st;
+    gs_error err;
+} load_part;
+
+static void *count_part(void *arg)
+{
+    load_part *p = arg;
+    size_t lines = 0;
+    for (size_t i = p->from; i < p->to; i++)
+        lines += p->text[i] == '\n';
+    p->n = lines + (p->to > p->from && p->text[p->to - 1] != '\n'); /* a last line with no '\n' */
+    return NULL;
+}
+
+/* Parse the part's lines NAME LENGTH OFFSET LINEBASES LINEWIDTH into its
+ * entries; each name is moved down to the end of the names before it (never
+ * past its own line), so the part's text becomes its names. */
+static void *parse_part(void *arg)
+{
+    load_part *p = arg;
+    char *text = p->text;
+    size_t at = p->from, names_end = p->from;
+    uint64_t line_no = p->line0;
+    gs_fai_entry *v = p->fai->v + p->first;
+    for (size_t k = 0; at < p->to; k++) {
         line_no++;
-        size_t n = (size_t)got;
-        if (n > 0 && text[n - 1] == '\n')
-            n--;
-        const char *fld[6];
+        char *s = text + at, *nl = memchr(s, '\n', p->to - at);
+        size_t n = nl ? (size_t)(nl - s) : p->to - at;
+        at += n + (nl != NULL);
+        const char *fld[6], *end = s + n;
         size_t nf = 0;
-        const char *s = text, *end = text + n;
         fld[nf++] = s;
         for (const char *q = s; q < end && nf < 6; q++)
             if (*q == '\t')
                 fld[nf++] = q + 1;
-        if (nf != 5 || memchr(text, 0, n) != NULL) {
-            gs_fail(err, GS_EINPUT,
-                    "malformed index: expected 5 tab-separated fields (%s:%" PRIu64 ")", path,
-                    line_no);
-            goto fail;
+        if (nf != 5 || memchr(s, 0, n) != NULL) {
+            p->st = gs_fail(&p->err, GS_EINPUT,
+                            "malformed index: expected 5 tab-separated fields (%s:%" PRIu64 ")",
+                            p->path, line_no);
+            return NULL;
         }
         uint64_t num[4];
-        for (int k = 0; k < 4; k++) {
-            const char *b = fld[k + 1], *eo = k < 3 ? fld[k + 2] - 1 : end;
-            if (parse_u64(b, eo, &num[k]) != 0) {
-                gs_fail(err, GS_EINPUT, "malformed index: bad number in field %d (%s:%" PRIu64 ")",
-                        k + 2, path, line_no);
-                goto fail;
+        for (int f = 0; f < 4; f++) {
+            const char *b = fld[f + 1], *eo = f < 3 ? fld[f + 2] - 1 : end;
+            if (parse_u64(b, eo, &num[f]) != 0) {
+                p->st = gs_fail(&p->err, GS_EINPUT,
+                                "malformed index: bad number in field %d (%s:%" PRIu64 ")", f + 2,
+                                p->path, line_no);
+                return NULL;
             }
         }
         if (num[2] > UINT32_MAX || num[3] > UINT32_MAX ||
             (num[0] > 0 && (num[2] == 0 || num[3] <= num[2]))) {
-            gs_fail(err, GS_EINPUT, "malformed index: bad LINEBASES/LINEWIDTH (%s:%" PRIu64 ")",
-                    path, line_no);
-            goto fail;
+            p->st = gs_fail(&p->err, GS_EINPUT,
+                            "malformed index: bad LINEBASES/LINEWIDTH (%s:%" PRIu64 ")", p->path,
+                            line_no);
+            return NULL;
         }
-        gs_fai_entry *e = fai_push(fai, &cap, fld[0], (size_t)(fld[1] - 1 - fld[0]), err);
-        if (e == NULL)
-            goto fail;
-        *e = (gs_fai_entry){e->name, num[0], num[1], (uint32_t)num[2], (uint32_t)num[3]};
+        size_t nlen = (size_t)(fld[1] - 1 - fld[0]);
+        memmove(text + names_end, s, nlen);
+        text[names_end + nlen] = 0;
+        /* the name's pointer is set once the block is final */
+        v[k] = (gs_fai_entry){NULL, num[0], num[1], (uint32_t)num[2], (uint32_t)num[3]};
+        names_end += nlen + 1;
     }
-    if (ferror(f)) {
-        gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
-        goto fail;
-    }
-    fclose(f);
-    f = NULL;
+    p->names = names_end - p->from;
+    return NULL;
+}
 
-    /* Does it still fit the FASTA? (see the top of the file) */
-    if (gs_seqfile_open(fasta, &sf, err) != GS_OK)
-        goto fail;
-    uint64_t size = text_size(&sf), prev_end = 0, ignored = 0;
-    gap = gs_malloc(GAP_MAX, err, "index check");
-    if (gap == NULL)
-        goto fail;
-    for (size_t i = 0; i <= fai->n; i++) {
-        const gs_fai_entry *e = i < fai->n ? &fai->v[i] : NULL;
-        uint64_t from = prev_end, to = e ? e->offset : size;
+/* Point the part's entries at their names, then check that each still fits
+ * the FASTA (see the top of the file) up to the first that does not
+ * (p->bad, p->why) or a read error (p->st). */
+static void *check_part(void *arg)
+{
+    load_part *p = arg;
+    gs_fai *fai = p->fai;
+    gs_seqfile sf = {.fd = -1};
+    uint8_t *gap = NULL;
+    const size_t end = p->first + p->n;
+    p->bad = SIZE_MAX;
+    for (size_t i = p->first, o = p->names_at; i < end; o += strlen(fai->names + o) + 1, i++)
+        fai->v[i].name = fai->names + o;
+    if ((p->st = gs_seqfile_open(p->fasta, &sf, &p->err)) != GS_OK)
+        return NULL;
+    if ((gap = gs_malloc(GAP_MAX, &p->err, "index check")) == NULL) {
+        p->st = GS_ESYS;
+        goto done;
+    }
+    uint64_t size = text_size(&sf), ignored = 0;
+    for (size_t i = p->first; i < end + (size_t)p->last; i++) {
+        const gs_fai_entry *e = i < fai->n ? &fai->v[i] : NULL, *prev = i ? &fai->v[i - 1] : NULL;
+        uint64_t from = prev == NULL         ? 0
+                        : prev->length > 0 ? residue_byte(prev, prev->length - 1) + 1
+                                           : prev->offset;
+        uint64_t to = e ? e->offset : size;
         const char *why = NULL;
         if (e && e->length > 0 && residue_byte(e, e->length - 1) >= size)
             why = "its last residue lies past the end of the file";
@@ -588,39 +700,148 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
         else if (to - from > GAP_MAX)
             why = "unindexed bytes before it";
         else {
-            int rc = seq_pread(&sf, gap, (size_t)(to - from), from, &ignored, err);
-            if (rc < 0)
-                goto fail;
-            if (rc > 0 ||
-                !gap_fits(gap, (size_t)(to - from), e, i == 0, i > 0 && fai->v[i - 1].length == 0))
+            int rc = seq_pread(&sf, gap, (size_t)(to - from), from, &ignored, &p->err);
+            if (rc < 0) {
+                p->st = p->err.code;
+                goto done;
+            }
+            if (rc > 0 || !gap_fits(gap, (size_t)(to - from), e, i == 0, prev && prev->length == 0))
                 why = e ? "its header is not where the index says"
                         : "unindexed text after the last record";
         }
-        if (why && dropped_duplicate(&sf, from, fai, i, gap, err)) {
+        if (why) {
+            p->bad = i;
+            p->why = why;
+            break;
+        }
+    }
+done:
+    gs_seqfile_close(&sf);
+    free(gap);
+    return NULL;
+}
+
+/* Run fn on every part, parts 1.. on threads of their own (inline when a
+ * thread cannot be started). */
+static void run_parts(void *(*fn)(void *), load_part *part, int n)
+{
+    pthread_t tid[LOAD_THREADS];
+    int started[LOAD_THREADS] = {0};
+    for (int k = 1; k < n; k++)
+        started[k] = pthread_create(&tid[k], NULL, fn, &part[k]) == 0;
+    fn(&part[0]);
+    for (int k = 1; k < n; k++) {
+        if (started[k])
+            pthread_join(tid[k], NULL);
+        else
+            fn(&part[k]);
+    }
+}
+
+gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
+{
+    char *path = NULL, *text = NULL;
+    uint8_t *gap = NULL;
+    int fd = -1;
+    gs_seqfile sf = {.fd = -1};
+    size_t len = 0;
+    load_part part[LOAD_THREADS];
+    memset(fai, 0, sizeof *fai);
+    size_t pl = strlen(fasta) + 5;
+    path = gs_malloc(pl, err, "index path");
+    if (path == NULL)
+        goto fail;
+    snprintf(path, pl, "%s.fai", fasta);
+    fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        if (errno == ENOENT) {
+            free(path);
+            return GS_OK;
+        }
+        gs_fail(err, GS_EINPUT, "cannot open index: %s (%s)", strerror(errno), path);
+        goto fail;
+    }
+    if (read_index(fd, path, &text, &len, err) != GS_OK)
+        goto fail;
+    close(fd);
+    fd = -1;
+
+    /* parts of whole lines, about len / n bytes each */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = 1 + (int)(len / LOAD_BYTES_PER_THREAD);
+    n = n > LOAD_THREADS ? LOAD_THREADS : n;
+    n = cores > 0 && n > cores ? (int)cores : n;
+    for (int k = 0; k < n; k++) {
+        size_t from = k ? part[k - 1].to : 0, to = len * (size_t)(k + 1) / (size_t)n;
+        const char *nl = to > from && k < n - 1 ? memchr(text + to - 1, '\n', len - (to - 1)) : NULL;
+        to = k == n - 1 ? len : nl ? (size_t)(nl - text) + 1 : to > from ? len : from;
+        part[k] = (load_part){.fai = fai, .text = text, .from = from, .to = to, .fasta = fasta,
+                              .path = path, .last = k == n - 1};
+    }
+    run_parts(count_part, part, n);
+    size_t lines = 0;
+    for (int k = 0; k < n; k++) {
+        part[k].first = lines;
+        part[k].line0 = lines;
+        lines += part[k].n;
+    }
+    if ((fai->v = gs_malloc((lines + 1) * sizeof *fai->v, err, "index")) == NULL)
+        goto fail;
+    run_parts(parse_part, part, n);
+    size_t names_end = 0;
+    for (int k = 0; k < n; k++) {
+        if (part[k].st != GS_OK) {
+            *err = part[k].err;
+            goto fail;
+        }
+        memmove(text + names_end, text + part[k].from, part[k].names);
+        part[k].names_at = names_end;
+        names_end += part[k].names;
+    }
+    fai->n = lines;
+    /* hand the block over to fai before anything can fail (gs_fai_free frees
+     * it, and the names are not per-entry allocations) */
+    char *names = names_end ? realloc(text, names_end) : NULL;
+    fai->names = names ? names : text;
+    fai->names_len = names_end;
+    text = NULL;
+
+    /* Does it still fit the FASTA? Each part checks its records; the first
+     * that does not, in record order, is the one reported. */
+    run_parts(check_part, part, n);
+    for (int k = 0; k < n; k++) {
+        if (part[k].st != GS_OK) {
+            *err = part[k].err;
+            goto fail;
+        }
+        if (part[k].bad == SIZE_MAX)
+            continue;
+        size_t i = part[k].bad;
+        const gs_fai_entry *prev = i ? &fai->v[i - 1] : NULL;
+        uint64_t from = prev == NULL         ? 0
+                        : prev->length > 0 ? residue_byte(prev, prev->length - 1) + 1
+                                           : prev->offset;
+        if (gs_seqfile_open(fasta, &sf, err) != GS_OK ||
+            (gap = gs_malloc(GAP_MAX, err, "index check")) == NULL)
+            goto fail;
+        if (dropped_duplicate(&sf, from, fai, i, gap, err)) {
             gs_seqfile_close(&sf);
             free(gap);
-            free(text);
             free(path);
             gs_fai_free(fai);
             fai->omits_dups = 1;
             return GS_OK;
         }
-        if (why) {
-            gs_fail(err, GS_EINPUT, "stale index: record %s: %s; rebuild it with gscan index (%s)",
-                    e ? e->name : (fai->n ? fai->v[fai->n - 1].name : "-"), why, path);
-            goto fail;
-        }
-        if (e)
-            prev_end = e->length > 0 ? residue_byte(e, e->length - 1) + 1 : e->offset;
+        gs_fail(err, GS_EINPUT, "stale index: record %s: %s; rebuild it with gscan index (%s)",
+                i < fai->n ? fai->v[i].name : (fai->n ? fai->v[fai->n - 1].name : "-"),
+                part[k].why, path);
+        goto fail;
     }
-    gs_seqfile_close(&sf);
-    free(gap);
-    free(text);
     free(path);
     return GS_OK;
 fail:
-    if (f)
-        fclose(f);
+    if (fd >= 0)
+        close(fd);
     gs_seqfile_close(&sf);
     free(gap);
     free(text);
@@ -654,18 +875,25 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
                        begin, end, e->name, e->length, path);
     if (begin == end)
         return GS_OK;
-    tmp = gs_malloc(FAI_CHUNK, err, "range buffer");
-    if (tmp == NULL)
-        return GS_ESYS;
     const uint32_t lb = e->linebases, gapw = e->linewidth - e->linebases;
     const int tail_gap = end < e->length && end % lb == 0; /* the range ends a line */
     const uint64_t stop = residue_byte(e, end - 1) + 1 + (tail_gap ? gapw : 0);
     uint64_t at = residue_byte(e, begin), pos = begin, col = begin % lb;
+    /* a short range of plain FASTA (an EST) is checked and copied where it
+     * lies in the read-ahead buffer, with no buffer of its own */
+    const int in_place = f->bgzf == NULL && stop - at <= AHEAD_READ_MAX;
+    if (!in_place &&
+        (tmp = gs_malloc(stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK, err,
+                         "range buffer")) == NULL)
+        return GS_ESYS;
     uint32_t gap_left = 0; /* bytes of a line end still to check */
     uint8_t *o = out;
     while (at < stop) {
         size_t want = stop - at < FAI_CHUNK ? (size_t)(stop - at) : FAI_CHUNK;
-        int rc = seq_pread(f, tmp, want, at, bytes_read, err);
+        int rc;
+        const uint8_t *text = in_place ? ahead_view(f, want, at, bytes_read, &rc, err) : tmp;
+        if (!in_place)
+            rc = seq_pread(f, tmp, want, at, bytes_read, err);
         if (rc < 0)
             goto fail;
         if (rc > 0) {
@@ -676,7 +904,7 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
         size_t i = 0;
         while (i < want) {
             if (gap_left) { /* the line end: '\n', after '\r' or blanks when LINEWIDTH says so */
-                uint8_t c = tmp[i++];
+                uint8_t c = text[i++];
                 int ok = gap_left == 1 ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
                 if (!ok) {
                     gs_fail(err, GS_EINPUT,
@@ -694,10 +922,10 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
                 k = (size_t)(end - pos);
             if (k > want - i)
                 k = want - i;
-            const uint8_t *s = tmp + i;
+            const uint8_t *s = text + i;
             memcpy(o, s, k);
             size_t j = k;
-            if (min_byte(s, k) <= ' ')
+            if (gs_min_byte(s, k) <= ' ')
                 for (j = 0; j < k && !not_residue(s[j]);)
                     j++;
             if (j < k || (col == 0 && s[0] == '>')) {

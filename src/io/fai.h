@@ -26,6 +26,11 @@ typedef struct gs_fai_entry {
 typedef struct gs_fai {
     gs_fai_entry *v;
     size_t n;
+    char *names;      /* gs_fai_load: one block holding every name, NUL-terminated
+                       * one after another in record order, that v[i].name points
+                       * into (a 2 M-record EST index is one allocation, not 2 M);
+                       * NULL (gs_fai_build): each name is its own allocation */
+    size_t names_len; /* bytes of names, NULs included */
     int omits_dups; /* gs_fai_load: the file holds a record, named like an
                      * earlier one, that the index leaves out (samtools faidx
                      * keeps only the first of a name): n is 0, the index is
@@ -35,6 +40,14 @@ typedef struct gs_fai {
 /* Build from a plain or BGZF FASTA file in one pass (GS_EINPUT with file:line
  * when it cannot be indexed, or when it is plain gzip or not FASTA). */
 gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err);
+/* The index gs_fai_build would give a plain FASTA file, built in memory on
+ * `threads` threads (fai_parallel.c), each indexing a byte range of `split`
+ * bytes (0: one range per thread). Unlike gs_fai_build it skips a UTF-8 BOM
+ * and blank lines before the first header, as the streaming reader does.
+ * GS_EINPUT when the file is not FASTA or a record cannot be indexed (the
+ * caller streams it then); GS_ESYS when out of memory or it cannot be mapped. */
+gs_status gs_fai_build_parallel(const char *fasta, int threads, uint64_t split, gs_fai *fai,
+                                gs_error *err);
 /* Write "<fasta>.fai" text exactly as samtools faidx does. */
 gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err);
 /* Read "<fasta>.fai" if it exists: returns GS_OK with fai->n > 0, or GS_OK with
@@ -50,6 +63,12 @@ typedef struct gs_seqfile {
     const char *path; /* borrowed: for messages */
     int fd;           /* plain FASTA, else -1 */
     gs_bgzf *bgzf;    /* BGZF, else NULL */
+    /* Plain FASTA: short reads (a 500-residue record, the bytes between two
+     * records) are served from text bytes [ahead_at, ahead_at + ahead_len)
+     * read ahead in one pread of up to 1 MiB, not one system call each. */
+    uint8_t *ahead;   /* NULL until the first short read */
+    uint64_t ahead_at;
+    size_t ahead_len, ahead_cap;
 } gs_seqfile;
 
 /* Open path (borrowed, must outlive f) as plain or BGZF FASTA. Plain gzip is
@@ -57,6 +76,9 @@ typedef struct gs_seqfile {
 gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err);
 /* Close f if open and mark it closed (safe on a closed one). */
 void gs_seqfile_close(gs_seqfile *f);
+/* Free f's read-ahead buffer (a reader done with this file; f stays open and
+ * makes it again on the next short read). */
+void gs_seqfile_drop_ahead(gs_seqfile *f);
 
 /* Read residues [begin, end) of entry e from f into out (end - begin bytes).
  * Checks that no line end, '\r', space, tab or line-opening '>' sits where a

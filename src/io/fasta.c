@@ -486,40 +486,50 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
     }
 }
 
-typedef struct named {
-    const char *name;
-    size_t id;
-} named;
-
-static int by_name_then_id(const void *x, const void *y)
+/* FNV-1a: names are short words, so hashing is cheap next to the table's
+ * cache misses. */
+static uint64_t name_hash(const char *s)
 {
-    const named *p = x, *q = y;
-    int c = strcmp(p->name, q->name);
-    return c ? c : (p->id > q->id) - (p->id < q->id);
+    uint64_t h = 0xcbf29ce484222325u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3u;
+    return h;
 }
 
+/* One pass in record order over an open-addressing table (a sort of
+ * millions of EST names cost more than the rest of the layout): each slot
+ * holds a name's hash (high 32 bits) and its first record + 1 (low 32 bits,
+ * record ids are 32-bit). The first record found in the table is the
+ * smallest b; the slot gives its a. */
 long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err)
 {
     long dups = 0;
     *a = *b = 0;
-    if (l->n_rec < 2)
+    if (l->n_rec < 2 || l->n_rec >= UINT32_MAX)
         return 0;
-    named *v = gs_malloc(l->n_rec * sizeof *v, err, "record names");
-    if (v == NULL)
+    size_t cap = 64;
+    while (cap < l->n_rec + l->n_rec / 2)
+        cap *= 2;
+    uint64_t *slot = gs_calloc(cap, sizeof *slot, err, "record names");
+    if (slot == NULL)
         return -1;
-    for (size_t i = 0; i < l->n_rec; i++)
-        v[i] = (named){l->rec[i].name, i};
-    qsort(v, l->n_rec, sizeof *v, by_name_then_id);
-    size_t first = 0; /* the first record of the current run of one name */
-    for (size_t k = 1; k < l->n_rec; k++) {
-        if (strcmp(v[k].name, v[first].name) != 0) {
-            first = k;
-            continue;
+    for (size_t i = 0; i < l->n_rec; i++) {
+        const char *name = l->rec[i].name;
+        uint64_t h = name_hash(name), tag = h >> 32 << 32;
+        for (size_t k = (size_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
+            if (slot[k] == 0) {
+                slot[k] = tag | (i + 1);
+                break;
+            }
+            size_t first = (size_t)(slot[k] & UINT32_MAX) - 1;
+            if ((slot[k] >> 32 << 32) == tag && strcmp(l->rec[first].name, name) == 0) {
+                if (dups++ == 0)
+                    *a = first, *b = i;
+                break;
+            }
         }
-        if (dups++ == 0 || v[k].id < *b)
-            *a = v[first].id, *b = v[k].id;
     }
-    free(v);
+    free(slot);
     return dups;
 }
 

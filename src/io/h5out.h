@@ -16,6 +16,7 @@
 
 #include "../core/gs_error.h"
 #include "../core/gs_types.h"
+#include "hit_seq.h"
 #include "patterns.h"
 
 /* /timing/<phase>, seconds per rank. init: from exec to the job's start (MPI
@@ -49,6 +50,8 @@ typedef struct gs_result {
     const gs_hit *hits;        /* this rank's hits, sorted */
     uint64_t n_hits;
     double timing[GS_N_PHASES]; /* this rank's seconds; write is filled in here */
+    gs_hit_seq *seq;           /* text output (rank 0): a matched column read
+                                * through it (io/hit_seq.h), or NULL */
 } gs_result;
 
 gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error *err);

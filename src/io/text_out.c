@@ -113,10 +113,10 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
                                res->counts + (size_t)i * res->n_strands, res->n_strands);
         return;
     }
-    size_t cap = 0;
-    char *line = NULL;
+    size_t cap = 0, seq_cap = 0;
+    char *line = NULL, *seq = NULL;
     const int approx = res->info.match && strcmp(res->info.match, "exact") != 0;
-    gs_text_hits_header(out, f, approx, 0);
+    gs_text_hits_header(out, f, approx, res->seq != NULL);
     for (uint64_t i = 0; i < res->n_hits && !ferror(out); i++) {
         const gs_hit *h = &res->hits[i];
         if (h->pattern >= ps->n || h->record >= lay->n_rec) {
@@ -127,6 +127,18 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
         gs_text_hit t = {lay->rec[h->record].name, ps->v[h->pattern].name, h->start,
                          approx ? h->end : h->start + ps->v[h->pattern].len, h->strand, NULL,
                          approx ? h->distance : -1};
+        if (res->seq) {
+            if (t.end - t.start + 1 > seq_cap) {
+                char *b = gs_realloc(seq, t.end - t.start + 1, err, "matched sequence");
+                if (b == NULL)
+                    break;
+                seq = b;
+                seq_cap = t.end - t.start + 1;
+            }
+            if (gs_hit_seq_get(res->seq, h->record, t.start, t.end, h->strand, seq, err) != GS_OK)
+                break;
+            t.seq = seq;
+        }
         size_t need = gs_text_hit_row_max(&t);
         if (need > cap) {
             char *l = gs_realloc(line, need, err, "text output line");
@@ -138,6 +150,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
         fwrite(line, 1, gs_text_hit_row(line, f, &t), out);
     }
     free(line);
+    free(seq);
 }
 
 gs_status gs_text_write(const char *path, gs_text_format f, const gs_result *res,

@@ -20,6 +20,7 @@
  * which is 5-10x less work on a genome (docs/engines.md has the numbers).
  */
 #include "approx.h"
+#include "bv_step.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -257,17 +258,7 @@ static void edits_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint32_t 
         const int t = base_index(bits[j]);
         uint32_t hit = 0;
         for (uint32_t g = 0; g < G; g++) {
-            uint64_t eq = peq[g][t];
-            uint64_t xv = eq | mv[g];
-            uint64_t xh = (((eq & pv[g]) + pv[g]) ^ pv[g]) | eq;
-            uint64_t ph = mv[g] | ~(xh | pv[g]);
-            uint64_t mh = pv[g] & xh;
-            score[g] += (ph & high[g]) != 0;
-            score[g] -= (mh & high[g]) != 0;
-            ph <<= 1;
-            mh <<= 1;
-            pv[g] = mh | ~(xv | ph);
-            mv[g] = ph & xv;
+            score[g] += (uint32_t)gs_bv_edit_step64(peq[g][t], &pv[g], &mv[g], 0, high[g]);
             hit |= (uint32_t)(score[g] <= K) << g;
         }
         if (hit)
@@ -293,7 +284,7 @@ static void edits_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, 
 static void mismatches_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint32_t n)
 {
     const gs_keyset *ks = b->ks;
-    uint64_t peq[G][5] = {{0}}, p0[G] = {0}, p1[G] = {0}, p2[G] = {0}, p3[G] = {0}, ov[G] = {0};
+    uint64_t peq[G][5] = {{0}}, cnt[G][5] = {{0}}; /* bv_step.h's counter planes */
     uint32_t top[G];
     for (uint32_t g = 0; g < G; g++) {
         top[g] = (g < n ? gs_key_len(ks, ids[g]) : 64) - 1;
@@ -307,23 +298,9 @@ static void mismatches_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint
         const int t = base_index(bits[j]);
         uint32_t hit = 0, d[G];
         for (uint32_t g = 0; g < G; g++) {
-            uint64_t x = ~peq[g][t];
-            p0[g] <<= 1;
-            p1[g] <<= 1;
-            p2[g] <<= 1;
-            p3[g] <<= 1;
-            ov[g] <<= 1;
-            uint64_t c0 = p0[g] & x;
-            p0[g] ^= x;
-            uint64_t c1 = p1[g] & c0;
-            p1[g] ^= c0;
-            uint64_t c2 = p2[g] & c1;
-            p2[g] ^= c1;
-            ov[g] |= p3[g] & c2;
-            p3[g] ^= c2;
+            gs_bv_ham_step64(~peq[g][t], cnt[g]);
             unsigned sh = top[g];
-            d[g] = (uint32_t)((p0[g] >> sh & 1) | (p1[g] >> sh & 1) << 1 | (p2[g] >> sh & 1) << 2 |
-                              (p3[g] >> sh & 1) << 3 | (ov[g] >> sh & 1) << 4);
+            d[g] = gs_bv_ham_read64(cnt[g], sh);
             hit |= (uint32_t)(d[g] <= K && j >= sh) << g;
         }
         if (hit)
@@ -407,17 +384,7 @@ static void verify_edits(scan_ctx *c, const bv *b, const seed *sd, size_t at, si
     uint64_t pv = ~0ull, mv = 0;
     uint32_t score = m;
     for (size_t j = (size_t)w0; j < hi; j++) {
-        uint64_t eq = peq[base_index(c->bits[j])];
-        uint64_t xv = eq | mv;
-        uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
-        uint64_t ph = mv | ~(xh | pv);
-        uint64_t mh = pv & xh;
-        score += (ph & high) != 0;
-        score -= (mh & high) != 0;
-        ph <<= 1;
-        mh <<= 1;
-        pv = mh | ~(xv | ph);
-        mv = ph & xv;
+        score += (uint32_t)gs_bv_edit_step64(peq[base_index(c->bits[j])], &pv, &mv, 0, high);
         if (score <= K && (long)j + 1 >= lo) {
             if (out->n == out->cap) {
                 size_t cap = out->cap ? 2 * out->cap : 256;
@@ -524,7 +491,7 @@ const gs_engine gs_engine_bv = {
     .name = "bv",
     .summary = "bit-vector DP (Myers edits, bit-sliced Hamming): approximate matching",
     .caps = GS_CAP_APPROX,
-    .gpu = NULL,
+    .gpu = "bv",
     .compile = bv_compile,
     .scan = bv_scan,
     .destroy = bv_destroy};

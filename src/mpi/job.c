@@ -1,14 +1,18 @@
 /* job.c - the phases of one scan over MPI (see job.h).
  *
  * Data movement: rank 0 decides how the corpus is read. Plain FASTA files
- * with a usable .fai (or one rank 0 builds in one pass), and BGZF files with
- * both their .fai and .gzi, are "ranges": rank 0 broadcasts the layout and
- * the plan, and each rank reads only its own pieces (pread, or the BGZF
- * blocks that hold them). Anything else (gzip, raw, pipes, FIFOs and stdin,
- * FASTA that cannot be indexed, BGZF without its indexes) is "streamed":
- * rank 0 reads it once and deals blocks to the ranks. One process reads ranges only where indexes
- * exist (so a stale index is an error at any rank count) and otherwise
- * streams the files itself. Hits of the ranges mode form contiguous runs of
+ * with a usable .fai (or, without one, an index rank 0 builds in memory on
+ * its threads, fai_parallel.c), and BGZF files with both their .fai and .gzi,
+ * are "ranges": rank 0 broadcasts the layout and the plan, and each rank
+ * reads only its own pieces (pread, or the BGZF blocks that hold them).
+ * Anything else (gzip, raw, pipes, FIFOs and stdin, FASTA that cannot be
+ * indexed, BGZF without its indexes) is "streamed": rank 0 reads it once and
+ * deals blocks to the ranks. One process builds an index only when that pays
+ * (index_pays: several threads, a file the page cache holds) and otherwise
+ * streams the files itself; a stale .fai is an error at any rank count.
+ * Building on rank 0 and broadcasting the table, rather than on every rank,
+ * reads the file once for the index wherever the ranks run (a shared file
+ * system serves one reader, not N). Hits of the ranges mode form contiguous runs of
  * the global order per rank and are written in place; streamed hits are
  * gathered to rank 0 first. An LZ77 hybrid index (--index) is a fourth
  * mode: every rank reads the index, scans its share of the kernel string
@@ -18,9 +22,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "job.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../gpu/gpu.h"
@@ -73,6 +79,16 @@ typedef struct job {
  * check again when they rename. */
 static gs_status check_output(const gs_scan_opts *o, gs_error *err)
 {
+    /* --seq reads hits back through each .fai: say it is missing now, not
+     * after the scan */
+    for (size_t f = 0; o->with_seq && f < o->n_corpus; f++) {
+        char fai[4096];
+        if ((size_t)snprintf(fai, sizeof fai, "%s.fai", o->corpus[f]) >= sizeof fai ||
+            access(fai, R_OK) != 0)
+            return gs_fail(err, GS_EINPUT,
+                           "--seq reads the corpus through its index: run gscan index (%s)",
+                           o->corpus[f]);
+    }
     if (!strcmp(o->out, "-"))
         return GS_OK;
     size_t n = 0, len = 0;
@@ -132,7 +148,11 @@ static gs_status setup(job *j, gs_error *err)
                            "write it to a file first (%s)",
                            o->corpus[f]);
     if (o->device == GS_DEV_GPU && ndev == 0)
+#ifdef GS_HAVE_CUDA
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", j->rank);
+#else
+        return gs_fail(err, GS_ESYS, "--device gpu: no GPU in this build (built without CUDA)");
+#endif
 
     if (j->rank == 0 && check_output(o, err) != GS_OK)
         return err->code;
@@ -146,7 +166,7 @@ static gs_status setup(job *j, gs_error *err)
     j->overlap = gs_keyset_overlap(&j->ks);
 
     if (!strcmp(o->engine, "auto"))
-        j->engine = j->use_gpu ? &gs_engine_ac : gs_engine_auto(&j->ks);
+        j->engine = j->use_gpu && o->match == GS_MATCH_EXACT ? &gs_engine_ac : gs_engine_auto(&j->ks);
     else
         j->engine = gs_engine_find(o->engine);
     if (j->engine == NULL)
@@ -162,11 +182,13 @@ static gs_status setup(job *j, gs_error *err)
 
 /* ---- phase 2: layout and plan ------------------------------------------ */
 
-enum { READ_STREAM, READ_PLAIN, READ_BGZF };
+enum { READ_STREAM, READ_PLAIN, READ_PLAIN_LEAD, READ_BGZF };
 
 /* How a file can be read by ranges: READ_PLAIN when it is plain FASTA
- * (starts with '>'), READ_BGZF when it is BGZF with both FILE.fai and
- * FILE.gzi next to it (whether they still fit is checked when they are
+ * (starts with '>'), READ_PLAIN_LEAD when it is plain and starts with a
+ * UTF-8 BOM or blanks (FASTA if a header follows: only an index built in
+ * memory can say, never a .fai), READ_BGZF when it is BGZF with both FILE.fai
+ * and FILE.gzi next to it (whether they still fit is checked when they are
  * loaded), else READ_STREAM: gzip, raw, or BGZF without its indexes (rank 0
  * does not index a compressed file on the fly: that would read it twice). */
 static int read_kind(const char *path, gs_input_format fmt)
@@ -181,7 +203,10 @@ static int read_kind(const char *path, gs_input_format fmt)
     fclose(f);
     gs_compression c = gs_bgzf_sniff(b, n);
     if (c == GS_COMP_NONE)
-        return n >= 1 && b[0] == '>' ? READ_PLAIN : READ_STREAM;
+        return n >= 1 && b[0] == '>'                                      ? READ_PLAIN
+               : n >= 1 && (b[0] == 0xef || b[0] == '\n' || b[0] == '\r' ||
+                            b[0] == ' ' || b[0] == '\t')                  ? READ_PLAIN_LEAD
+                                                                          : READ_STREAM;
     if (c != GS_COMP_BGZF)
         return READ_STREAM;
     size_t l = strlen(path) + 5;
@@ -197,6 +222,37 @@ static int read_kind(const char *path, gs_input_format fmt)
     return both ? READ_BGZF : READ_STREAM;
 }
 
+/* Is indexing an unindexed plain file in memory worth it for one process?
+ * It costs a second pass over the bytes, cheap only when the first leaves
+ * them in the page cache (the file fits in half the memory) and done on
+ * several threads (one thread streaming reads it once). And the ranges path
+ * costs a read call per segment, so for records much shorter than a block
+ * (EST sets: 500 bp) one stream is faster today (docs/performance.md): the
+ * first 1 MiB decides, more than 16 headers there streams. */
+static int index_pays(const job *j, const char *path)
+{
+    struct stat st;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (j->threads < 2 || stat(path, &st) != 0 || pages <= 0 || page <= 0 ||
+        (uint64_t)st.st_size > (uint64_t)pages * (uint64_t)page / 2)
+        return 0;
+    enum { SAMPLE = 1 << 20, MAX_HEADERS = 16 };
+    char *b = malloc(SAMPLE);
+    FILE *f = b ? fopen(path, "rb") : NULL;
+    size_t n = f ? fread(b, 1, SAMPLE, f) : 0, headers = 0;
+    for (const char *p = b, *end = b + n; headers <= MAX_HEADERS;) {
+        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (nl == NULL)
+            break;
+        headers += nl + 1 < end && nl[1] == '>';
+        p = nl + 1;
+    }
+    if (f)
+        fclose(f);
+    free(b);
+    return headers <= MAX_HEADERS;
+}
+
 /* Rank 0: indexes for every file, or *ok = 0 when some file must be streamed. */
 static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
 {
@@ -210,7 +266,7 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
             *ok = 0;
             return GS_OK;
         }
-        gs_status st = gs_fai_load(path, &fai[f], err);
+        gs_status st = kind == READ_PLAIN_LEAD ? GS_OK : gs_fai_load(path, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
         if (fai[f].omits_dups)
@@ -218,13 +274,15 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
                     "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
                     "faidx keeps the first): not used; gscan index writes one that keeps them\n",
                     path);
-        if (fai[f].n == 0 && (j->size == 1 || kind == READ_BGZF)) {
+        if (fai[f].n == 0 && (kind == READ_BGZF || (j->size == 1 && !index_pays(j, path)))) {
             *ok = 0; /* one process streams rather than read the file twice */
             return GS_OK;
         }
         if (fai[f].n == 0) {
             gs_error build = {0};
-            if (gs_fai_build(path, &fai[f], &build) != GS_OK) {
+            const char *split = getenv("GS_INDEX_SPLIT"); /* tests: bytes per range */
+            if (gs_fai_build_parallel(path, j->threads, split ? strtoull(split, NULL, 10) : 0,
+                                      &fai[f], &build) != GS_OK) {
                 if (build.code != GS_EINPUT)
                     return gs_fail(err, build.code, "%s", build.msg);
                 *ok = 0; /* cannot be indexed (htslib's rules): stream it */
@@ -235,66 +293,125 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
     return GS_OK;
 }
 
-/* Pack the layout and index entries into one buffer for MPI_Bcast:
- * per record: name\0, then length, file, offset, linebases, linewidth. */
-static gs_status bcast_layout(job *j, gs_error *err)
+/* MPI_Bcast of bytes from rank 0 in messages of at most 1 GiB (counts are int). */
+static void bcast_bytes(void *buf, uint64_t bytes, MPI_Comm comm)
 {
-    uint64_t n_rec = j->layout.n_rec, bytes = 0;
-    char *buf = NULL;
-    if (j->rank == 0) {
-        for (size_t i = 0; i < n_rec; i++)
-            bytes += strlen(j->layout.rec[i].name) + 1 + 5 * sizeof(uint64_t);
-    }
-    uint64_t hdr[2] = {n_rec, bytes};
-    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
-    n_rec = hdr[0];
-    bytes = hdr[1];
-    if ((buf = gs_malloc(bytes, err, "layout broadcast")) == NULL)
-        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
-    if (j->rank == 0) {
-        char *p = buf;
-        for (size_t i = 0; i < n_rec; i++) {
-            size_t l = strlen(j->layout.rec[i].name) + 1;
-            memcpy(p, j->layout.rec[i].name, l);
-            p += l;
-            uint64_t v[5] = {j->layout.rec[i].length, j->layout.rec[i].file, j->rec_fai[i].offset,
-                             j->rec_fai[i].linebases, j->rec_fai[i].linewidth};
-            memcpy(p, v, sizeof v);
-            p += sizeof v;
-        }
-    }
     for (uint64_t off = 0; off < bytes; off += 1u << 30) {
         uint64_t n = bytes - off < (1u << 30) ? bytes - off : (1u << 30);
-        GS_MPI_CHECK(MPI_Bcast(buf + off, (int)n, MPI_BYTE, 0, j->comm));
+        GS_MPI_CHECK(MPI_Bcast((char *)buf + off, (int)n, MPI_BYTE, 0, comm));
     }
+}
+
+/* Send rank 0's layout and index entries to every rank as two large
+ * buffers, whatever the number of records: the block of names as it is,
+ * then length, file, offset, linebases, linewidth of every record. */
+static gs_status bcast_layout(job *j, gs_error *err)
+{
+    if (j->size == 1)
+        return GS_OK;
+    uint64_t hdr[2] = {j->layout.n_rec, j->layout.names_len};
+    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
+    const size_t n_rec = (size_t)hdr[0];
+    uint64_t *v = gs_malloc(5 * n_rec * sizeof *v + 1, err, "layout broadcast");
+    if (v == NULL)
+        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     if (j->rank != 0) {
-        j->layout.rec = gs_calloc(n_rec, sizeof *j->layout.rec, err, "layout");
-        j->rec_fai = gs_calloc(n_rec, sizeof *j->rec_fai, err, "layout");
-        if (j->layout.rec == NULL || j->rec_fai == NULL) {
-            free(buf);
-            return GS_ESYS;
-        }
-        j->layout.n_rec = j->layout.cap_rec = n_rec;
-        const char *p = buf;
+        j->layout.names_len = (size_t)hdr[1];
+        j->layout.names = gs_malloc(j->layout.names_len + 1, err, "layout");
+        j->layout.rec = gs_calloc(n_rec + 1, sizeof *j->layout.rec, err, "layout");
+        j->rec_fai = gs_calloc(n_rec + 1, sizeof *j->rec_fai, err, "layout");
+        if (j->layout.names == NULL || j->layout.rec == NULL || j->rec_fai == NULL)
+            MPI_Abort(j->comm, GS_ESYS);
+    } else {
         for (size_t i = 0; i < n_rec; i++) {
-            size_t l = strlen(p) + 1;
-            j->layout.rec[i].name = strdup(p);
-            p += l;
-            uint64_t v[5];
-            memcpy(v, p, sizeof v);
-            p += sizeof v;
-            j->layout.rec[i].length = v[0];
-            j->layout.rec[i].file = (uint32_t)v[1];
-            j->rec_fai[i] = (gs_fai_entry){.name = j->layout.rec[i].name, .length = v[0],
-                                           .offset = v[2], .linebases = (uint32_t)v[3],
-                                           .linewidth = (uint32_t)v[4]};
-            if (j->layout.rec[i].name == NULL) {
-                free(buf);
-                return gs_fail(err, GS_ESYS, "out of memory (layout)");
+            uint64_t *x = v + 5 * i;
+            x[0] = j->layout.rec[i].length;
+            x[1] = j->layout.rec[i].file;
+            x[2] = j->rec_fai[i].offset;
+            x[3] = j->rec_fai[i].linebases;
+            x[4] = j->rec_fai[i].linewidth;
+        }
+    }
+    bcast_bytes(j->layout.names, j->layout.names_len, j->comm);
+    bcast_bytes(v, 5 * n_rec * sizeof *v, j->comm);
+    if (j->rank != 0) {
+        j->layout.n_rec = j->layout.cap_rec = n_rec;
+        gs_layout_point_names(&j->layout);
+        for (size_t i = 0; i < n_rec; i++) {
+            const uint64_t *x = v + 5 * i;
+            j->layout.rec[i].length = x[0];
+            j->layout.rec[i].file = (uint32_t)x[1];
+            j->rec_fai[i] = (gs_fai_entry){.name = j->layout.rec[i].name, .length = x[0],
+                                           .offset = x[2], .linebases = (uint32_t)x[3],
+                                           .linewidth = (uint32_t)x[4]};
+        }
+    }
+    free(v);
+    return GS_OK;
+}
+
+/* Rank 0: the layout and index entries of every record from the loaded
+ * indexes, the names in one block (the index's own block when there is one
+ * file, else copied file after file). fai[] gives up what it moves. */
+static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
+{
+    const size_t n_files = j->o->n_corpus;
+    size_t n = 0, bytes = 0;
+    for (size_t f = 0; f < n_files; f++) {
+        n += fai[f].n;
+        for (size_t i = 0; fai[f].names == NULL && i < fai[f].n; i++)
+            bytes += strlen(fai[f].v[i].name) + 1;
+        bytes += fai[f].names ? fai[f].names_len : 0;
+    }
+    gs_layout *l = &j->layout;
+    const int take = n_files == 1 && fai[0].names;
+    l->rec = gs_calloc(n + 1, sizeof *l->rec, err, "layout");
+    if (take) { /* the entries themselves too: no copy of a large array */
+        j->rec_fai = fai[0].v;
+        fai[0].v = NULL;
+    } else {
+        j->rec_fai = gs_calloc(n + 1, sizeof *j->rec_fai, err, "layout");
+    }
+    if (l->rec == NULL || j->rec_fai == NULL)
+        return GS_ESYS;
+    if (take) {
+        l->names = fai[0].names;
+        fai[0].names = NULL;
+    } else if ((l->names = gs_malloc(bytes + 1, err, "layout")) == NULL) {
+        return GS_ESYS;
+    } else {
+        char *p = l->names;
+        for (size_t f = 0; f < n_files; f++) {
+            if (fai[f].names) {
+                memcpy(p, fai[f].names, fai[f].names_len);
+                p += fai[f].names_len;
+            }
+            for (size_t i = 0; fai[f].names == NULL && i < fai[f].n; i++) {
+                size_t len = strlen(fai[f].v[i].name) + 1;
+                memcpy(p, fai[f].v[i].name, len);
+                p += len;
             }
         }
     }
-    free(buf);
+    l->names_len = bytes;
+    for (size_t f = 0; f < n_files; f++) {
+        const gs_fai_entry *v = take ? j->rec_fai : fai[f].v;
+        for (size_t i = 0; i < fai[f].n; i++) {
+            l->rec[l->n_rec] = (gs_record){.name = v[i].name, .length = v[i].length,
+                                           .file = (uint32_t)f};
+            if (!take)
+                j->rec_fai[l->n_rec] = v[i];
+            l->n_rec++;
+        }
+    }
+    l->cap_rec = l->n_rec;
+    if (take) {
+        fai[0].n = 0; /* its names and entries moved into the job */
+        return GS_OK;
+    }
+    gs_layout_point_names(l); /* the copies */
+    for (size_t i = 0; i < l->n_rec; i++)
+        j->rec_fai[i].name = l->rec[i].name;
     return GS_OK;
 }
 
@@ -337,25 +454,8 @@ static gs_status make_plan(job *j, gs_error *err)
                       : j->threads < 8  ? 1
                       : j->threads < 16 ? j->threads / 4
                                         : 4;
-        if (st == GS_OK && ok) {
-            size_t n = 0;
-            for (size_t f = 0; f < o->n_corpus; f++)
-                n += fai[f].n;
-            j->layout.rec = gs_calloc(n, sizeof *j->layout.rec, err, "layout");
-            j->rec_fai = gs_calloc(n, sizeof *j->rec_fai, err, "layout");
-            if (j->layout.rec == NULL || j->rec_fai == NULL)
-                st = GS_ESYS;
-            for (size_t f = 0; st == GS_OK && f < o->n_corpus; f++)
-                for (size_t i = 0; i < fai[f].n; i++) {
-                    gs_record *r = &j->layout.rec[j->layout.n_rec];
-                    j->rec_fai[j->layout.n_rec++] = fai[f].v[i];
-                    r->name = fai[f].v[i].name;
-                    fai[f].v[i].name = NULL; /* moved into the layout */
-                    r->length = fai[f].v[i].length;
-                    r->file = (uint32_t)f;
-                }
-            j->layout.cap_rec = j->layout.n_rec;
-        }
+        if (st == GS_OK && ok)
+            st = take_layout(j, fai, err);
     }
     if (fai) {
         for (size_t f = 0; f < o->n_corpus; f++)
@@ -397,10 +497,7 @@ static gs_status make_plan(job *j, gs_error *err)
         if (j->plan.pieces == NULL || j->plan.first == NULL)
             MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     }
-    for (uint64_t off = 0; off < np; off += 1u << 24) {
-        uint64_t n = np - off < (1u << 24) ? np - off : (1u << 24);
-        GS_MPI_CHECK(MPI_Bcast(j->plan.pieces + off, (int)(n * sizeof *j->plan.pieces), MPI_BYTE, 0, j->comm));
-    }
+    bcast_bytes(j->plan.pieces, np * sizeof *j->plan.pieces, j->comm);
     GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
@@ -691,18 +788,81 @@ static gs_status verify(job *j, const gs_scan_res *main_res, const uint64_t *cou
 
 /* ---- the job ------------------------------------------------------------ */
 
-/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
- * as samtools keeps the first and gscan index keeps all), but said. */
-static void warn_dup_names(const gs_layout *l, char *const *corpus)
+/* Rank 0, --seq: the corpus files read back through their .fai, matched to
+ * the scanned records by name and length (io/hit_seq.h). */
+static gs_status open_seq(const job *j, gs_hit_seq **hs, gs_error *err)
 {
+    const gs_layout *l = &j->layout;
+    size_t stride = 1;
+    for (size_t r = 0; r < l->n_rec; r++)
+        if (strlen(l->rec[r].name) + 1 > stride)
+            stride = strlen(l->rec[r].name) + 1;
+    char *names = gs_calloc(l->n_rec ? l->n_rec : 1, stride, err, "record names");
+    uint32_t *file = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *file, err, "records");
+    uint64_t *len = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *len, err, "records");
+    if (names && file && len) {
+        for (size_t r = 0; r < l->n_rec; r++) {
+            memcpy(names + r * stride, l->rec[r].name, strlen(l->rec[r].name) + 1);
+            file[r] = l->rec[r].file;
+            len[r] = l->rec[r].length;
+        }
+        gs_hit_seq_open(j->o->corpus, j->o->n_corpus, names, stride, file, len, l->n_rec,
+                        j->o->alphabet == GS_ALPHA_DNA, hs, err);
+    }
+    free(names);
+    free(file);
+    free(len);
+    return err->code;
+}
+
+/* Rank 0: a record name used twice is kept (record ids tell the hits apart,
+ * as samtools keeps the first and gscan index keeps all), but said. When
+ * the layout is known before the scan (ranges), the names are checked on a
+ * thread of their own while the scan runs: millions of ESTs take a tenth of
+ * a second that the GPU path leaves a host core for. */
+typedef struct dup_check {
+    const gs_layout *l;
+    long n;
     size_t a, b;
-    gs_error err = {0};
-    long n = gs_layout_dup_names(l, &a, &b, &err);
-    if (n > 0)
+    int running; /* a thread is computing n, a, b */
+    pthread_t tid;
+} dup_check;
+
+static void *dup_main(void *arg)
+{
+    dup_check *d = arg;
+    gs_error ignored = {0};
+    d->n = gs_layout_dup_names(d->l, &d->a, &d->b, &ignored);
+    return NULL;
+}
+
+static void dup_start(dup_check *d, const gs_layout *l)
+{
+    d->l = l;
+    d->running = pthread_create(&d->tid, NULL, dup_main, d) == 0;
+}
+
+static void dup_join(dup_check *d)
+{
+    if (d->running)
+        pthread_join(d->tid, NULL);
+    d->running = 0;
+}
+
+static void warn_dup_names(dup_check *d, const gs_layout *l, char *const *corpus)
+{
+    if (d->running) {
+        dup_join(d);
+    } else {
+        d->l = l;
+        dup_main(d);
+    }
+    size_t a = d->a, b = d->b;
+    if (d->n > 0)
         fprintf(stderr,
                 "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
                 "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
-                n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
+                d->n, l->rec[b].name, a, corpus[l->rec[a].file], b, corpus[l->rec[b].file]);
 }
 
 static void job_free(job *j)
@@ -713,10 +873,7 @@ static void job_free(job *j)
         for (size_t f = 0; f < (size_t)j->readers * j->o->n_corpus; f++)
             gs_seqfile_close(&j->fds[f]);
     free(j->fds);
-    if (j->rank != 0) /* rank 0's rec_fai names alias the layout's */
-        for (size_t i = 0; i < j->layout.n_rec && j->rec_fai; i++)
-            j->rec_fai[i].name = NULL;
-    free(j->rec_fai);
+    free(j->rec_fai); /* its names are the layout's */
     if (j->layout.files == j->o->corpus) {
         j->layout.files = NULL;
         j->layout.n_files = 0;
@@ -729,6 +886,7 @@ static void job_free(job *j)
 gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum, gs_error *err)
 {
     job j = {.o = o, .comm = comm, .readers = 1};
+    dup_check dups = {0};
     gs_scan_res res = {0};
     uint64_t *counts = NULL;
     memset(sum, 0, sizeof *sum);
@@ -745,6 +903,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
+    if (j.rank == 0 && j.mode == MODE_RANGES)
+        dup_start(&dups, &j.layout);
     scan_pass(&j, j.engine, j.use_gpu, &j.layout, &res, &t_send, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
@@ -781,8 +941,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         gs_hits_free(&res.hits);
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
+    sum->reading = j.mode == MODE_RANGES ? "ranges" : j.mode == MODE_STREAMED ? "streamed" : "local";
     if (j.rank == 0)
-        warn_dup_names(&j.layout, o->corpus);
+        warn_dup_names(&dups, &j.layout, o->corpus);
 
     gs_result r = {
         .info = {.command_line = o->command_line, .engine = j.engine->name,
@@ -802,11 +963,13 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     r.timing[GS_T_TOTAL] = j.t[GS_T_INIT] + gs_now() - t_start;
     if (o->out_format == GS_OUT_H5)
         gs_h5_write(o->out, &r, comm, err);
-    else if (j.rank == 0)
+    else if (j.rank == 0 && (!o->with_seq || open_seq(&j, &r.seq, err) == GS_OK))
         gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
+    gs_hit_seq_close(r.seq);
     gs_mpi_agree(comm, err);
     sum->n_hits = res.hits.n;
 fail:
+    dup_join(&dups);
     free(counts);
     gs_scan_res_free(&res);
     job_free(&j);

@@ -47,6 +47,7 @@ typedef struct gs_scan_opts {
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
     int best_per_site;       /* --best-per-site */
+    int with_seq;            /* --seq: text hit rows end with the matched residues */
     const char *config;      /* --config */
     const char *index;       /* --index: an LZ77 hybrid index instead of corpus files */
     char **corpus;           /* positional (or "corpus" in a config) */
@@ -65,6 +66,8 @@ typedef struct gs_job_summary {
     double t_ref;                /* its seconds */
     uint64_t n_hits;             /* hits this rank wrote */
     uint64_t bytes_read;         /* corpus bytes this rank read */
+    const char *reading;         /* "ranges" (through indexes), "streamed" (dealt by
+                                  * rank 0) or "local" (one process streams) */
 } gs_job_summary;
 
 /* Run the scan collectively over comm. Every rank returns the same status

@@ -41,8 +41,14 @@ static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
     *seg = (gs_segment){.record = p->record, .base = s->cur, .text = buf,
                         .len = (size_t)(stop - s->cur), .own = (size_t)own};
     s->cur += own;
-    if (s->cur == p->end && ++s->piece < s->end_piece)
+    if (s->cur < p->end)
+        return 1;
+    if (++s->piece < s->end_piece)
         s->cur = s->plan->pieces[s->piece].begin;
+    /* done with a file: its read-ahead buffer goes, so a reader of many
+     * files holds one at a time */
+    if (s->piece == s->end_piece || s->layout->rec[s->plan->pieces[s->piece].record].file != rec->file)
+        gs_seqfile_drop_ahead(&s->files[rec->file]);
     return 1;
 }
 

@@ -1,0 +1,279 @@
+/* bv.cu - the GPU engine "bv": approximate matching (contract §1) with
+ * bv.cuh's kernels, the GPU counterpart of src/match/bv.c.
+ *
+ * open sorts the keys into classes by the kernel that runs them (32- or
+ * 64-bit word, lanes and words a lane for long edit keys, direct counts for
+ * long mismatch keys) and uploads one table of match masks for all of them;
+ * scan sizes each class's launch to the segment (bv_plan) and queues one
+ * kernel per class. Counts are not kept here: in approximate modes they are
+ * taken from the hits (engine.h), so the key counts stay zero, as on the CPU.
+ * The CPU's seed filter has no counterpart: every key is scanned in full,
+ * which the device affords (docs/performance.md).
+ */
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "bv.cuh"
+
+extern "C" {
+#include "../match/engine.h"
+}
+
+/* Kernel classes: what runs a key. Edits: C32 / C64 (one word), then lanes
+ * of 2 .. 32 with one word each, then 32 lanes of 2, 4, 8 words. */
+enum { C32, C64, CL2, CL4, CL8, CL16, CL32, CR2, CR4, CR8, CDIRECT, NCLASS };
+/* Shared memory of a block: 96 KiB where the device lets a block opt in
+ * (long keys need long pieces to amortise their warm-up; two blocks of 8
+ * warps still fit a multiprocessor), 48 KiB otherwise. */
+enum { BV_MAX_WORDS = 32 * 8, BV_SMEM_BIG = 96 * 1024, BV_SMEM_SMALL = 48 * 1024 };
+
+typedef struct bv_class {
+    uint32_t *d_ids;
+    uint32_t n_ids, max_m, G;
+} bv_class;
+
+typedef struct bv_state {
+    int edits;
+    uint32_t K, n_keys, span;
+    int sm_count;
+    uint32_t smem; /* bytes a block may take */
+    bv_class cls[NCLASS];
+    uint32_t *d_mlen, *d_woff, *d_out_off, *d_outputs;
+    uint64_t *d_wpeq, *d_rpeq, *d_koff;
+    uint8_t *d_kbytes;
+    uint16_t *profile;
+} bv_state;
+
+static void bv_close(void *p)
+{
+    bv_state *st = (bv_state *)p;
+    if (st == NULL)
+        return;
+    for (bv_class &c : st->cls)
+        cudaFree(c.d_ids);
+    cudaFree(st->d_mlen);
+    cudaFree(st->d_woff);
+    cudaFree(st->d_out_off);
+    cudaFree(st->d_outputs);
+    cudaFree(st->d_wpeq);
+    cudaFree(st->d_rpeq);
+    cudaFree(st->d_koff);
+    cudaFree(st->d_kbytes);
+    delete st;
+}
+
+static int bv_class_of(int edits, uint32_t m)
+{
+    if (m <= 32)
+        return C32;
+    if (m <= 64)
+        return C64;
+    if (!edits)
+        return CDIRECT;
+    uint32_t w = (m + 63) / 64;
+    if (w <= 32) {
+        int c = CL2;
+        for (uint32_t g = 2; g < w; g *= 2)
+            c++;
+        return c;
+    }
+    return w <= 64 ? CR2 : w <= 128 ? CR4 : CR8;
+}
+
+static const uint32_t bv_lanes[NCLASS] = {1, 1, 2, 4, 8, 16, 32, 32, 32, 32, 1};
+
+static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
+                         int want_hits, void **state, gs_error *err)
+{
+    (void)text_cap;
+    bv_state *st = new (std::nothrow) bv_state();
+    if (st == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (gpu bv)");
+    std::vector<uint32_t> mlen(ks->n_keys), woff(ks->n_keys);
+    std::vector<uint64_t> wpeq, rpeq(4 * (size_t)ks->n_keys, 0);
+    std::vector<std::vector<uint32_t>> ids(NCLASS);
+    st->edits = ks->mode == GS_MATCH_EDITS;
+    st->K = ks->max_dist;
+    st->n_keys = ks->n_keys;
+    st->sm_count = dev->sm_count;
+    st->smem = dev->smem_optin >= BV_SMEM_BIG ? BV_SMEM_BIG : BV_SMEM_SMALL;
+    st->span = ks->span;
+    /* K <= 15: hits carry 4 bits of distance and the mismatch counters
+     * saturate at 16; without hits, edits may take any K (benchmarks take
+     * K = m - 1, which makes every distance exact) */
+    if (ks->mode == GS_MATCH_EXACT || ks->alphabet != GS_ALPHA_DNA ||
+        (ks->max_dist > 15 && (want_hits || ks->mode != GS_MATCH_EDITS)) ||
+        ks->n_keys >= 1u << GS_BV_KEYBITS) {
+        gs_fail(err, GS_EUSAGE,
+                "GPU engine bv takes approximate dna keysets of < 2^27 keys, K <= 15 (gpu)");
+        goto fail;
+    }
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        const uint8_t *key = gs_key(ks, k);
+        uint32_t m = gs_key_len(ks, k), nw = (m + 63) / 64;
+        if (st->edits && nw > BV_MAX_WORDS) {
+            gs_fail(err, GS_EUSAGE,
+                    "pattern %u is %u residues long; the GPU engine bv takes up to %u with "
+                    "--max-edits (use --device cpu)",
+                    ks->outputs[ks->out_off[k]] >> 1, m, 64 * BV_MAX_WORDS);
+            goto fail;
+        }
+        mlen[k] = m;
+        woff[k] = (uint32_t)(wpeq.size() / 4);
+        wpeq.resize(wpeq.size() + 4 * (size_t)nw, 0);
+        uint64_t *w = &wpeq[4 * (size_t)woff[k]];
+        for (uint32_t i = 0; i < m; i++)
+            for (int c = 0; c < 4; c++)
+                if (key[i] >> c & 1) {
+                    w[4 * (i / 64) + c] |= 1ull << (i % 64);
+                    if (m <= 64)
+                        rpeq[4 * (size_t)k + c] |= 1ull << (m - 1 - i);
+                }
+        ids[bv_class_of(st->edits, m)].push_back(k);
+    }
+    for (int c = 0; c < NCLASS; c++) {
+        std::vector<uint32_t> &v = ids[c];
+        /* neighbours in a warp walk the same residues: similar lengths */
+        std::stable_sort(v.begin(), v.end(),
+                         [&](uint32_t a, uint32_t b) { return mlen[a] < mlen[b]; });
+        st->cls[c].n_ids = (uint32_t)v.size();
+        st->cls[c].G = bv_lanes[c];
+        st->cls[c].max_m = v.empty() ? 0 : mlen[v.back()];
+        if (!v.empty() && gs_gpu_upload((void **)&st->cls[c].d_ids, v.data(), v.size() * 4, err))
+            goto fail;
+    }
+    if (gs_gpu_upload((void **)&st->d_mlen, mlen.data(), mlen.size() * 4, err) ||
+        gs_gpu_upload((void **)&st->d_woff, woff.data(), woff.size() * 4, err) ||
+        gs_gpu_upload((void **)&st->d_wpeq, wpeq.data(), wpeq.size() * 8, err) ||
+        gs_gpu_upload((void **)&st->d_rpeq, rpeq.data(), rpeq.size() * 8, err) ||
+        gs_gpu_upload((void **)&st->d_out_off, ks->out_off, ((size_t)ks->n_keys + 1) * 4, err) ||
+        gs_gpu_upload((void **)&st->d_outputs, ks->outputs, (size_t)ks->out_off[ks->n_keys] * 4,
+                      err) ||
+        gs_gpu_upload((void **)&st->d_koff, ks->key_off, (size_t)ks->n_keys * 8, err) ||
+        gs_gpu_upload((void **)&st->d_kbytes, ks->key_bytes, ks->key_off[ks->n_keys], err))
+        goto fail;
+    *state = st;
+    return GS_OK;
+fail:
+    bv_close(st);
+    return err->code;
+}
+
+/* Size one class's launch for `stop` ends: keys per block, pieces per
+ * chunk, piece length. A piece is at least 4x its warm-up long (so the
+ * warm-up costs <= 25%) unless the segment is too short to fill the device
+ * that way; the chunk and its warm-up fit in the block's shared memory. */
+static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
+{
+    gs_bv_view v;
+    memset(&v, 0, sizeof v);
+    v.ids = c->d_ids;
+    v.n_ids = c->n_ids;
+    v.K = st->K;
+    v.stop = stop;
+    v.mlen = st->d_mlen;
+    v.woff = st->d_woff;
+    v.wpeq = st->d_wpeq;
+    v.kbytes = st->d_kbytes;
+    v.koff = st->d_koff;
+    v.profile = st->profile;
+    const uint32_t groups = GS_BV_THREADS / c->G;
+    v.kb = std::min(c->n_ids, groups);
+    v.subs = groups / v.kb;
+    v.pre = st->edits && c->max_m > 0 ? c->max_m + st->K : c->max_m - 1;
+    const uint32_t n_batches = gs_gpu_div_up(c->n_ids, v.kb);
+    uint64_t len = std::max<uint64_t>(4ull * v.pre, 4096 / v.subs);
+    /* enough blocks to fill the device 4 times over, where the text allows */
+    uint64_t want = (uint64_t)4 * st->sm_count;
+    uint64_t per_batch = std::max<uint64_t>(1, (want + n_batches - 1) / n_batches);
+    uint64_t fill = (uint64_t)stop / per_batch / v.subs;
+    if (fill < len)
+        len = std::max<uint64_t>(std::max<uint64_t>(fill, v.pre), 32);
+    uint64_t cap = (st->smem - 16 - (uint64_t)v.pre) / v.subs;
+    len = std::min(len, cap);
+    /* piece starts an odd number of 4-byte words apart: a warp's pieces
+     * fall into different shared-memory banks */
+    len = len >= 8 ? len / 8 * 8 - 4 : 4;
+    v.sub_len = (uint32_t)len;
+    v.chunk = v.subs * v.sub_len;
+    v.n_chunks = gs_gpu_div_up(stop, v.chunk);
+    return v;
+}
+
+template <typename W, int G, int R, int MODE>
+static gs_status bv_launch(const gs_bv_view &v, const gs_gpu_scan *a, cudaStream_t s,
+                           gs_error *err)
+{
+    uint64_t blocks = (uint64_t)v.n_chunks * gs_gpu_div_up(v.n_ids, v.kb);
+    size_t smem = ((size_t)v.chunk + v.pre + 15) / 16 * 16;
+    if (blocks > 0x7FFFFFFFull)
+        return gs_fail(err, GS_EUSAGE,
+                       "GPU bv launch of %llu blocks: use a smaller --block-size (gpu)",
+                       (unsigned long long)blocks);
+    if (smem > BV_SMEM_SMALL)
+        GS_CUDA_CHECK(cudaFuncSetAttribute(gs_bv_kernel<W, G, R, MODE>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    gs_bv_kernel<W, G, R, MODE><<<(unsigned)blocks, GS_BV_THREADS, smem, s>>>(v, *a);
+    GS_CUDA_LAUNCH_CHECK();
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)
+{
+    bv_state *st = (bv_state *)state;
+    /* ends e <= len with e - span < own (engine.h) */
+    const uint32_t stop = (uint32_t)std::min<uint64_t>((uint64_t)a->own + st->span - 1, a->len);
+    const int ed = st->edits;
+    for (int c = 0; c < NCLASS && stop > 0; c++) {
+        if (st->cls[c].n_ids == 0)
+            continue;
+        const gs_bv_view v = bv_plan(st, &st->cls[c], stop);
+        gs_status r = GS_OK;
+        switch (c) {
+        case C32:
+            r = ed ? bv_launch<uint32_t, 1, 1, 1>(v, a, s, err)
+                   : bv_launch<uint32_t, 1, 1, 0>(v, a, s, err);
+            break;
+        case C64:
+            r = ed ? bv_launch<uint64_t, 1, 1, 1>(v, a, s, err)
+                   : bv_launch<uint64_t, 1, 1, 0>(v, a, s, err);
+            break;
+        case CL2: r = bv_launch<uint64_t, 2, 1, 1>(v, a, s, err); break;
+        case CL4: r = bv_launch<uint64_t, 4, 1, 1>(v, a, s, err); break;
+        case CL8: r = bv_launch<uint64_t, 8, 1, 1>(v, a, s, err); break;
+        case CL16: r = bv_launch<uint64_t, 16, 1, 1>(v, a, s, err); break;
+        case CL32: r = bv_launch<uint64_t, 32, 1, 1>(v, a, s, err); break;
+        case CR2: r = bv_launch<uint64_t, 32, 2, 1>(v, a, s, err); break;
+        case CR4: r = bv_launch<uint64_t, 32, 4, 1>(v, a, s, err); break;
+        case CR8: r = bv_launch<uint64_t, 32, 8, 1>(v, a, s, err); break;
+        default: r = bv_launch<uint64_t, 1, 1, 2>(v, a, s, err); break;
+        }
+        if (r != GS_OK)
+            return r;
+    }
+    return GS_OK;
+}
+
+gs_status gs_gpu_bv_finish(void *state, const uint8_t *text, const unsigned long long *kh,
+                           uint32_t n, uint32_t pbits, uint32_t lbits, unsigned long long *keys,
+                           cudaStream_t s, gs_error *err)
+{
+    const bv_state *st = (const bv_state *)state;
+    gs_bv_fin f = {text,          st->edits,      st->d_mlen, st->d_rpeq,
+                   st->d_out_off, st->d_outputs, pbits,      lbits};
+    if (n == 0)
+        return GS_OK;
+    gs_bv_finish<<<gs_gpu_div_up(n, 256), 256, 0, s>>>(kh, n, f, keys);
+    GS_CUDA_LAUNCH_CHECK();
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+void gs_gpu_bv_profile(void *state, uint16_t *profile) { ((bv_state *)state)->profile = profile; }
+
+const gs_gpu_engine gs_gpu_engine_bv = {"bv", bv_open, bv_scan, bv_close};

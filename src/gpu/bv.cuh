@@ -1,0 +1,258 @@
+/* bv.cuh - the GPU bit-vector kernels of approximate matching (device code
+ * only; bv.cu launches them).
+ *
+ * A block copies a chunk of the segment into shared memory as base codes
+ * (one byte each, 4 for a non-base), together with the `pre` residues before
+ * it that its keys need to warm up, and its thread groups walk it: a group
+ * of G lanes owns one key and one piece of the chunk. With many keys every
+ * group of a block takes its own key over the whole chunk (the text is
+ * read once per block and broadcast from shared memory); with few keys the
+ * chunk is cut into pieces and groups of the same key take one each.
+ *
+ * A piece of ends [st, en) starts its DP with a fresh column m + K residues
+ * before st (m - 1 for mismatches): an alignment within K edits spans at
+ * most m + K residues, so from st on the column gives the true best distance
+ * wherever that is <= K, and something > K elsewhere. Pieces are
+ * independent; no carry between blocks.
+ *
+ * Keys of <= 32 residues run on one 32-bit word per thread, <= 64 on one
+ * 64-bit word (bv_step.h). Longer keys (edits) are chains of 64-bit words
+ * over the G lanes of a group (R words a lane), processed as a wavefront:
+ * at step t lane l updates its words for text residue t - l, with the
+ * horizontal delta its upper neighbour produced for that residue one step
+ * before, passed by one warp shuffle. G - 1 extra steps per piece is the
+ * price. Longer mismatch keys are counted directly per start (with an early
+ * exit past K: a few residues per start on genomic text).
+ *
+ * A hit is pushed as (end << 32 | distance << 27 | key); gs_bv_finish turns
+ * it into a sort key once the start is known.
+ */
+#ifndef GS_GPU_BV_CUH
+#define GS_GPU_BV_CUH
+
+#include "../match/bv_step.h"
+#include "text.cuh"
+
+enum { GS_BV_THREADS = 256, GS_BV_KEYBITS = 27, GS_BV_DBITS = 4 };
+
+/* One launch: the keys of one class over one segment. */
+typedef struct gs_bv_view {
+    const uint32_t *ids;   /* [n_ids] keys of the class, shortest first */
+    uint32_t n_ids;
+    uint32_t kb;           /* keys per block */
+    uint32_t subs;         /* pieces per chunk: groups per block / kb */
+    uint32_t sub_len;      /* ends per piece */
+    uint32_t chunk;        /* ends per block: subs * sub_len */
+    uint32_t n_chunks;     /* blocks per key batch */
+    uint32_t pre;          /* residues before a piece its keys need (warm-up) */
+    uint32_t stop;         /* ends 1 .. stop are scanned (ownership: engine.h) */
+    uint32_t K;
+    const uint32_t *mlen;  /* [n_keys] */
+    const uint32_t *woff;  /* [n_keys] first word of the key in wpeq */
+    const uint64_t *wpeq;  /* [words][4]: bit i of word w: row 64 w + i holds the base */
+    const uint8_t *kbytes; /* key base sets (A=1 C=2 G=4 T=8), long mismatch keys */
+    const uint64_t *koff;  /* [n_keys] offsets into kbytes */
+    uint16_t *profile;     /* [stop] best distance at every end, one key (benchmarks); or NULL */
+} gs_bv_view;
+
+/* What gs_bv_finish needs to turn raw hits into sort keys. */
+typedef struct gs_bv_fin {
+    const uint8_t *text;
+    int edits;
+    const uint32_t *mlen;
+    const uint64_t *rpeq;     /* [n_keys][4]: reversed keys of <= 64 (bv_step.h) */
+    const uint32_t *out_off, *outputs;
+    uint32_t pbits, lbits;    /* bits of a pattern id and of a hit length */
+} gs_bv_fin;
+
+__device__ __forceinline__ int gs_bv_step(uint32_t eq, uint32_t &pv, uint32_t &mv, int hin,
+                                          uint32_t hb)
+{
+    return gs_bv_edit_step32(eq, &pv, &mv, hin, hb);
+}
+__device__ __forceinline__ int gs_bv_step(uint64_t eq, uint64_t &pv, uint64_t &mv, int hin,
+                                          uint64_t hb)
+{
+    return gs_bv_edit_step64(eq, &pv, &mv, hin, hb);
+}
+__device__ __forceinline__ void gs_bv_ham(uint32_t x, uint32_t *p) { gs_bv_ham_step32(x, p); }
+__device__ __forceinline__ void gs_bv_ham(uint64_t x, uint64_t *p) { gs_bv_ham_step64(x, p); }
+__device__ __forceinline__ uint32_t gs_bv_ham_get(const uint32_t *p, uint32_t sh)
+{
+    return gs_bv_ham_read32(p, sh);
+}
+__device__ __forceinline__ uint32_t gs_bv_ham_get(const uint64_t *p, uint32_t sh)
+{
+    return gs_bv_ham_read64(p, sh);
+}
+
+/* eq for code c from four registers (selects: an indexed register array
+ * would be spilled to local memory). */
+template <typename W> __device__ __forceinline__ W gs_bv_pick(const W (&p)[4], uint32_t c)
+{
+    W e = 0;
+#pragma unroll
+    for (uint32_t i = 0; i < 4; i++)
+        e = c == i ? p[i] : e;
+    return e;
+}
+
+/* The block's chunk of ends and its text as codes in shared memory, from t0. */
+__device__ __forceinline__ void gs_bv_load(const gs_bv_view &v, const gs_gpu_scan &a, uint8_t *sm,
+                                           uint32_t c0, uint32_t &t0, uint32_t &c1)
+{
+    c1 = min(c0 + v.chunk, v.stop);
+    t0 = c0 > v.pre ? c0 - v.pre : 0;
+    for (uint32_t i = t0 + threadIdx.x; i < c1; i += blockDim.x)
+        sm[i - t0] = (uint8_t)gs_bv_code(a.text[i]);
+    __syncthreads();
+}
+
+/* Record one hit: end e (one past the last residue), distance d, key k. */
+__device__ __forceinline__ void gs_bv_hit(const gs_gpu_scan &a, uint32_t e, uint32_t d, uint32_t k)
+{
+    if (a.hits)
+        gs_push_hit(&a, e, d << GS_BV_KEYBITS | k);
+}
+
+/* MODE 0: mismatches, 1: edits, 2: mismatches counted per start (long
+ * keys). G lanes a key, R 64-bit words a lane (G, R > 1: edits, W 64-bit). */
+template <typename W, int G, int R, int MODE>
+__global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_constant__ gs_bv_view v,
+                                                             const __grid_constant__ gs_gpu_scan a)
+{
+    extern __shared__ __align__(16) uint8_t gs_bv_smem[];
+    const uint32_t chunk_i = blockIdx.x % v.n_chunks, batch = blockIdx.x / v.n_chunks;
+    uint32_t t0, c1, c0 = chunk_i * v.chunk;
+    gs_bv_load(v, a, gs_bv_smem, c0, t0, c1);
+    const uint8_t *sm = gs_bv_smem;
+    const uint32_t g = threadIdx.x / G, lane = threadIdx.x % G;
+    const uint32_t slot = batch * v.kb + g % v.kb, sub = g / v.kb;
+    if (sub >= v.subs || slot >= v.n_ids)
+        return; /* whole groups leave together; no barrier follows */
+    const uint32_t st = c0 + sub * v.sub_len, en = min(st + v.sub_len, c1);
+    if (st >= en)
+        return;
+    const uint32_t k = v.ids[slot], m = v.mlen[k], K = v.K;
+    const uint64_t *pq = v.wpeq + 4 * (size_t)v.woff[k];
+
+    if constexpr (MODE == 2) { /* long mismatch keys: count per start */
+        const uint8_t *key = v.kbytes + v.koff[k];
+        for (uint32_t j = max(st, m - 1); j < en; j++) {
+            const uint8_t *s = sm + (j + 1 - m - t0);
+            uint32_t d = 0;
+            for (uint32_t i = 0; i < m && d <= K; i++)
+                d += (__ldg(&key[i]) >> s[i] & 1u) ^ 1u;
+            if (d <= K)
+                gs_bv_hit(a, j + 1, d, k);
+        }
+        return;
+    } else if constexpr (MODE == 0) { /* mismatches, one word */
+        W p[4], c[5] = {0, 0, 0, 0, 0};
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            p[i] = (W)pq[i];
+        const uint32_t sh = m - 1;
+        for (uint32_t j = st >= sh ? st - sh : 0; j < en; j++) {
+            gs_bv_ham((W)~gs_bv_pick(p, sm[j - t0]), c);
+            if (j >= st && j >= sh) {
+                uint32_t d = gs_bv_ham_get(c, sh);
+                if (v.profile)
+                    v.profile[j] = (uint16_t)d;
+                if (d <= K)
+                    gs_bv_hit(a, j + 1, d, k);
+            }
+        }
+        return;
+    } else if constexpr (G == 1) { /* edits, one word */
+        const uint32_t w0 = st >= m + K ? st - (m + K) : 0;
+        W p[4], pv = ~(W)0, mv = 0, hb = (W)1 << (m - 1);
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            p[i] = (W)pq[i];
+        uint32_t score = m;
+        for (uint32_t j = w0; j < en; j++) {
+            score += gs_bv_step(gs_bv_pick(p, sm[j - t0]), pv, mv, 0, hb);
+            if (j >= st) {
+                if (v.profile)
+                    v.profile[j] = (uint16_t)score;
+                if (score <= K)
+                    gs_bv_hit(a, j + 1, score, k);
+            }
+        }
+    } else { /* edits, a wavefront of words over the group's lanes */
+        const uint32_t w0 = st >= m + K ? st - (m + K) : 0;
+        const uint32_t nw = (m + 63) / 64, lastw = nw - 1, last_lane = lastw / R;
+        const uint64_t hb_last = 1ull << ((m - 1) & 63), top = 1ull << 63;
+        uint64_t p[R][4], pv[R], mv[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            uint32_t w = lane * R + r;
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                p[r][i] = w < nw ? pq[4 * w + i] : 0;
+            pv[r] = ~0ull;
+            mv[r] = 0;
+        }
+        const unsigned gmask =
+            G == 32 ? 0xFFFFFFFFu : ((1u << G) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(G - 1));
+        const uint32_t n = en - w0;
+        uint32_t score = m;
+        int hprev = 0;
+        for (uint32_t t = 0; t < n + G - 1; t++) {
+            int hin = __shfl_up_sync(gmask, hprev, 1, G);
+            if (lane == 0)
+                hin = 0; /* semi-global: row 0 is 0 in every column */
+            const uint32_t idx = t - lane; /* wraps past n when t < lane */
+            int h = 0;
+            if (t >= lane && idx < n) {
+                const uint32_t j = w0 + idx, c = sm[j - t0];
+                h = hin;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    uint32_t w = lane * R + r;
+                    if (w <= lastw)
+                        h = gs_bv_step(gs_bv_pick(p[r], c), pv[r], mv[r], h,
+                                       w == lastw ? hb_last : top);
+                }
+                if (lane == last_lane) { /* h left the key's last row */
+                    score += h;
+                    if (j >= st) {
+                        if (v.profile)
+                            v.profile[j] = (uint16_t)score;
+                        if (score <= K)
+                            gs_bv_hit(a, j + 1, score, k);
+                    }
+                }
+            }
+            hprev = h;
+        }
+    }
+}
+
+/* Raw hits (end << 32 | d << 27 | key) to sort keys: start, strand,
+ * pattern, length, distance from the most to the least significant bits,
+ * i.e. contract §3 order within the segment. Edits find the start of keys
+ * of <= 64 here (gs_bv_edit_len64); longer keys get length 0 and the host
+ * finds theirs (gs_approx_edit_len), which is rare enough to pay there. */
+__global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin f,
+                             unsigned long long *keys)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    unsigned long long x = kh[i];
+    uint32_t e = (uint32_t)(x >> 32), lo = (uint32_t)x;
+    uint32_t k = lo & ((1u << GS_BV_KEYBITS) - 1u), d = lo >> GS_BV_KEYBITS, m = f.mlen[k];
+    uint32_t l = !f.edits  ? m
+                 : m <= 64 ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d)
+                           : 0;
+    uint32_t o = f.outputs[f.out_off[k]];
+    const uint32_t low = f.lbits + GS_BV_DBITS;
+    keys[i] = (unsigned long long)(e - l) << (1 + f.pbits + low) |
+              (unsigned long long)(o & 1u) << (f.pbits + low) |
+              (unsigned long long)(o >> 1) << low |
+              (unsigned long long)l << GS_BV_DBITS | d;
+}
+
+#endif

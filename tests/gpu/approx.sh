@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# approx.sh - approximate matching on the GPU (engine bv) against the CPU,
+# end to end through `gscan scan`: --max-mismatches and --max-edits, with
+# and without --best-per-site, both strands and forward only, K = 0..4,
+# hits and counts compared with h5diff (start, end, distance, strand,
+# pattern, record). The reference is the CPU DP (bf) on the small workload
+# and the CPU bv engine elsewhere (test_approx checks bv against bf).
+# Workloads from `gscan gen`: keys of 1..4 residues (K = 0), 12..64 with
+# IUPAC codes, lowercase, N runs and 300 records, keys of 65..1100 (the
+# wavefront kernels), tiny blocks (37 and 1000 residues: segment edges);
+# a real genome from data/cache with primers cut from it (some mutated, some
+# with IUPAC codes). Also --verify, -d auto, and the usage errors.
+#
+#   tests/gpu/approx.sh build-cu/gscan [data/cache]
+#
+# prints PASS or FAIL per case and a summary; exits 77 where no GPU is
+# visible (GS_APPROX_DEVICE=cpu runs the "GPU" side on the CPU: a check of
+# this script itself on a machine without a GPU).
+set -uo pipefail
+GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+CACHE=${2:-$(cd "$(dirname "$0")/../.." && pwd)/data/cache}
+DEV=${GS_APPROX_DEVICE:-gpu}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+printf '>r\nACGTACGT\n' >probe.fa
+printf 'ACGT\n' >probe.txt
+if ! "$GSCAN" scan -q -d "$DEV" --max-edits 1 -p probe.txt -o probe.h5 probe.fa 2>/dev/null; then
+  echo "approx.sh: no GPU visible, skipped"
+  exit 77
+fi
+fails=0 runs=0
+result() { # name status
+  runs=$((runs + 1))
+  if [ "$2" = 0 ]; then echo "PASS $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
+}
+same() { # ref.h5 out.h5: counts and hits equal
+  h5diff -q "$1" "$2" /counts /counts >/dev/null && h5diff -q "$1" "$2" /hits /hits >/dev/null
+}
+
+# name ref_engine min_len "K values" "blocks" fasta patterns
+run_cases() {
+  local name=$1 ref=$2 fa=$5 pat=$6
+  for mode in mismatches edits; do
+    for strand in both forward; do
+      for K in $3; do
+        for bps in "" --best-per-site; do
+          opts=(--max-$mode "$K" --strand "$strand" $bps --report hits -p "$pat")
+          r=$ref; [ -n "$bps" ] && r=bv # the post-pass is the same code on both sides
+          "$GSCAN" scan -q -d cpu -e "$r" -t "$(nproc)" "${opts[@]}" -o ref.h5 "$fa" || { result "$name ref" 1; continue; }
+          for block in $4; do
+            st=0
+            "$GSCAN" scan -q -d "$DEV" -e bv --block-size "$block" "${opts[@]}" -o out.h5 "$fa" && same ref.h5 out.h5 || st=1
+            result "$name --max-$mode $K --strand $strand ${bps:-all-hits} block=$block (vs $r)" $st
+          done
+        done
+      done
+    done
+  done
+}
+
+# keys of 1..4 residues: K = 0 only (K must stay below the shortest key)
+"$GSCAN" gen -o w0 -s 7 -n 20K -r 5 -k 40 --min-length 1 --max-length 4 --degenerate 0.3 \
+  --lowercase 0.1 --n-runs 5
+run_cases tiny-keys bf "0" "16M 37" w0.fa w0.patterns
+
+# keys of 12..64 residues (one 32- or 64-bit word), IUPAC, N runs, lowercase, many records
+"$GSCAN" gen -o w1 -s 1 -n 30K -r 300 -k 60 --min-length 12 --max-length 64 --planted 0.7 \
+  --mutations 2 --degenerate 0.2 --lowercase 0.1 --n-runs 20
+run_cases short-keys bf "0 1 2 3 4" "16M 1000" w1.fa w1.patterns
+
+# bigger text, one record: blocks of 1000 cut it into hundreds of segments
+"$GSCAN" gen -o w2 -s 2 -n 1M -r 2 -k 300 --min-length 16 --max-length 40 --planted 0.8 \
+  --mutations 3 --degenerate 0.1 --n-runs 10
+run_cases one-record bv "0 2 4" "16M 1000" w2.fa w2.patterns
+
+# keys of 65..1100 residues: edits on lanes of 64-bit words, mismatches counted per start
+"$GSCAN" gen -o w3 -s 3 -n 300K -r 3 -k 24 --min-length 65 --max-length 1100 --planted 1 \
+  --mutations 4 --degenerate 0.1 --n-runs 5
+run_cases long-keys bv "0 1 4" "16M 3000" w3.fa w3.patterns
+
+# a real genome, primers cut from it (every fifth mutated, some with IUPAC codes)
+genome=""
+for g in "$CACHE/ecoli_mg1655.fa.gz" "$CACHE/lambda_virus.fa.gz"; do
+  [ -e "$g" ] && { genome=$g; break; }
+done
+if [ -n "$genome" ]; then
+  zcat "$genome" | head -c 2000000 | awk "$(cat <<'AWK'
+  /^>/ { rec++; next } { line[++n] = $0; r[n] = rec }
+  END { srand(11); k = 0
+    while (k < 100) { i = 1 + int(rand() * (n - 1)); if (r[i] != r[i + 1]) continue
+      s = line[i] line[i + 1]; len = 18 + int(rand() * 13); if (length(s) < len) continue
+      at = 1 + int(rand() * (length(s) - len + 1)); p = toupper(substr(s, at, len))
+      if (p ~ /[^ACGT]/) continue
+      if (k % 5 == 0) p = substr(p, 1, 5) "N" substr(p, 7)
+      if (k % 7 == 0) p = substr(p, 1, 9) "R" substr(p, 11)
+      printf "primer%d\t%s\n", k, p; k++ } }
+AWK
+)">primers.txt
+  run_cases "genome=$(basename "$genome")" bv "0 3" "16M 5000" "$genome" primers.txt
+else
+  echo "SKIP real genome: no ecoli_mg1655.fa.gz or lambda_virus.fa.gz under $CACHE"
+fi
+
+# --verify checks the GPU against the CPU bv in the same run; auto picks the GPU
+for mode in mismatches edits; do
+  st=0
+  "$GSCAN" scan -q -d "$DEV" --verify --max-$mode 3 --best-per-site -p w2.patterns -o v.h5 w2.fa || st=1
+  result "--verify --max-$mode 3 --best-per-site" $st
+  st=0
+  "$GSCAN" scan -q -d cpu -e bv --max-$mode 2 -p w1.patterns -o ref.h5 w1.fa &&
+    "$GSCAN" scan -q -d auto --max-$mode 2 -p w1.patterns -o out.h5 w1.fa &&
+    h5diff -q ref.h5 out.h5 /counts /counts >/dev/null || st=1
+  result "-d auto --max-$mode 2 counts" $st
+done
+# engines without approximate matching are refused on the GPU as on the CPU
+st=0
+"$GSCAN" scan -q -d "$DEV" -e ac --max-edits 1 -p w1.patterns -o e.h5 w1.fa 2>/dev/null
+[ $? = 1 ] || st=1
+result "-e ac --max-edits: usage error" $st
+
+echo "approx.sh: $((runs - fails)) passed, $fails failed"
+[ $fails = 0 ]
