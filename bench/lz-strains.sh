@@ -6,6 +6,7 @@
 # build time and peak memory, and scan times (counts, hits; both strands)
 # by index against gscan's own plain scan of the same FASTA, with the
 # result files compared (h5diff: records, counts, hits).
+# Each scan's /timing phases (its last run; plan = loading the index).
 # Then locate alone (GS_DEBUG_TIME) on 1 thread and on THREADS.
 # Environment: VARIANTS (99: 100 genomes), BASE (E. coli MG1655), THREADS
 # (all cores), M (64), XZ (1: also xz -9, minutes on big sets), DEVICES
@@ -39,6 +40,13 @@ timed() { # label, command...: prints label, median seconds of REPS runs, peak M
   printf '%-28s %8.2f s %8.0f MB\n' "$label" "$sec" "$((kb / 1024))"
 }
 size() { stat -c %s "$1"; }
+phases() { # label, result file: its /timing phases (plan = loading the index)
+  local p out=""
+  for p in init plan read scan write total; do
+    out+=" $p $(h5dump -d /timing/$p "$2" | awk '/\(0\)/ {printf "%.3f", $2}')"
+  done
+  printf '  %-26s%s s\n' "$1" "$out"
+}
 echo "collection: $((V + 1)) genomes, $(grep -c '>' strains.fa) records, $(size strains.fa) bytes (FASTA)"
 timed "index --lz -m $M -t $T" "$G" index --lz -m "$M" -t "$T" -o strains.gsx strains.fa
 echo "index:    $(size strains.gsx) bytes ($(awk -v a="$(size strains.gsx)" -v b="$(size strains.fa)" 'BEGIN{printf "%.2f", 100*a/b}')% of the FASTA)"
@@ -48,6 +56,8 @@ for d in ${DEVICES:-cpu}; do
   for rep in counts hits; do
     timed "plain scan, $d, $rep" "$G" scan -q -d "$d" -t "$T" -p strains.patterns --report $rep -o plain_$rep.h5 strains.fa
     timed "index scan, $d, $rep" "$G" scan -q -d "$d" -t "$T" -p strains.patterns --report $rep -o lz_$rep.h5 --index strains.gsx
+    phases "phases, plain" plain_$rep.h5
+    phases "phases, index" lz_$rep.h5
     for o in /records /counts $([ $rep = hits ] && echo /hits); do
       h5diff -q "plain_$rep.h5" "lz_$rep.h5" "$o" "$o" || { echo "DIFFERENT: $o ($rep, $d)"; exit 1; }
     done

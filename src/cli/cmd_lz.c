@@ -94,7 +94,7 @@ gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
     gs_lz_index ix;
     if (st == GS_OK && (st = gs_lz_build(files, n, fmt, (uint32_t)m, (size_t)ref, (int)threads,
                                          &ix, err)) == GS_OK) {
-        st = gs_lz_write(out, &ix, err);
+        st = gs_lz_write(out, &ix, (int)threads, err);
         gs_lz_free(&ix);
     }
     free(files);
@@ -104,7 +104,8 @@ gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
 gs_status gs_lz_info_file(const char *path, gs_error *err)
 {
     gs_lz_index ix;
-    gs_status st = gs_lz_read(path, &ix, err);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    gs_status st = gs_lz_read(path, cores > 0 ? (int)cores : 1, &ix, err);
     if (st == GS_OK) {
         gs_lz_info(&ix, stdout);
         gs_lz_free(&ix);

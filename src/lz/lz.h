@@ -53,6 +53,7 @@ typedef struct gs_lz_index {
     uint8_t *kernel;      /* the pieces' residues, concatenated */
     uint64_t kernel_len;  /* pc_koff[n_pieces] */
     uint64_t file_bytes;  /* size of the index file (when read or written) */
+    struct gs_lz_ahead *ahead; /* locate's source list, built ahead (gs_lz_locate_ahead) */
 } gs_lz_index;
 
 /* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
@@ -85,12 +86,14 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
                       uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
                       gs_error *err);
 
-/* Write under a temporary name and rename (no half-written index). */
-gs_status gs_lz_write(const char *path, gs_lz_index *ix, gs_error *err);
+/* Write under a temporary name and rename (no half-written index); the
+ * chunks are encoded and deflated on `threads` threads. */
+gs_status gs_lz_write(const char *path, gs_lz_index *ix, int threads, gs_error *err);
 
-/* Read and check: bad magic, version, checksum, truncation or an
- * inconsistent structure is GS_EINPUT naming the file and the section. */
-gs_status gs_lz_read(const char *path, gs_lz_index *ix, gs_error *err);
+/* Read and check, the chunks inflated, decoded and checked on `threads`
+ * threads: bad magic, version, checksum, truncation or an inconsistent
+ * structure is GS_EINPUT naming the file and the section. */
+gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *err);
 
 /* True when the file starts with the index magic (for "gscan info"). */
 int gs_lz_is_index(const char *path);
@@ -100,28 +103,48 @@ void gs_lz_info(const gs_lz_index *ix, FILE *out);
 
 void gs_lz_free(gs_lz_index *ix);
 
-/* A gs_source over the kernel: owned kernel offsets [k_begin, k_end) cut into
- * segments of at most `block` owned starts, each extended by up to `overlap`
- * residues inside its piece. Segments carry real (record, base), so the
- * pipeline's hits are in record coordinates. */
+/* A gs_source over the kernel, pieces joined by the separator `sep` (a byte
+ * no pattern position matches, so no hit is made or hidden by it) into
+ * segments of at most `block` owned positions: engines pay per residue, not
+ * per piece (1000 strains: 4.4 M pieces of ~150 residues). The owned kernel
+ * offsets [k_begin, k_end) are cut into segments, the last owned piece of
+ * each extended by up to `overlap` residues inside itself. Positions are
+ * "joined": kernel offset k of piece p is k + p (one separator after each
+ * piece), record 0; gs_lz_locate maps them back. With sep < 0 (a bytes scan
+ * whose patterns use all 256 values) each segment holds one piece. */
 typedef struct gs_lz_src {
     const gs_lz_index *ix;
     uint64_t cur, end;  /* next owned kernel offset, end of the owned range */
     uint64_t piece;     /* piece holding cur */
     size_t block, overlap;
+    int sep;            /* the separator byte, or -1 */
 } gs_lz_src;
+
+/* The separator for a scan: N for dna (a non-base), for bytes the smallest
+ * byte in no pattern, -1 when every byte is in some pattern. */
+int gs_lz_separator(const gs_patset *ps, gs_alphabet alphabet);
 
 /* Owned range of part r of n: kernel offsets split evenly. */
 void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, size_t block,
-                    size_t overlap);
+                    size_t overlap, int sep);
 gs_source gs_source_lz(gs_lz_src *s);
 
-/* From the hits the pipeline found in this part of the kernel (any order),
+/* Start building locate's source list on a thread of its own (which uses
+ * `threads` threads), so that it overlaps the kernel scan; gs_lz_locate
+ * takes it (or builds it itself when this was not called), gs_lz_free
+ * waits for it. A failure to start is no error: locate builds it. */
+void gs_lz_locate_ahead(gs_lz_index *ix, int threads);
+
+/* Wait for and free the list built ahead, if any (gs_lz_free calls it). */
+void gs_lz_ahead_free(gs_lz_index *ix);
+
+/* From the hits the pipeline found in this part of the kernel (any order,
+ * joined positions: gs_lz_src),
  * keep the primary ones and derive all their secondary occurrences on
  * `threads` threads. counts[p * n_strands + s] is added to for every
  * occurrence; with want_hits, *out receives them all, sorted in contract §3
  * order. kernel_hits is consumed (freed). */
-gs_status gs_lz_locate(const gs_lz_index *ix, const gs_patset *ps, int n_strands,
+gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
                        gs_hits *kernel_hits, int want_hits, int threads, uint64_t *counts,
                        gs_hits *out, gs_error *err);
 

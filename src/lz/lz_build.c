@@ -497,6 +497,7 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
 
 void gs_lz_free(gs_lz_index *ix)
 {
+    gs_lz_ahead_free(ix);
     gs_layout_free(&ix->layout);
     free(ix->rec_off);
     free(ix->ph_start);

@@ -1,33 +1,45 @@
 /* lz_file.c - the hybrid index file: write, read and check, summarise.
  *
  * Layout (docs/index-format.md): an 8-byte magic, a version, a header of
- * counts with its own CRC-32, then five sections (names, phrases, literals,
- * pieces, kernel), each a zlib stream with its raw length and the CRC-32 of
- * its raw bytes. Phrases and pieces are varints of deltas: in a strain set a
- * phrase's source usually continues where the previous one's ended, so most
- * deltas are a byte or two before zlib. The kernel is packed at 2 bits per
- * residue with the other bytes (lowercase, N, IUPAC) as exception runs:
- * zlib at level 9 on DNA text took most of the build time and saved
- * little over the packing. Reading checks every checksum and
- * every structural invariant the scan relies on (phrases tile each record,
- * sources lie before their phrase and inside one record, pieces lie inside
- * their record), so a damaged or truncated file is GS_EINPUT and never a
- * crash or a wrong hit.
+ * counts with its own CRC-32, a chunk table with its own CRC-32, then the
+ * chunks: the sections (names, phrases, pieces, kernel) cut into pieces
+ * that decode alone, each deflated (libdeflate) or stored, with the CRC-32
+ * of its raw bytes. Loading the index is on the path of every scan, so
+ * reading maps the file and inflates, decodes and checks the chunks on all
+ * threads; one zlib stream a section, inflated one after another, made the
+ * load take most of an index scan. Phrases and pieces are varints of
+ * deltas: in a strain set a phrase's source usually continues where the
+ * previous one's ended, so most deltas are a byte or two. The kernel is
+ * packed at 2 bits per residue with the other bytes (lowercase, N, IUPAC)
+ * as exception runs; the packing does not deflate, so it is stored. Reading
+ * checks every checksum and every structural invariant the scan relies on
+ * (phrases tile each record, sources lie before their phrase and inside one
+ * record, pieces lie inside their record, each chunk continues the one
+ * before it), so a damaged or truncated file is GS_EINPUT and never a crash
+ * or a wrong hit.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../io/bgzf.h"
 
 #include "../io/replace_file.h"
 
 static const uint8_t MAGIC[8] = {0x89, 'G', 'S', 'L', 'Z', '\r', '\n', 0x1a};
-enum { VERSION = 1, N_HDR = 7 };
-enum { SEC_NAMES = 1, SEC_PHRASES, SEC_LITERALS, SEC_PIECES, SEC_KERNEL, N_SEC = 5 };
-static const char *const sec_name[] = {"", "names", "phrases", "literals", "pieces", "kernel"};
+enum { VERSION = 2, N_HDR = 8 };
+enum { SEC_NAMES = 1, SEC_PHRASES, SEC_PIECES, SEC_KERNEL, N_SEC = 4 };
+static const char *const sec_name[] = {"", "section names", "section phrases", "section pieces",
+                                       "section kernel"};
 
 /* ---- byte buffers and varints ------------------------------------------ */
 
@@ -127,18 +139,6 @@ static const char *get_str(rd *r)
     return s;
 }
 
-static uint32_t crc(const uint8_t *p, size_t n)
-{
-    uLong c = crc32(0L, Z_NULL, 0);
-    while (n > 0) { /* crc32 takes a uInt length */
-        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        c = crc32(c, p, k);
-        p += k;
-        n -= k;
-    }
-    return (uint32_t)c;
-}
-
 /* ---- the kernel: 2 bits per ACGT, other bytes as exception runs --------- */
 
 static void pack_kernel(const uint8_t *k, uint64_t n, buf *out)
@@ -198,56 +198,149 @@ static int unpack_kernel(const uint8_t *p, uint64_t len, uint8_t *k, uint64_t n)
     return !r.bad && r.p == r.end;
 }
 
+/* ---- chunks ---------------------------------------------------------------
+ *
+ * Every section but names is cut into chunks that decode on their own: a
+ * phrases chunk opens with the global start of its first phrase, a pieces
+ * chunk with its first piece's record and kernel offset, a kernel chunk is
+ * its residues packed alone. So writing and reading both run one chunk per
+ * task on all threads, and reading checks each chunk alone, then only that
+ * each chunk continues where the one before it ended. A chunk is stored
+ * deflated (libdeflate) unless that saves under 1/32 of it: the packed
+ * kernel, most of the file, does not compress, and stored it is only
+ * checksummed and unpacked. */
+
+enum { METHOD_STORED = 0, METHOD_DEFLATE = 1, ENTRY_BYTES = 44 };
+enum { CHUNK_KERNEL = 1 << 24, CHUNK_ITEMS = 1 << 18 }; /* residues; phrases or pieces */
+
+typedef struct chunk {
+    int section, method;
+    uint64_t first, count; /* items: records, phrases, pieces or kernel residues */
+    uint64_t raw_len, len; /* raw bytes; bytes in the file */
+    uint32_t crc;          /* CRC-32 of the raw bytes */
+    uint8_t *out;          /* write: the bytes to store */
+    const uint8_t *data;   /* read: the stored bytes, in the file */
+    uint64_t start[2], end[3]; /* read: the decoder's state at both ends (check_chain) */
+    int bad;               /* write: out of memory; read: corrupt */
+} chunk;
+
+typedef struct chunk_pool {
+    gs_lz_index *ix;
+    chunk *c;
+    size_t n;
+    atomic_size_t next; /* tasks are taken from the end: the kernel's, the largest, first */
+} chunk_pool;
+
+static uint32_t crc(const uint8_t *p, size_t n) { return libdeflate_crc32(0, p, n); }
+
+/* Chunk sizes; GS_LZ_CHUNK (items per chunk, all sections) lets the tests
+ * put chunk edges inside small corpora. */
+static void chunk_sizes(uint64_t *kernel, uint64_t *items)
+{
+    const char *e = getenv("GS_LZ_CHUNK");
+    unsigned long long v = e ? strtoull(e, NULL, 10) : 0;
+    *kernel = v ? v : CHUNK_KERNEL;
+    *items = v ? v : CHUNK_ITEMS;
+}
+
+/* Append the chunks of a section of n items cut every `size`. */
+static chunk *add_chunks(chunk *c, size_t *n, int section, uint64_t items, uint64_t size)
+{
+    for (uint64_t f = 0; f < items; f += size)
+        c[(*n)++] = (chunk){.section = section, .first = f,
+                            .count = items - f < size ? items - f : size};
+    return c;
+}
+
 /* ---- write --------------------------------------------------------------- */
 
-/* zlib in bounded steps: sections may exceed 4 GiB (uInt lengths). */
-static int deflate_all(const uint8_t *src, size_t n, buf *out)
+static void encode_chunk(const gs_lz_index *ix, const chunk *c, buf *s)
 {
-    z_stream z = {0};
-    if (deflateInit(&z, 6) != Z_OK)
-        return -1;
-    uint8_t chunk[1 << 16];
-    int rc = Z_OK;
-    z.next_in = (Bytef *)src;
-    size_t left = n;
-    do {
-        uInt take = left > (1u << 30) ? (1u << 30) : (uInt)left;
-        z.avail_in = take;
-        left -= take;
-        int flush = left ? Z_NO_FLUSH : Z_FINISH;
-        do {
-            z.next_out = chunk;
-            z.avail_out = sizeof chunk;
-            rc = deflate(&z, flush);
-            put(out, chunk, sizeof chunk - z.avail_out);
-        } while (z.avail_out == 0);
-    } while (left);
-    deflateEnd(&z);
-    return rc == Z_STREAM_END && !out->oom ? 0 : -1;
-}
-
-static int put_section(buf *file, int id, const buf *raw)
-{
-    buf z = {0};
-    if (raw->oom || deflate_all(raw->p, raw->n, &z)) {
-        free(z.p);
-        return -1;
+    uint64_t f = c->first, e = c->first + c->count;
+    if (c->section == SEC_NAMES) {
+        for (size_t i = 0; i < ix->layout.n_files; i++)
+            put(s, ix->layout.files[i], strlen(ix->layout.files[i]) + 1);
+        for (size_t r = 0; r < ix->layout.n_rec; r++) {
+            put(s, ix->layout.rec[r].name, strlen(ix->layout.rec[r].name) + 1);
+            put_varint(s, ix->layout.rec[r].length);
+            put_varint(s, ix->layout.rec[r].file);
+        }
+    } else if (c->section == SEC_PHRASES) {
+        put_varint(s, ix->ph_start[f]);
+        uint64_t expect = 0;
+        for (uint64_t j = f; j < e; j++) {
+            uint64_t len = ix->ph_start[j + 1] - ix->ph_start[j];
+            int copy = ix->ph_src[j] != GS_LZ_LITERAL;
+            put_varint(s, len << 1 | (uint64_t)copy);
+            if (copy) {
+                put_varint(s, zigzag((int64_t)(ix->ph_src[j] - expect)));
+                expect = ix->ph_src[j] + len;
+            } else {
+                put(s, &ix->lit[j], 1);
+            }
+        }
+    } else if (c->section == SEC_PIECES) {
+        uint32_t prev_rec = ix->pc_rec[f];
+        uint64_t prev_end = ix->rec_off[prev_rec];
+        put_varint(s, prev_rec);
+        put_varint(s, ix->pc_koff[f]);
+        for (uint64_t p = f; p < e; p++) {
+            uint32_t r = ix->pc_rec[p];
+            if (r != prev_rec)
+                prev_end = ix->rec_off[r];
+            uint64_t len = ix->pc_koff[p + 1] - ix->pc_koff[p];
+            put_varint(s, r - prev_rec);
+            put_varint(s, ix->pc_pos[p] - prev_end);
+            put_varint(s, len);
+            prev_rec = r;
+            prev_end = ix->pc_pos[p] + len;
+        }
+    } else {
+        pack_kernel(ix->kernel + f, c->count, s);
     }
-    put_le(file, (uint64_t)id, 4);
-    put_le(file, raw->n, 8);
-    put_le(file, z.n, 8);
-    put_le(file, crc(raw->p, raw->n), 4);
-    put(file, z.p, z.n);
-    free(z.p);
-    return file->oom ? -1 : 0;
 }
 
-static void put_header(buf *b, const gs_lz_index *ix)
+static void *write_chunks(void *arg)
+{
+    chunk_pool *pool = *(chunk_pool **)arg;
+    struct libdeflate_compressor *z = libdeflate_alloc_compressor(6);
+    size_t i;
+    while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n) {
+        chunk *c = &pool->c[pool->n - 1 - i];
+        buf s = {0};
+        encode_chunk(pool->ix, c, &s);
+        if (z == NULL || s.oom) {
+            c->bad = 1;
+            free(s.p);
+            continue;
+        }
+        c->raw_len = s.n;
+        c->crc = crc(s.p, s.n);
+        size_t bound = libdeflate_deflate_compress_bound(z, s.n);
+        uint8_t *d = malloc(bound ? bound : 1);
+        size_t dn = d ? libdeflate_deflate_compress(z, s.p, s.n, d, bound) : 0;
+        if (dn > 0 && dn < s.n - s.n / 32) {
+            free(s.p);
+            c->out = d;
+            c->len = dn;
+            c->method = METHOD_DEFLATE;
+        } else {
+            free(d);
+            c->out = s.p;
+            c->len = s.n;
+            c->method = METHOD_STORED;
+        }
+    }
+    libdeflate_free_compressor(z);
+    return NULL;
+}
+
+static void put_header(buf *b, const gs_lz_index *ix, uint64_t n_chunks)
 {
     put(b, MAGIC, sizeof MAGIC);
     put_le(b, VERSION, 4);
     uint64_t h[N_HDR] = {ix->layout.n_rec, ix->layout.n_files, ix->n_residues, ix->n_phrases,
-                         ix->n_pieces, ix->kernel_len, ix->max_pat};
+                         ix->n_pieces, ix->kernel_len, ix->max_pat, n_chunks};
     size_t at = b->n;
     for (int i = 0; i < N_HDR; i++)
         put_le(b, h[i], 8);
@@ -255,73 +348,84 @@ static void put_header(buf *b, const gs_lz_index *ix)
         put_le(b, crc(b->p + at, 8 * N_HDR), 4);
 }
 
-gs_status gs_lz_write(const char *path, gs_lz_index *ix, gs_error *err)
+/* Names, then each section's chunks in order: the file's chunk table. */
+static chunk *plan_chunks(const gs_lz_index *ix, size_t *n, gs_error *err)
 {
-    buf file = {0}, s = {0};
-    int bad = 0;
-    put_header(&file, ix);
+    uint64_t kc, ic;
+    chunk_sizes(&kc, &ic);
+    size_t most = 1 + ix->n_phrases / ic + ix->n_pieces / ic + ix->kernel_len / kc + 3;
+    chunk *c = gs_calloc(most, sizeof *c, err, "index chunks");
+    if (c == NULL)
+        return NULL;
+    *n = 0;
+    c[(*n)++] = (chunk){.section = SEC_NAMES, .count = ix->layout.n_rec};
+    add_chunks(c, n, SEC_PHRASES, ix->n_phrases, ic);
+    add_chunks(c, n, SEC_PIECES, ix->n_pieces, ic);
+    add_chunks(c, n, SEC_KERNEL, ix->kernel_len, kc);
+    return c;
+}
 
-    for (size_t f = 0; f < ix->layout.n_files; f++)
-        put(&s, ix->layout.files[f], strlen(ix->layout.files[f]) + 1);
-    for (size_t r = 0; r < ix->layout.n_rec; r++) {
-        put(&s, ix->layout.rec[r].name, strlen(ix->layout.rec[r].name) + 1);
-        put_varint(&s, ix->layout.rec[r].length);
-        put_varint(&s, ix->layout.rec[r].file);
+static int clamp_threads(int threads, size_t tasks)
+{
+    if (threads > GS_BGZF_MAX_THREADS)
+        threads = GS_BGZF_MAX_THREADS;
+    if ((size_t)threads > tasks)
+        threads = (int)tasks;
+    return threads < 1 ? 1 : threads;
+}
+
+gs_status gs_lz_write(const char *path, gs_lz_index *ix, int threads, gs_error *err)
+{
+    size_t n = 0;
+    chunk *c = plan_chunks(ix, &n, err);
+    if (c == NULL)
+        return GS_ESYS;
+    threads = clamp_threads(threads, n);
+    chunk_pool pool = {.ix = ix, .c = c, .n = n};
+    chunk_pool *share[GS_BGZF_MAX_THREADS]; /* every thread takes from one pool */
+    for (int t = 0; t < threads; t++)
+        share[t] = &pool;
+    gs_run_parallel(write_chunks, share, sizeof *share, threads);
+    buf head = {0};
+    gs_status st = GS_OK;
+    put_header(&head, ix, n);
+    size_t at = head.n;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].bad)
+            head.oom = 1;
+        put_le(&head, (uint64_t)c[i].section, 4);
+        put_le(&head, (uint64_t)c[i].method, 4);
+        put_le(&head, c[i].first, 8);
+        put_le(&head, c[i].count, 8);
+        put_le(&head, c[i].raw_len, 8);
+        put_le(&head, c[i].len, 8);
+        put_le(&head, c[i].crc, 4);
     }
-    bad |= put_section(&file, SEC_NAMES, &s);
-
-    s.n = 0;
-    uint64_t expect = 0;
-    for (uint64_t j = 0; j < ix->n_phrases; j++) {
-        uint64_t len = ix->ph_start[j + 1] - ix->ph_start[j];
-        int copy = ix->ph_src[j] != GS_LZ_LITERAL;
-        put_varint(&s, len << 1 | (uint64_t)copy);
-        if (copy) {
-            put_varint(&s, zigzag((int64_t)(ix->ph_src[j] - expect)));
-            expect = ix->ph_src[j] + len;
-        }
+    if (!head.oom)
+        put_le(&head, crc(head.p + at, head.n - at), 4);
+    if (head.oom) {
+        st = gs_fail(err, GS_ESYS, "out of memory (writing %s)", path);
+        goto fail;
     }
-    bad |= put_section(&file, SEC_PHRASES, &s);
-
-    s.n = 0;
-    for (uint64_t j = 0; j < ix->n_phrases; j++)
-        if (ix->ph_src[j] == GS_LZ_LITERAL)
-            put(&s, &ix->lit[j], 1);
-    bad |= put_section(&file, SEC_LITERALS, &s);
-
-    s.n = 0;
-    uint32_t prev_rec = 0;
-    uint64_t prev_end = 0;
-    for (uint64_t p = 0; p < ix->n_pieces; p++) {
-        uint32_t r = ix->pc_rec[p];
-        if (r != prev_rec)
-            prev_end = ix->rec_off[r];
-        put_varint(&s, r - prev_rec);
-        put_varint(&s, ix->pc_pos[p] - prev_end);
-        put_varint(&s, ix->pc_koff[p + 1] - ix->pc_koff[p]);
-        prev_rec = r;
-        prev_end = ix->pc_pos[p] + ix->pc_koff[p + 1] - ix->pc_koff[p];
-    }
-    bad |= put_section(&file, SEC_PIECES, &s);
-
-    s.n = 0;
-    pack_kernel(ix->kernel, ix->kernel_len, &s);
-    bad |= put_section(&file, SEC_KERNEL, &s);
-    free(s.p);
-    if (bad) {
-        free(file.p);
-        return gs_fail(err, GS_ESYS, "out of memory (writing %s)", path);
-    }
-
     gs_replace_file rf;
-    gs_status st = gs_replace_open(&rf, path, "index", err);
+    st = gs_replace_open(&rf, path, "index", err);
     if (st == GS_OK) {
-        if (fwrite(file.p, 1, file.n, rf.f) != file.n)
+        uint64_t bytes = head.n;
+        int ok = fwrite(head.p, 1, head.n, rf.f) == head.n;
+        for (size_t i = 0; ok && i < n; i++) {
+            ok = fwrite(c[i].out, 1, c[i].len, rf.f) == c[i].len;
+            bytes += c[i].len;
+        }
+        if (!ok)
             gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), path);
         st = gs_replace_commit(&rf, "index", err);
+        ix->file_bytes = bytes;
     }
-    ix->file_bytes = file.n;
-    free(file.p);
+fail:
+    for (size_t i = 0; i < n; i++)
+        free(c[i].out);
+    free(c);
+    free(head.p);
     return err->code != GS_OK ? err->code : st;
 }
 
@@ -330,44 +434,6 @@ gs_status gs_lz_write(const char *path, gs_lz_index *ix, gs_error *err)
 static gs_status corrupt(gs_error *err, const char *path, const char *what)
 {
     return gs_fail(err, GS_EINPUT, "corrupt or truncated index: %s (%s)", what, path);
-}
-
-/* Inflate one section into *raw (allocated, raw_len bytes). */
-static gs_status get_section(rd *f, int id, const char *path, uint8_t **raw, uint64_t *raw_len,
-                             gs_error *err)
-{
-    char what[64];
-    snprintf(what, sizeof what, "section %s", sec_name[id]);
-    uint64_t sid = get_le(f, 4), n = get_le(f, 8), zn = get_le(f, 8), c = get_le(f, 4);
-    if (f->bad || sid != (uint64_t)id || zn > (uint64_t)(f->end - f->p))
-        return corrupt(err, path, what);
-    *raw = gs_malloc(n ? n : 1, err, what);
-    if (*raw == NULL)
-        return GS_ESYS;
-    z_stream z = {0};
-    if (inflateInit(&z) != Z_OK)
-        return gs_fail(err, GS_ESYS, "zlib cannot start (%s)", path);
-    z.next_in = (Bytef *)f->p;
-    z.next_out = *raw;
-    uint64_t in_left = zn, out_left = n;
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-        uInt ti = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
-        uInt to = out_left > (1u << 30) ? (1u << 30) : (uInt)out_left;
-        z.avail_in = ti;
-        z.avail_out = to;
-        rc = inflate(&z, Z_NO_FLUSH);
-        in_left -= ti - z.avail_in;
-        out_left -= to - z.avail_out;
-        if (rc == Z_OK && ti == z.avail_in && to == z.avail_out)
-            break; /* no progress: input or room exhausted */
-    }
-    inflateEnd(&z);
-    f->p += zn;
-    if (rc != Z_STREAM_END || in_left != 0 || out_left != 0 || crc(*raw, n) != (uint32_t)c)
-        return corrupt(err, path, what);
-    *raw_len = n;
-    return GS_OK;
 }
 
 static gs_status read_names(gs_lz_index *ix, const uint8_t *p, uint64_t n, uint64_t n_rec,
@@ -412,82 +478,362 @@ static uint64_t rec_end_at(const gs_lz_index *ix, uint64_t g)
     return ix->rec_off[gs_lz_last_le(ix->rec_off, ix->layout.n_rec, g) + 1];
 }
 
-static gs_status read_phrases(gs_lz_index *ix, const uint8_t *p, uint64_t n, const uint8_t *lit,
-                              uint64_t n_lit, const char *path, gs_error *err)
+/* Phrases [first, first + count); start/end: the global start of the
+ * first phrase and the end of the last. */
+static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
 {
     rd r = {p, p + n, 0};
-    uint64_t np = ix->n_phrases;
-    if (np > n) /* each phrase takes at least one byte */
-        return corrupt(err, path, "section phrases");
-    ix->ph_start = gs_malloc((np + 1) * sizeof *ix->ph_start, err, "phrases");
-    ix->ph_src = gs_malloc((np ? np : 1) * sizeof *ix->ph_src, err, "phrases");
-    ix->lit = gs_calloc(np ? np : 1, 1, err, "phrases");
-    if (!ix->ph_start || !ix->ph_src || !ix->lit)
-        return GS_ESYS;
-    uint64_t g = 0, expect = 0, li = 0, rec_end = 0;
-    for (uint64_t j = 0; j < np; j++) {
+    uint64_t g = get_varint(&r), expect = 0, rec_end = 0;
+    c->start[0] = g;
+    for (uint64_t j = c->first; j < c->first + c->count; j++) {
         uint64_t v = get_varint(&r), len = v >> 1;
         if (r.bad || len == 0 || g >= ix->n_residues)
-            return corrupt(err, path, "section phrases");
+            return 0;
         if (g >= rec_end)
             rec_end = rec_end_at(ix, g);
         if (len > rec_end - g) /* a phrase never crosses a record */
-            return corrupt(err, path, "section phrases");
+            return 0;
         ix->ph_start[j] = g;
         if (v & 1) {
             uint64_t s = expect + (uint64_t)unzigzag(get_varint(&r));
             if (r.bad || s >= g || len > rec_end_at(ix, s) - s)
-                return corrupt(err, path, "section phrases");
+                return 0;
             ix->ph_src[j] = s;
+            ix->lit[j] = 0;
             expect = s + len;
         } else {
-            if (len != 1 || li >= n_lit)
-                return corrupt(err, path, "section phrases");
+            if (len != 1 || r.p == r.end)
+                return 0;
             ix->ph_src[j] = GS_LZ_LITERAL;
-            ix->lit[j] = lit[li++];
+            ix->lit[j] = *r.p++;
         }
         g += len;
     }
-    if (r.p != r.end || g != ix->n_residues || li != n_lit)
-        return corrupt(err, path, "section phrases");
-    ix->ph_start[np] = g;
-    return GS_OK;
+    c->end[0] = g;
+    return r.p == r.end;
 }
 
-static gs_status read_pieces(gs_lz_index *ix, const uint8_t *p, uint64_t n, const char *path,
-                             gs_error *err)
+/* Pieces [first, first + count); start: (record, kernel offset) of the
+ * first piece; end: (record, end) of the last, and its kernel end. */
+static int read_pieces(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
 {
     rd r = {p, p + n, 0};
-    uint64_t np = ix->n_pieces;
-    if (np > n)
-        return corrupt(err, path, "section pieces");
-    ix->pc_rec = gs_malloc((np ? np : 1) * sizeof *ix->pc_rec, err, "pieces");
-    ix->pc_pos = gs_malloc((np ? np : 1) * sizeof *ix->pc_pos, err, "pieces");
-    ix->pc_koff = gs_malloc((np + 1) * sizeof *ix->pc_koff, err, "pieces");
-    if (!ix->pc_rec || !ix->pc_pos || !ix->pc_koff)
-        return GS_ESYS;
-    uint64_t rec = 0, prev_end = 0, k = 0;
-    ix->pc_koff[0] = 0;
-    for (uint64_t i = 0; i < np; i++) {
+    uint64_t rec = get_varint(&r), k = get_varint(&r);
+    if (r.bad || rec >= ix->layout.n_rec || k > ix->kernel_len)
+        return 0;
+    uint64_t prev_end = ix->rec_off[rec];
+    c->start[0] = rec;
+    c->start[1] = k;
+    for (uint64_t i = c->first; i < c->first + c->count; i++) {
         uint64_t dr = get_varint(&r), dp = get_varint(&r), len = get_varint(&r);
         if (r.bad || dr >= ix->layout.n_rec - rec)
-            return corrupt(err, path, "section pieces");
+            return 0;
         if (dr) {
             rec += dr;
             prev_end = ix->rec_off[rec];
         }
         uint64_t end = ix->rec_off[rec + 1];
         if (len == 0 || dp > end - prev_end || len > end - prev_end - dp || len > ix->kernel_len - k)
-            return corrupt(err, path, "section pieces");
+            return 0;
         ix->pc_rec[i] = (uint32_t)rec;
         ix->pc_pos[i] = prev_end + dp;
+        ix->pc_koff[i] = k;
         prev_end += dp + len;
         k += len;
-        ix->pc_koff[i + 1] = k;
     }
-    if (r.p != r.end || k != ix->kernel_len)
-        return corrupt(err, path, "section pieces");
+    c->end[0] = rec;
+    c->end[1] = prev_end;
+    c->end[2] = k;
+    return r.p == r.end;
+}
+
+/* Decode chunk c (its raw bytes checked against the CRC) into ix. */
+static int read_chunk(gs_lz_index *ix, chunk *c, struct libdeflate_decompressor *z)
+{
+    const uint8_t *raw = c->data;
+    uint8_t *own = NULL;
+    int ok = 0;
+    if (c->method == METHOD_DEFLATE) {
+        if (z == NULL || (own = malloc(c->raw_len ? c->raw_len : 1)) == NULL)
+            return -1; /* out of memory, not corrupt */
+        /* no actual_out: anything but exactly raw_len bytes fails */
+        if (libdeflate_deflate_decompress(z, c->data, c->len, own, c->raw_len, NULL) !=
+            LIBDEFLATE_SUCCESS)
+            goto done;
+        raw = own;
+    }
+    if (crc(raw, c->raw_len) != c->crc)
+        goto done;
+    if (c->section == SEC_PHRASES)
+        ok = read_phrases(ix, c, raw, c->raw_len);
+    else if (c->section == SEC_PIECES)
+        ok = read_pieces(ix, c, raw, c->raw_len);
+    else
+        ok = unpack_kernel(raw, c->raw_len, ix->kernel + c->first, c->count);
+done:
+    free(own);
+    return ok;
+}
+
+static void *read_chunks(void *arg)
+{
+    chunk_pool *pool = *(chunk_pool **)arg;
+    struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
+    size_t i;
+    while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n) {
+        chunk *c = &pool->c[pool->n - 1 - i];
+        int ok = read_chunk(pool->ix, c, z);
+        c->bad = ok < 0 ? 2 : !ok;
+    }
+    libdeflate_free_decompressor(z);
+    return NULL;
+}
+
+/* Each chunk continues where the one before it in its section ended. */
+static const char *check_chain(gs_lz_index *ix, const chunk *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const chunk *prev = i ? &c[i - 1] : NULL; /* of the same section when first > 0 */
+        if (c[i].section == SEC_PHRASES) {
+            if (c[i].start[0] != (c[i].first ? prev->end[0] : 0))
+                return "section phrases";
+        } else if (c[i].section == SEC_PIECES && c[i].first) {
+            uint64_t rec = ix->pc_rec[c[i].first];
+            if (c[i].start[1] != prev->end[2] || rec < prev->end[0] ||
+                (rec == prev->end[0] && ix->pc_pos[c[i].first] < prev->end[1]))
+                return "section pieces";
+        } else if (c[i].section == SEC_PIECES && c[i].start[1] != 0) {
+            return "section pieces";
+        }
+    }
+    uint64_t g = 0, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].section == SEC_PHRASES)
+            g = c[i].end[0];
+        if (c[i].section == SEC_PIECES)
+            k = c[i].end[2];
+    }
+    if (g != ix->n_residues)
+        return "section phrases";
+    if (k != ix->kernel_len)
+        return "section pieces";
+    ix->ph_start[ix->n_phrases] = g;
+    ix->pc_koff[ix->n_pieces] = k;
+    return NULL;
+}
+
+/* The chunk table: names first, then each section's chunks tiling its
+ * items in order, the stored bytes filling the rest of the file exactly. */
+static int check_table(const gs_lz_index *ix, uint64_t n_rec, const chunk *c, size_t n,
+                       uint64_t data_left)
+{
+    uint64_t total[N_SEC + 1] = {0, n_rec, ix->n_phrases, ix->n_pieces, ix->kernel_len};
+    uint64_t next = total[SEC_NAMES], bytes = 0; /* names: the one chunk, checked here */
+    int sec = SEC_NAMES;
+    if (n == 0 || c[0].section != SEC_NAMES || c[0].first != 0 || c[0].count != total[SEC_NAMES])
+        return 0;
+    for (size_t i = 0; i < n; i++) /* every chunk, names too: a known section and method */
+        if (c[i].section < SEC_NAMES || c[i].section > N_SEC ||
+            (c[i].method != METHOD_STORED && c[i].method != METHOD_DEFLATE) ||
+            (c[i].method == METHOD_STORED && c[i].len != c[i].raw_len))
+            return 0;
+    for (size_t i = 1; i <= n; i++) {
+        int s = i < n ? c[i].section : N_SEC + 1;
+        if (s != sec) { /* the previous section is complete; skip the empty ones */
+            if (s < sec || next != total[sec])
+                return 0;
+            for (sec++; sec < s && sec <= N_SEC; sec++)
+                if (total[sec] != 0)
+                    return 0;
+            next = 0;
+        }
+        if (i == n)
+            break;
+        const chunk *k = &c[i];
+        if (k->first != next || k->count == 0 || k->count > total[sec] - next ||
+            k->raw_len / 32 > k->count + 1) /* no item takes 32 bytes: no huge allocation */
+            return 0;
+        next += k->count;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].len > data_left - bytes)
+            return 0;
+        bytes += c[i].len;
+    }
+    return bytes == data_left;
+}
+
+typedef struct mapped {
+    uint8_t *p;
+    size_t n;
+    int is_map;
+} mapped;
+
+/* The whole file, mapped (read when it cannot be). */
+static gs_status map_file(const char *path, mapped *m, gs_error *err)
+{
+    int fd = open(path, O_RDONLY);
+    struct stat sb;
+    if (fd < 0)
+        return gs_fail(err, errno == ENOENT || errno == EACCES ? GS_EINPUT : GS_ESYS,
+                       "cannot open index: %s (%s)", strerror(errno), path);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0) {
+        close(fd);
+        return gs_fail(err, GS_EINPUT, "not a gscan LZ index (empty or not a file) (%s)", path);
+    }
+    m->n = (size_t)sb.st_size;
+    m->p = mmap(NULL, m->n, PROT_READ, MAP_PRIVATE, fd, 0);
+    m->is_map = m->p != MAP_FAILED;
+    if (!m->is_map) {
+        size_t got = 0;
+        ssize_t k = 1;
+        m->p = malloc(m->n);
+        while (m->p && got < m->n && (k = read(fd, m->p + got, m->n - got)) > 0)
+            got += (size_t)k;
+        if (m->p == NULL || got != m->n) {
+            close(fd);
+            free(m->p);
+            m->p = NULL;
+            return gs_fail(err, GS_ESYS, "cannot read index (%s)", path);
+        }
+    }
+    close(fd);
     return GS_OK;
+}
+
+static void unmap_file(mapped *m)
+{
+    if (m->p && m->is_map)
+        munmap(m->p, m->n);
+    else
+        free(m->p);
+}
+
+gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *err)
+{
+    memset(ix, 0, sizeof *ix);
+    mapped m = {0};
+    chunk *c = NULL;
+    const char *bad = NULL;
+    gs_status st = map_file(path, &m, err);
+    if (st != GS_OK)
+        return st;
+    ix->file_bytes = m.n;
+    rd f = {m.p, m.p + m.n, 0};
+    if (m.n < sizeof MAGIC || memcmp(m.p, MAGIC, sizeof MAGIC)) {
+        st = gs_fail(err, GS_EINPUT, "not a gscan LZ index (bad magic number) (%s)", path);
+        goto fail;
+    }
+    f.p += sizeof MAGIC;
+    uint64_t version = get_le(&f, 4);
+    if (!f.bad && version != VERSION) {
+        st = gs_fail(err, GS_EINPUT,
+                     "index version %llu, this gscan reads version %d: rebuild it with gscan "
+                     "index --lz (%s)", (unsigned long long)version, VERSION, path);
+        goto fail;
+    }
+    const uint8_t *h0 = f.p;
+    uint64_t h[N_HDR];
+    for (int i = 0; i < N_HDR; i++)
+        h[i] = get_le(&f, 8);
+    uint64_t hcrc = get_le(&f, 4);
+    if (f.bad || crc(h0, 8 * N_HDR) != (uint32_t)hcrc || h[0] > UINT32_MAX || h[6] == 0 ||
+        h[6] > UINT32_MAX || h[7] == 0 || h[7] > (uint64_t)(f.end - f.p) / ENTRY_BYTES) {
+        bad = "header";
+        goto fail;
+    }
+    ix->n_residues = h[2];
+    ix->n_phrases = h[3];
+    ix->n_pieces = h[4];
+    ix->kernel_len = h[5];
+    ix->max_pat = (uint32_t)h[6];
+    size_t n = (size_t)h[7];
+    if ((c = gs_calloc(n, sizeof *c, err, "index chunks")) == NULL) {
+        st = GS_ESYS;
+        goto fail;
+    }
+    const uint8_t *t0 = f.p;
+    for (size_t i = 0; i < n; i++) {
+        c[i].section = (int)get_le(&f, 4);
+        c[i].method = (int)get_le(&f, 4);
+        c[i].first = get_le(&f, 8);
+        c[i].count = get_le(&f, 8);
+        c[i].raw_len = get_le(&f, 8);
+        c[i].len = get_le(&f, 8);
+        c[i].crc = (uint32_t)get_le(&f, 4);
+    }
+    uint64_t tcrc = get_le(&f, 4);
+    if (f.bad || crc(t0, n * ENTRY_BYTES) != (uint32_t)tcrc) {
+        bad = "chunk table";
+        goto fail;
+    }
+    if (!check_table(ix, h[0], c, n, (uint64_t)(f.end - f.p))) {
+        bad = "chunk table";
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        c[i].data = f.p;
+        f.p += c[i].len;
+    }
+
+    /* names first, alone: every other check needs the record offsets */
+    struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
+    uint8_t *names = c[0].method == METHOD_DEFLATE ? malloc(c[0].raw_len ? c[0].raw_len : 1) : NULL;
+    const uint8_t *nraw = c[0].method == METHOD_DEFLATE ? names : c[0].data;
+    int zok = z != NULL && (c[0].method != METHOD_DEFLATE || names != NULL);
+    int nok = zok && (c[0].method != METHOD_DEFLATE ||
+                      libdeflate_deflate_decompress(z, c[0].data, c[0].len, names, c[0].raw_len,
+                                                    NULL) == LIBDEFLATE_SUCCESS) &&
+              crc(nraw, c[0].raw_len) == c[0].crc;
+    libdeflate_free_decompressor(z);
+    if (!zok)
+        st = gs_fail(err, GS_ESYS, "out of memory (index names)");
+    else if (!nok)
+        bad = "section names";
+    else
+        st = read_names(ix, nraw, c[0].raw_len, h[0], h[1], path, err);
+    free(names);
+    if (st != GS_OK || bad)
+        goto fail;
+
+    uint64_t np = ix->n_phrases, nk = ix->n_pieces;
+    ix->ph_start = gs_malloc((np + 1) * sizeof *ix->ph_start, err, "phrases");
+    ix->ph_src = gs_malloc((np ? np : 1) * sizeof *ix->ph_src, err, "phrases");
+    ix->lit = gs_malloc(np ? np : 1, err, "phrases");
+    ix->pc_rec = gs_malloc((nk ? nk : 1) * sizeof *ix->pc_rec, err, "pieces");
+    ix->pc_pos = gs_malloc((nk ? nk : 1) * sizeof *ix->pc_pos, err, "pieces");
+    ix->pc_koff = gs_malloc((nk + 1) * sizeof *ix->pc_koff, err, "pieces");
+    ix->kernel = gs_malloc(ix->kernel_len ? ix->kernel_len : 1, err, "kernel");
+    if (!ix->ph_start || !ix->ph_src || !ix->lit || !ix->pc_rec || !ix->pc_pos || !ix->pc_koff ||
+        !ix->kernel) {
+        st = GS_ESYS;
+        goto fail;
+    }
+    chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1};
+    chunk_pool *share[GS_BGZF_MAX_THREADS];
+    threads = clamp_threads(threads, n - 1);
+    for (int t = 0; t < threads; t++)
+        share[t] = &pool;
+    if (n > 1)
+        gs_run_parallel(read_chunks, share, sizeof *share, threads);
+    for (size_t i = 1; i < n && st == GS_OK && !bad; i++)
+        if (c[i].bad == 2)
+            st = gs_fail(err, GS_ESYS, "out of memory (index %s)", sec_name[c[i].section]);
+        else if (c[i].bad)
+            bad = sec_name[c[i].section];
+    if (st == GS_OK && !bad)
+        bad = check_chain(ix, c + 1, n - 1);
+fail:
+    if (bad)
+        st = corrupt(err, path, bad);
+    unmap_file(&m);
+    free(c);
+    if (st != GS_OK) {
+        uint64_t bytes = ix->file_bytes;
+        gs_lz_free(ix);
+        ix->file_bytes = bytes;
+    }
+    return st;
 }
 
 int gs_lz_is_index(const char *path)
@@ -499,93 +845,6 @@ int gs_lz_is_index(const char *path)
     size_t n = fread(m, 1, sizeof m, f);
     fclose(f);
     return n == sizeof m && !memcmp(m, MAGIC, sizeof m);
-}
-
-static gs_status slurp(const char *path, uint8_t **data, size_t *n, gs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return gs_fail(err, errno == ENOENT || errno == EACCES ? GS_EINPUT : GS_ESYS,
-                       "cannot open index: %s (%s)", strerror(errno), path);
-    buf b = {0};
-    uint8_t chunk[1 << 16];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-        put(&b, chunk, k);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || b.oom) {
-        free(b.p);
-        return gs_fail(err, GS_ESYS, "cannot read index (%s)", path);
-    }
-    *data = b.p;
-    *n = b.n;
-    return GS_OK;
-}
-
-gs_status gs_lz_read(const char *path, gs_lz_index *ix, gs_error *err)
-{
-    memset(ix, 0, sizeof *ix);
-    uint8_t *data = NULL, *sec[N_SEC + 1] = {0};
-    uint64_t len[N_SEC + 1] = {0};
-    size_t n = 0;
-    gs_status st = slurp(path, &data, &n, err);
-    if (st != GS_OK)
-        return st;
-    ix->file_bytes = n;
-    rd f = {data, data + n, 0};
-    if (n < sizeof MAGIC || memcmp(data, MAGIC, sizeof MAGIC)) {
-        st = gs_fail(err, GS_EINPUT, "not a gscan LZ index (bad magic number) (%s)", path);
-        goto fail;
-    }
-    f.p += sizeof MAGIC;
-    uint64_t version = get_le(&f, 4);
-    if (!f.bad && version != VERSION) {
-        st = gs_fail(err, GS_EINPUT, "index version %llu, this gscan reads version %d (%s)",
-                     (unsigned long long)version, VERSION, path);
-        goto fail;
-    }
-    const uint8_t *h0 = f.p;
-    uint64_t h[N_HDR];
-    for (int i = 0; i < N_HDR; i++)
-        h[i] = get_le(&f, 8);
-    uint64_t hcrc = get_le(&f, 4);
-    if (f.bad || crc(h0, 8 * N_HDR) != (uint32_t)hcrc || h[0] > UINT32_MAX || h[6] == 0 ||
-        h[6] > UINT32_MAX) {
-        st = corrupt(err, path, "header");
-        goto fail;
-    }
-    ix->n_residues = h[2];
-    ix->n_phrases = h[3];
-    ix->n_pieces = h[4];
-    ix->kernel_len = h[5];
-    ix->max_pat = (uint32_t)h[6];
-    for (int s = 1; s <= N_SEC && st == GS_OK; s++)
-        st = get_section(&f, s, path, &sec[s], &len[s], err);
-    if (st == GS_OK && f.p != f.end)
-        st = corrupt(err, path, "trailing bytes");
-    if (st == GS_OK)
-        st = read_names(ix, sec[SEC_NAMES], len[SEC_NAMES], h[0], h[1], path, err);
-    if (st == GS_OK)
-        st = read_phrases(ix, sec[SEC_PHRASES], len[SEC_PHRASES], sec[SEC_LITERALS],
-                          len[SEC_LITERALS], path, err);
-    if (st == GS_OK && (ix->kernel = gs_malloc(ix->kernel_len ? ix->kernel_len : 1, err,
-                                               "kernel")) == NULL)
-        st = GS_ESYS;
-    if (st == GS_OK && !unpack_kernel(sec[SEC_KERNEL], len[SEC_KERNEL], ix->kernel, ix->kernel_len))
-        st = corrupt(err, path, "section kernel");
-    if (st == GS_OK)
-        st = read_pieces(ix, sec[SEC_PIECES], len[SEC_PIECES], path, err);
-fail:
-    free(data);
-    for (int s = 1; s <= N_SEC; s++)
-        free(sec[s]);
-    if (st != GS_OK) {
-        uint64_t bytes = ix->file_bytes;
-        gs_lz_free(ix);
-        ix->file_bytes = bytes;
-    }
-    return st;
 }
 
 void gs_lz_info(const gs_lz_index *ix, FILE *out)

@@ -24,17 +24,34 @@
 
 /* ---- the kernel as a source --------------------------------------------- */
 
+int gs_lz_separator(const gs_patset *ps, gs_alphabet alphabet)
+{
+    if (alphabet == GS_ALPHA_DNA)
+        return 'N'; /* contract §2: no pattern position matches a non-base */
+    uint8_t used[256] = {0};
+    for (uint32_t p = 0; p < ps->n; p++)
+        for (uint32_t i = 0; i < ps->v[p].len; i++)
+            used[ps->v[p].bytes[i]] = 1;
+    for (int c = 0; c < 256; c++)
+        if (!used[c])
+            return c;
+    return -1;
+}
+
 void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, size_t block,
-                    size_t overlap)
+                    size_t overlap, int sep)
 {
     uint64_t k = ix->kernel_len;
     /* 128-bit free split: k * part overflows only past 2^64 / n_parts residues */
     uint64_t a = (uint64_t)((unsigned __int128)k * (unsigned)part / (unsigned)n_parts);
     uint64_t b = (uint64_t)((unsigned __int128)k * (unsigned)(part + 1) / (unsigned)n_parts);
-    *s = (gs_lz_src){.ix = ix, .cur = a, .end = b, .block = block, .overlap = overlap};
+    *s = (gs_lz_src){.ix = ix, .cur = a, .end = b, .block = block, .overlap = overlap, .sep = sep};
     s->piece = a < b ? gs_lz_last_le(ix->pc_koff, ix->n_pieces, a) : 0;
 }
 
+/* Owned residues from cur on, then the next pieces after a separator while
+ * the block has room; the overlap only inside the last piece (a hit never
+ * crosses a separator). */
 static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
 {
     (void)err;
@@ -44,18 +61,29 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
     const gs_lz_index *ix = s->ix;
     while (ix->pc_koff[s->piece + 1] <= s->cur)
         s->piece++;
-    uint64_t p_beg = ix->pc_koff[s->piece], p_end = ix->pc_koff[s->piece + 1];
-    uint64_t own_end = p_end < s->end ? p_end : s->end;
-    uint64_t own = own_end - s->cur < s->block ? own_end - s->cur : s->block;
-    uint64_t stop = s->cur + own + s->overlap;
-    if (stop > p_end)
-        stop = p_end;
-    uint32_t rec = ix->pc_rec[s->piece];
-    memcpy(buf, ix->kernel + s->cur, stop - s->cur);
-    *seg = (gs_segment){.record = rec,
-                        .base = ix->pc_pos[s->piece] + (s->cur - p_beg) - ix->rec_off[rec],
-                        .text = buf, .len = (size_t)(stop - s->cur), .own = (size_t)own};
-    s->cur += own;
+    *seg = (gs_segment){.record = 0, .base = s->cur + s->piece, .text = buf};
+    size_t n = 0;
+    for (;;) {
+        uint64_t p_end = ix->pc_koff[s->piece + 1];
+        uint64_t own_end = p_end < s->end ? p_end : s->end;
+        uint64_t own = own_end - s->cur < s->block - n ? own_end - s->cur : s->block - n;
+        memcpy(buf + n, ix->kernel + s->cur, own);
+        n += own;
+        s->cur += own;
+        if (s->cur < p_end) { /* the block is full or the range ends inside the piece */
+            uint64_t stop = s->cur + s->overlap < p_end ? s->cur + s->overlap : p_end;
+            memcpy(buf + n, ix->kernel + s->cur, stop - s->cur);
+            seg->own = n;
+            seg->len = n + (size_t)(stop - s->cur);
+            return 1;
+        }
+        /* the piece is done: join the next one while it is owned and fits */
+        if (s->sep < 0 || s->cur >= s->end || n + 2 > s->block)
+            break;
+        buf[n++] = (uint8_t)s->sep;
+        s->piece++;
+    }
+    seg->own = seg->len = n;
     return 1;
 }
 
@@ -251,6 +279,68 @@ static void srcs_free(srcs *sr)
     free(sr->tree);
 }
 
+/* The source list built on a thread of its own while the kernel is
+ * scanned: on the GPU the host is idle then, and on 1000 strains the list
+ * (14 M copy phrases) is most of locate. */
+struct gs_lz_ahead {
+    const gs_lz_index *ix;
+    int threads;
+    pthread_t tid;
+    srcs sr;
+    gs_status st;
+    gs_error err; /* the thread's own: the caller's may be in use meanwhile */
+    double secs;
+};
+
+static void *ahead_main(void *arg)
+{
+    struct gs_lz_ahead *a = arg;
+    double t0 = gs_now();
+    a->st = build_srcs(a->ix, &a->sr, a->threads, &a->err);
+    a->secs = gs_now() - t0;
+    return NULL;
+}
+
+void gs_lz_locate_ahead(gs_lz_index *ix, int threads)
+{
+    struct gs_lz_ahead *a = calloc(1, sizeof *a);
+    if (a == NULL || ix->ahead != NULL)
+        goto fail;
+    *a = (struct gs_lz_ahead){.ix = ix, .threads = threads < 1 ? 1 : threads};
+    if (pthread_create(&a->tid, NULL, ahead_main, a) != 0)
+        goto fail;
+    ix->ahead = a;
+    return;
+fail:
+    free(a);
+}
+
+/* Wait for the list built ahead; its status, its time in *secs. */
+static gs_status ahead_join(gs_lz_index *ix, srcs *sr, double *secs, gs_error *err)
+{
+    struct gs_lz_ahead *a = ix->ahead;
+    pthread_join(a->tid, NULL);
+    *sr = a->sr;
+    *secs = a->secs;
+    gs_status st = a->st;
+    if (st != GS_OK)
+        *err = a->err;
+    free(a);
+    ix->ahead = NULL;
+    return st;
+}
+
+void gs_lz_ahead_free(gs_lz_index *ix)
+{
+    if (ix->ahead == NULL)
+        return;
+    srcs sr;
+    double secs;
+    gs_error scratch = {0};
+    ahead_join(ix, &sr, &secs, &scratch);
+    srcs_free(&sr);
+}
+
 static int push(locate_thread *t, uint64_t g)
 {
     if (t->n_stack == t->cap_stack) {
@@ -350,7 +440,7 @@ static int is_primary(const gs_lz_index *ix, uint64_t g, uint64_t m)
     return ix->ph_src[j] == GS_LZ_LITERAL || g + m > ix->ph_start[j + 1];
 }
 
-gs_status gs_lz_locate(const gs_lz_index *ix, const gs_patset *ps, int n_strands,
+gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
                        gs_hits *kernel_hits, int want_hits, int threads, uint64_t *counts,
                        gs_hits *out, gs_error *err)
 {
@@ -359,9 +449,10 @@ gs_status gs_lz_locate(const gs_lz_index *ix, const gs_patset *ps, int n_strands
     occ *prim = NULL;
     uint64_t n_prim = 0;
     memset(out, 0, sizeof *out);
-    double t0 = gs_now();
-    gs_status st = build_srcs(ix, &sr, threads < 1 ? 1 : threads, err);
-    double t_srcs = gs_now() - t0;
+    double t0 = gs_now(), built_ahead = 0;
+    gs_status st = ix->ahead ? ahead_join(ix, &sr, &built_ahead, err)
+                             : build_srcs(ix, &sr, threads < 1 ? 1 : threads, err);
+    double t_srcs = gs_now() - t0; /* with a list built ahead: the wait for it */
     if (st != GS_OK)
         goto fail;
     prim = gs_malloc((kernel_hits->n ? kernel_hits->n : 1) * sizeof *prim, err, "primaries");
@@ -371,7 +462,16 @@ gs_status gs_lz_locate(const gs_lz_index *ix, const gs_patset *ps, int n_strands
     }
     for (size_t i = 0; i < kernel_hits->n; i++) {
         const gs_hit *h = &kernel_hits->v[i];
-        uint64_t g = ix->rec_off[h->record] + h->start;
+        /* joined position j: piece p is the last with pc_koff[p] + p <= j */
+        uint64_t lo = 0, hi = ix->n_pieces;
+        while (hi - lo > 1) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (ix->pc_koff[mid] + mid <= h->start)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        uint64_t g = ix->pc_pos[lo] + (h->start - lo - ix->pc_koff[lo]);
         if (is_primary(ix, g, ps->v[h->pattern].len))
             prim[n_prim++] = (occ){.g = g, .pattern = h->pattern, .strand = h->strand};
     }
@@ -410,8 +510,9 @@ gs_status gs_lz_locate(const gs_lz_index *ix, const gs_patset *ps, int n_strands
         goto fail;
 
     if (getenv("GS_DEBUG_TIME")) /* the locate figures of docs/performance.md */
-        fprintf(stderr, "gscan: locate: sources %.3f s (%llu copy phrases), occurrences %.3f s "
-                "(%llu primary, %d threads)\n", t_srcs, (unsigned long long)sr.n,
+        fprintf(stderr, "gscan: locate: sources %.3f s (%llu copy phrases%s), occurrences "
+                "%.3f s (%llu primary, %d threads)\n", built_ahead > 0 ? built_ahead : t_srcs,
+                (unsigned long long)sr.n, built_ahead > 0 ? ", built during the scan" : "",
                 gs_now() - t0 - t_srcs, (unsigned long long)n_prim, threads);
     size_t total = 0;
     for (int i = 0; i < threads; i++) {

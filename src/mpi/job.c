@@ -421,7 +421,9 @@ static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
  * occurrences that cross phrase boundaries outside the kernel. */
 static gs_status open_lz(job *j, gs_error *err)
 {
-    gs_status st = gs_lz_read(j->o->index, &j->lz, err);
+    gs_status st = gs_lz_read(j->o->index, j->threads, &j->lz, err);
+    if (st == GS_OK)
+        gs_lz_locate_ahead(&j->lz, j->threads); /* overlaps the kernel scan */
     j->mode = MODE_LZ;
     j->bytes_read = j->lz.file_bytes;
     for (uint32_t p = 0; st == GS_OK && p < j->ps.n; p++)
@@ -585,7 +587,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     if (j->mode == MODE_LZ) {
         /* primaries need their positions even when only counts are asked */
         gs_lz_src ls;
-        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, (size_t)o->block, j->overlap);
+        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, (size_t)o->block, j->overlap,
+                       gs_lz_separator(&j->ps, o->alphabet));
         gs_source src = gs_source_lz(&ls);
         cfg.want_hits = 1;
         size_t n = (size_t)j->ps.n * (size_t)j->ks.n_strands;

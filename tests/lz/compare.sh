@@ -72,7 +72,12 @@ check s.fa s3.patterns 24 --report hits --strand both
 check s.fa s.patterns 24 --report counts --strand forward
 check t.fa s1.patterns 1 --report hits
 check s.fa s3.patterns 24 --report hits --block-size 7 -t 2
+# An index cut into tiny chunks (GS_LZ_CHUNK items a chunk): chunk edges
+# inside phrases, pieces and the kernel, read on several threads.
+GS_LZ_CHUNK=7 check s.fa s3.patterns 24 --report hits -t 3
+GS_LZ_CHUNK=1 check t.fa s1.patterns 1 --report hits -t 2
 if [ "$quick" != 1 ]; then
+  GS_LZ_CHUNK=1000 check s.fa s.patterns 64 --report counts -t 2
   check s.fa s3.patterns 24 --report hits --strand forward
   check s.fa s.patterns 24 --report counts --strand both
   check s.fa s3.patterns 64 --report hits
@@ -80,6 +85,10 @@ if [ "$quick" != 1 ]; then
   check s.fa s1.patterns 1 --report counts
   check s.fa s3.patterns 24 --report hits --alphabet bytes
   check s.fa s3.patterns 24 --report hits -e rk -t 1
+  # bytes patterns that use all 256 values leave no separator: one piece a
+  # segment
+  { for i in $(seq 0 255); do printf 'b%d\t\\x%02x\n' $i $i; done; cat s.patterns; } > all256.patterns
+  check s.fa all256.patterns 24 --report counts --alphabet bytes --block-size 50
 fi
 
 # Many small collections: random M, many short (and some empty) records,
@@ -179,6 +188,44 @@ for at in 9 30 $((size / 3)) $((size - 10)); do
   expect "corrupt byte at $at" 2 "bad.gsx" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index bad.gsx
   expect "info corrupt byte at $at" 2 "bad.gsx" "$GSCAN" info bad.gsx
 done
+# The chunked layout: a flipped byte in the header, the chunk table, or any
+# chunk (deflated phrases and pieces, stored kernel), and an index of the
+# earlier format, which must be rebuilt.
+GS_LZ_CHUNK=50 "$GSCAN" index --lz -m 24 -o k.gsx s.fa
+size=$(stat -c %s k.gsx)
+for at in 12 75 100 300 $((size / 9)) $((size / 4)) $((size / 2)) $((size * 3 / 4)) $((size - 1)); do
+  cp k.gsx bad.gsx
+  printf '\x5a' | dd of=bad.gsx bs=1 seek=$at conv=notrunc status=none
+  cmp -s k.gsx bad.gsx && printf '\xa5' | dd of=bad.gsx bs=1 seek=$at conv=notrunc status=none
+  expect "chunked, corrupt byte at $at" 2 "corrupt or truncated index" "$GSCAN" scan -q -t 3 -p s.patterns -o bad.h5 --index bad.gsx
+done
+for cut in 80 $((size / 3)) $((size - 5)); do
+  head -c $cut k.gsx > cut.gsx
+  expect "chunked, truncated at $cut" 2 "cut.gsx" "$GSCAN" scan -q -t 3 -p s.patterns -o bad.h5 --index cut.gsx
+done
+# Tables that pass their CRC but lie (the CRC recomputed): an unknown
+# section or method, chunks that overlap, leave a gap or miscount their
+# bytes.
+for lie in "0 0 9" "0 0 0" "0 4 7" "1 4 7" "1 8 1" "2 16 1" "1 24 1" "-1 16 1" "-1 24 1" "-1 32 1"; do
+  python3 - k.gsx lie.gsx $lie <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], "rb").read())
+entry, field, add = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+n = struct.unpack_from("<Q", d, 68)[0]
+entry %= n
+at = 80 + 44 * entry + field
+size = 4 if field in (0, 4, 40) else 8
+v = int.from_bytes(d[at:at + size], "little")
+v = add if field in (0, 4) else (v + add) % (1 << (8 * size))
+d[at:at + size] = v.to_bytes(size, "little")
+struct.pack_into("<I", d, 80 + 44 * n, zlib.crc32(bytes(d[80:80 + 44 * n])))
+open(sys.argv[2], "wb").write(d)
+PY
+  expect "chunk table that lies: $lie" 2 "corrupt or truncated index" "$GSCAN" scan -q -t 2 -p s.patterns -o bad.h5 --index lie.gsx
+done
+cp k.gsx old.gsx
+printf '\x01' | dd of=old.gsx bs=1 seek=8 conv=notrunc status=none
+expect "index of format version 1" 2 "rebuild it" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index old.gsx
 expect "missing index" 2 "nope.gsx" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index nope.gsx
 expect "index and corpus" 1 "--index" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index c.gsx s.fa
 expect "index without -o" 1 "--out" "$GSCAN" index --lz s.fa
