@@ -15,7 +15,8 @@
 #
 # prints PASS or FAIL per case and a summary; exits 77 where no GPU is
 # visible (GS_APPROX_DEVICE=cpu runs the "GPU" side on the CPU: a check of
-# this script itself on a machine without a GPU).
+# this script itself on a machine without a GPU; GS_APPROX_ONLY=REGEX runs
+# only the workloads whose name matches, "verify" for the --verify cases).
 set -uo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 CACHE=${2:-$(cd "$(dirname "$0")/../.." && pwd)/data/cache}
@@ -30,6 +31,7 @@ if ! "$GSCAN" scan -q -d "$DEV" --max-edits 1 -p probe.txt -o probe.h5 probe.fa 
   exit 77
 fi
 fails=0 runs=0
+only=${GS_APPROX_ONLY:-.} # a regex: only the workloads (and "verify") whose name matches
 result() { # name status
   runs=$((runs + 1))
   if [ "$2" = 0 ]; then echo "PASS $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
@@ -41,6 +43,7 @@ same() { # ref.h5 out.h5: counts and hits equal
 # name ref_engine min_len "K values" "blocks" fasta patterns
 run_cases() {
   local name=$1 ref=$2 fa=$5 pat=$6
+  [[ "$name" =~ $only ]] || return 0
   for mode in mismatches edits; do
     for strand in both forward; do
       for K in $3; do
@@ -104,6 +107,7 @@ fi
 
 # --verify checks the GPU against the CPU bv in the same run; auto picks the GPU
 for mode in mismatches edits; do
+  [[ verify =~ $only ]] || break
   st=0
   "$GSCAN" scan -q -d "$DEV" --verify --max-$mode 3 --best-per-site -p w2.patterns -o v.h5 w2.fa || st=1
   result "--verify --max-$mode 3 --best-per-site" $st
