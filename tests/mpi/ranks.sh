@@ -31,15 +31,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 fails=0 runs=0
-same() { # a.h5 b.h5 label
-  local d
-  runs=$((runs + 1))
-  for d in /counts /patterns /records /files $4; do
-    if ! h5diff -q "$1" "$2" "$d" "$d" >/dev/null 2>&1; then
-      echo "FAIL $3: $d differs"; fails=$((fails + 1)); return
-    fi
-  done
-}
+# shellcheck source=../lib/same_h5.sh
+source "$root/tests/lib/same_h5.sh"
 "$GSCAN" gen -o w -s 11 -n 300K -r 9 -k 1500 --min-length 4 --max-length 40 --planted 0.6 \
   --degenerate 0.1 --palindromes 0.1 --n-runs 10
 gzip -c w.fa > w.fa.gz
