@@ -30,6 +30,7 @@ struct gs_h5_file {
     hid_t fid;
     char *path;
     uint64_t limit; /* most bytes any dataset or attribute may hold (see above) */
+    uint64_t bytes; /* the file's size */
     uint64_t n_pat, n_rec, n_files, n_hits;
     int n_strands, has_hits;
     int approx; /* /hits/distance and /hits/end are present (approximate modes) */
@@ -45,6 +46,24 @@ enum { MAX_RATIO = 1032, SLACK = 1 << 20 };
 static int fits(const gs_h5_file *f, uint64_t n, uint64_t size)
 {
     return size <= f->limit && (size == 0 || n <= f->limit / size);
+}
+
+/* Every stored chunk of a chunked dataset lies inside the file: HDF5 1.10
+ * allocates a chunk's stored size, as the chunk index says, before reading
+ * it (a fuzzed index asked for 4 GiB for a 36 KiB file). */
+static int chunks_in_file(const gs_h5_file *f, hid_t d, hid_t sp)
+{
+    hsize_t n = 0;
+    if (H5Dget_num_chunks(d, sp, &n) < 0)
+        return 0;
+    for (hsize_t i = 0; i < n; i++) {
+        haddr_t addr = 0;
+        hsize_t size = 0;
+        if (H5Dget_chunk_info(d, sp, i, NULL, NULL, &addr, &size) < 0 || addr == HADDR_UNDEF
+            || addr > f->bytes || size > f->bytes - addr)
+            return 0;
+    }
+    return 1;
 }
 
 /* Check that dataset name exists with the given rank (1 or 2; cols: the
@@ -92,6 +111,8 @@ static int dset_check(gs_h5_file *f, const char *name, int rank, hsize_t cols, H
              && (H5Pget_chunk(dcpl, 2, chunk) != rank || chunk[0] < 1
                  || chunk[0] > (dims[0] ? dims[0] : 1)
                  || (rank == 2 && (chunk[1] < 1 || chunk[1] > dims[1]))))
+        why = "has chunks that do not fit it";
+    else if (lay == H5D_CHUNKED && !chunks_in_file(f, d, sp))
         why = "has chunks that do not fit it";
     if (dcpl >= 0)
         H5Pclose(dcpl);
@@ -294,6 +315,7 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
         goto fail;
     }
     f->limit = (uint64_t)st.st_size * MAX_RATIO + SLACK;
+    f->bytes = (uint64_t)st.st_size;
     hsize_t pd[2], rd[2], fd[2], cd[2], hd[2];
     if (H5Aexists(f->fid, "gscan_version") <= 0 || H5Lexists(f->fid, "/patterns", H5P_DEFAULT) <= 0
         || H5Lexists(f->fid, "/records", H5P_DEFAULT) <= 0) {
