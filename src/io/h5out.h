@@ -59,6 +59,9 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
 /* Reading back, for gscan info / export and tests (serial, one process). */
 typedef struct gs_h5_file gs_h5_file;
 gs_status gs_h5_open(const char *path, gs_h5_file **f, gs_error *err);
+/* 1 when reading a crafted file made HDF5 fault and the open was abandoned:
+ * the process should leave without closing HDF5 (its state is not whole). */
+int gs_h5_read_abandoned(void);
 void gs_h5_close(gs_h5_file *f);
 /* Print the human summary of gscan info. */
 gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err);

@@ -16,10 +16,14 @@
 #include <errno.h>
 #include <hdf5.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <libdeflate.h>
 
 #include "h5_internal.h"
 #include "h5out.h"
@@ -48,22 +52,105 @@ static int fits(const gs_h5_file *f, uint64_t n, uint64_t size)
     return size <= f->limit && (size == 0 || n <= f->limit / size);
 }
 
-/* Every stored chunk of a chunked dataset lies inside the file: HDF5 1.10
- * allocates a chunk's stored size, as the chunk index says, before reading
- * it (a fuzzed index asked for 4 GiB for a 36 KiB file). */
-static int chunks_in_file(const gs_h5_file *f, hid_t d, hid_t sp)
+/* H5Dopen2 with SIGFPE turned into a failed open: HDF5 1.10 divides by a
+ * chunk dimension read from the file before checking it (a fuzzed layout
+ * message with a zero dimension), so a crafted file could kill the process
+ * before any check of ours runs. The open that faults is abandoned (its
+ * memory is lost; the caller reports the file and the process ends). */
+static sigjmp_buf fpe_jump;
+static volatile sig_atomic_t fpe_armed;
+static int abandoned; /* an open was abandoned: HDF5's state is not whole */
+
+int gs_h5_read_abandoned(void)
 {
-    hsize_t n = 0;
-    if (H5Dget_num_chunks(d, sp, &n) < 0)
-        return 0;
-    for (hsize_t i = 0; i < n; i++) {
-        haddr_t addr = 0;
-        hsize_t size = 0;
-        if (H5Dget_chunk_info(d, sp, i, NULL, NULL, &addr, &size) < 0 || addr == HADDR_UNDEF
-            || addr > f->bytes || size > f->bytes - addr)
+    return abandoned;
+}
+
+static void on_fpe(int sig)
+{
+    if (fpe_armed)
+        siglongjmp(fpe_jump, 1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static hid_t open_dset_guarded(hid_t fid, const char *name)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fpe;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGFPE, &sa, &old) != 0)
+        return H5Dopen2(fid, name, H5P_DEFAULT);
+    volatile hid_t d = -1;
+    if (sigsetjmp(fpe_jump, 1) == 0) {
+        fpe_armed = 1;
+        d = H5Dopen2(fid, name, H5P_DEFAULT);
+    } else {
+        abandoned = 1;
+    }
+    fpe_armed = 0;
+    sigaction(SIGFPE, &old, NULL);
+    return d;
+}
+
+/* Every stored chunk of a chunked dataset lies inside the file and inflates
+ * to exactly one chunk: HDF5 1.10 allocates a chunk's stored size, as the
+ * chunk index says, before reading it (a fuzzed index asked for 4 GiB for a
+ * 36 KiB file), and copies a whole chunk out of a shorter inflated one (a
+ * heap overflow). gscan's chunks are deflated (after a shuffle, which keeps
+ * the size); each is read raw and inflated here first, once per open. */
+static int chunks_whole(const gs_h5_file *f, hid_t d, hid_t dcpl, hid_t sp, size_t chunk_bytes)
+{
+    int nf = H5Pget_nfilters(dcpl), ok = 0, deflate_at = -1;
+    for (int i = 0; i < nf; i++) {
+        unsigned flags = 0, cd[8];
+        size_t ncd = 8;
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL);
+        if (id == H5Z_FILTER_DEFLATE)
+            deflate_at = i;
+        else if (id != H5Z_FILTER_SHUFFLE)
             return 0;
     }
-    return 1;
+    hsize_t n = 0;
+    if (nf < 0 || H5Dget_num_chunks(d, sp, &n) < 0)
+        return 0;
+    struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
+    uint8_t *raw = NULL, *out = malloc(chunk_bytes ? chunk_bytes : 1);
+    size_t raw_cap = 0;
+    if (z == NULL || out == NULL)
+        goto done;
+    for (hsize_t i = 0; i < n; i++) {
+        haddr_t addr = 0;
+        hsize_t size = 0, offset[2] = {0, 0};
+        unsigned mask = 0;
+        uint32_t read_mask = 0;
+        if (H5Dget_chunk_info(d, sp, i, offset, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF
+            || addr > f->bytes || size > f->bytes - addr)
+            goto done;
+        if (size > raw_cap) {
+            uint8_t *r = realloc(raw, (size_t)size);
+            if (r == NULL)
+                goto done;
+            raw = r;
+            raw_cap = (size_t)size;
+        }
+        if (H5Dread_chunk(d, H5P_DEFAULT, offset, &read_mask, raw) < 0)
+            goto done;
+        if (deflate_at >= 0 && !(read_mask & (1u << deflate_at))) {
+            if (libdeflate_zlib_decompress(z, raw, (size_t)size, out, chunk_bytes, NULL)
+                != LIBDEFLATE_SUCCESS)
+                goto done;
+        } else if (size != chunk_bytes) {
+            goto done;
+        }
+    }
+    ok = 1;
+done:
+    libdeflate_free_decompressor(z);
+    free(raw);
+    free(out);
+    return ok;
 }
 
 /* Check that dataset name exists with the given rank (1 or 2; cols: the
@@ -77,9 +164,9 @@ static int dset_check(gs_h5_file *f, const char *name, int rank, hsize_t cols, H
     hid_t d = -1, sp = -1, t = -1;
     dims[0] = 0;
     dims[1] = 1;
-    if (H5Lexists(f->fid, name, H5P_DEFAULT) <= 0 || (d = H5Dopen2(f->fid, name, H5P_DEFAULT)) < 0
+    if (H5Lexists(f->fid, name, H5P_DEFAULT) <= 0 || (d = open_dset_guarded(f->fid, name)) < 0
         || (sp = H5Dget_space(d)) < 0 || (t = H5Dget_type(d)) < 0) {
-        why = "is missing";
+        why = abandoned ? "has a layout HDF5 cannot open" : "is missing";
         goto done;
     }
     int r = H5Sget_simple_extent_ndims(sp);
@@ -112,7 +199,8 @@ static int dset_check(gs_h5_file *f, const char *name, int rank, hsize_t cols, H
                  || chunk[0] > (dims[0] ? dims[0] : 1)
                  || (rank == 2 && (chunk[1] < 1 || chunk[1] > dims[1]))))
         why = "has chunks that do not fit it";
-    else if (lay == H5D_CHUNKED && !chunks_in_file(f, d, sp))
+    else if (lay == H5D_CHUNKED
+             && !chunks_whole(f, d, dcpl, sp, (size_t)(chunk[0] * (rank == 2 ? chunk[1] : 1)) * size))
         why = "has chunks that do not fit it";
     if (dcpl >= 0)
         H5Pclose(dcpl);

@@ -53,7 +53,7 @@ leaks=1
 echo "fuzzing $target for $seconds s"
 cd "$out"
 GS_FUZZ=$target GS_FUZZ_BGZF=$bgzf ASAN_OPTIONS=detect_leaks=$leaks:allocator_may_return_null=1 \
-  "$bin" -max_total_time="$seconds" -timeout=20 -error_exitcode=1 -timeout_exitcode=1 -rss_limit_mb=2048 -max_len=65536 \
+  "$bin" -seed="${GS_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=20 -error_exitcode=1 -timeout_exitcode=1 -rss_limit_mb=2048 -max_len=65536 \
   -artifact_prefix="$out/crash-$target-" -print_final_stats=1 \
   "$out/corpus/$target" "$here/corpus/$target" 2>&1 | tail -25
 exit "${PIPESTATUS[0]}"
