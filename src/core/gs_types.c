@@ -39,16 +39,24 @@ int gs_hit_cmp(const void *a, const void *b)
     return 0;
 }
 
+int gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : first;
+    void *old, *v;
+    memcpy(&old, vp, sizeof old); /* the caller's T*, read and written as bytes */
+    if ((v = realloc(old, c * elem)) == NULL)
+        return -1;
+    memcpy(vp, &v, sizeof v);
+    *cap = c;
+    return 0;
+}
+
 int gs_hits_push(gs_hits *h, const gs_hit *hit)
 {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 1024;
-        gs_hit *v = realloc(h->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        h->v = v;
-        h->cap = cap;
-    }
+    if (gs_grow(&h->v, &h->cap, h->n, sizeof *h->v, 1024))
+        return -1;
     h->v[h->n++] = *hit;
     return 0;
 }

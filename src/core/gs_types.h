@@ -88,6 +88,10 @@ typedef struct gs_hits {
 } gs_hits;
 
 /* Append; returns 0, or -1 when out of memory (h is unchanged then). */
+/* Room for element n of the array *vp (a pointer to the array pointer, of
+ * *cap elements of elem bytes): doubles the array, from first elements,
+ * when n == *cap. 0, or -1 (array and cap unchanged) when memory is short. */
+int gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first);
 int gs_hits_push(gs_hits *h, const gs_hit *hit);
 void gs_hits_free(gs_hits *h);
 

@@ -103,14 +103,8 @@ static int part_header(part *p, const uint8_t *s, size_t len, uint64_t offset)
         i++;
     for (j = i; j < len && !is_blank(s[j]);)
         j++;
-    if (p->n_rec == p->cap) {
-        size_t c = p->cap ? p->cap * 2 : 64;
-        part_rec *v = realloc(p->rec, c * sizeof *v);
-        if (v == NULL)
-            return -1;
-        p->rec = v;
-        p->cap = c;
-    }
+    if (gs_grow(&p->rec, &p->cap, p->n_rec, sizeof *p->rec, 64))
+        return -1;
     char *name = malloc(j - i + 1);
     if (name == NULL)
         return -1;

@@ -343,14 +343,8 @@ void gs_lz_ahead_free(gs_lz_index *ix)
 
 static int push(locate_thread *t, uint64_t g)
 {
-    if (t->n_stack == t->cap_stack) {
-        size_t cap = t->cap_stack ? 2 * t->cap_stack : 256;
-        uint64_t *s = realloc(t->stack, cap * sizeof *s);
-        if (s == NULL)
-            return -1;
-        t->stack = s;
-        t->cap_stack = cap;
-    }
+    if (gs_grow(&t->stack, &t->cap_stack, t->n_stack, sizeof *t->stack, 256))
+        return -1;
     t->stack[t->n_stack++] = g;
     return 0;
 }

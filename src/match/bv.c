@@ -386,15 +386,9 @@ static void verify_edits(scan_ctx *c, const bv *b, const seed *sd, size_t at, si
     for (size_t j = (size_t)w0; j < hi; j++) {
         score += (uint32_t)gs_bv_edit_step64(peq[base_index(c->bits[j])], &pv, &mv, 0, high);
         if (score <= K && (long)j + 1 >= lo) {
-            if (out->n == out->cap) {
-                size_t cap = out->cap ? 2 * out->cap : 256;
-                cand *v = realloc(out->v, cap * sizeof *v);
-                if (v == NULL) {
-                    c->out->oom = 1;
-                    return;
-                }
-                out->v = v;
-                out->cap = cap;
+            if (gs_grow(&out->v, &out->cap, out->n, sizeof *out->v, 256)) {
+                c->out->oom = 1;
+                return;
             }
             out->v[out->n++] = (cand){j + 1, sd->key, score};
         }

@@ -70,14 +70,8 @@ const gs_engine *gs_engine_auto(const gs_keyset *ks)
 
 int gs_keyhits_push(gs_keyhits *h, uint32_t key, uint64_t pos)
 {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 1024;
-        gs_keyhit *v = realloc(h->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        h->v = v;
-        h->cap = cap;
-    }
+    if (gs_grow(&h->v, &h->cap, h->n, sizeof *h->v, 1024))
+        return -1;
     h->v[h->n] = (gs_keyhit){.pos = pos, .key = key};
     h->n++;
     return 0;

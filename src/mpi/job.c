@@ -80,16 +80,6 @@ typedef struct job {
  * check again when they rename. */
 static gs_status check_output(const gs_scan_opts *o, gs_error *err)
 {
-    /* --seq reads hits back through each .fai: say it is missing now, not
-     * after the scan */
-    for (size_t f = 0; o->with_seq && f < o->n_corpus; f++) {
-        char fai[4096];
-        if ((size_t)snprintf(fai, sizeof fai, "%s.fai", o->corpus[f]) >= sizeof fai ||
-            access(fai, R_OK) != 0)
-            return gs_fail(err, GS_EINPUT,
-                           "--seq reads the corpus through its index: run gscan index (%s)",
-                           o->corpus[f]);
-    }
     if (!strcmp(o->out, "-"))
         return GS_OK;
     size_t n = 0, len = 0;
@@ -116,6 +106,21 @@ static gs_status check_output(const gs_scan_opts *o, gs_error *err)
     free(in);
     free(names);
     return st;
+}
+
+/* --seq reads hits back through each corpus file's .fai: say one is missing
+ * before the scan, not after it. */
+static gs_status check_seq(const gs_scan_opts *o, gs_error *err)
+{
+    for (size_t f = 0; o->with_seq && f < o->n_corpus; f++) {
+        char fai[4096];
+        if ((size_t)snprintf(fai, sizeof fai, "%s.fai", o->corpus[f]) >= sizeof fai ||
+            access(fai, R_OK) != 0)
+            return gs_fail(err, GS_EINPUT,
+                           "--seq reads the corpus through its index: run gscan index (%s)",
+                           o->corpus[f]);
+    }
+    return GS_OK;
 }
 
 /* The collective steps come first, so that a rank whose pattern file fails
@@ -155,7 +160,7 @@ static gs_status setup(job *j, gs_error *err)
         return gs_fail(err, GS_ESYS, "--device gpu: no GPU in this build (built without CUDA)");
 #endif
 
-    if (j->rank == 0 && check_output(o, err) != GS_OK)
+    if (j->rank == 0 && (check_output(o, err) != GS_OK || check_seq(o, err) != GS_OK))
         return err->code;
     gs_status st = gs_patset_load(o->patterns, o->seqs, o->n_seqs, o->alphabet, &j->ps, err);
     if (st == GS_OK && o->match != GS_MATCH_EXACT)

@@ -156,14 +156,8 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
     }
     if (n == 0)
         return 0;
-    if (w->n_runs == w->cap_runs) {
-        size_t c = w->cap_runs ? 2 * w->cap_runs : 64;
-        hit_run *v = realloc(w->runs, c * sizeof *v);
-        if (v == NULL)
-            return -1;
-        w->runs = v;
-        w->cap_runs = c;
-    }
+    if (gs_grow(&w->runs, &w->cap_runs, w->n_runs, sizeof *w->runs, 64))
+        return -1;
     hit_run *r = &w->runs[w->n_runs];
     *r = (hit_run){.record = seg->record, .base = seg->base, .n = n,
                    .b_dist = (uint8_t)bits_of(max_dist), .b_len = (uint8_t)bits_of(max_len),
@@ -417,15 +411,9 @@ static void *reader_main(void *arg)
          * would spend a noticeable share of its time reading the clock */
         double t0 = gs_now();
         while (used < cfg->block) {
-            if (sl->n == sl->cap) {
-                size_t c = sl->cap ? 2 * sl->cap : 64;
-                gs_segment *v = realloc(sl->seg, c * sizeof *v);
-                if (v == NULL) {
-                    r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
-                    break;
-                }
-                sl->seg = v;
-                sl->cap = c;
+            if (gs_grow(&sl->seg, &sl->cap, sl->n, sizeof *sl->seg, 64)) {
+                r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
+                break;
             }
             int got = r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &r->err);
             if (got < 0)
