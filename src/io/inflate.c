@@ -1,10 +1,9 @@
 /* inflate.c - gzip streams inflated with ISA-L (igzip), and a sequential
  * file reader for gzip and plain files.
  *
- * A single gzip stream cannot be split between threads, so one thread's
- * inflate speed is the read speed of a gzip corpus: ISA-L's isal_inflate is
- * the fastest inflate Debian packages (about 1.7x zlib on this project's
- * genomes, docs/performance.md). With crc_flag ISAL_GZIP it parses the gzip
+ * Read on one thread, one thread's inflate speed is the read speed of a gzip
+ * corpus: ISA-L's isal_inflate is the fastest inflate Debian packages (about
+ * 1.7x zlib on this project's genomes, docs/performance.md). With crc_flag ISAL_GZIP it parses the gzip
  * header, inflates, and checks the trailer's CRC32 and ISIZE itself, stopping
  * at the member's end (ISAL_BLOCK_FINISH) with the rest of the input unread,
  * so members are read one after another by resetting the state.
