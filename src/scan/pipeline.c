@@ -205,7 +205,7 @@ static gs_status collect_hits(gs_hit_runs *runs, int threads, gs_scan_res *res, 
     size_t n_runs = runs->n;
     gs_status st = gs_hit_runs_expand(runs, threads, &res->hits, err);
     res->t_hits = gs_now() - t0;
-    if (getenv("GS_DEBUG_TIME")) /* the hits figures of docs/performance.md */
+    if (getenv("GS_DEBUG_TIME")) /* the part of the scan phase the records take */
         fprintf(stderr, "gscan: hits: %zu from %zu runs expanded in %.3f s on %d threads\n",
                 res->hits.n, n_runs, res->t_hits, threads);
     return st;
