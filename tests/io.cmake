@@ -5,3 +5,5 @@ gs_unit_test(test_patterns LIBS gs_io)
 gs_unit_test(test_fasta LIBS gs_io)
 gs_unit_test(test_fai LIBS gs_io)
 gs_unit_test(test_bgzf LIBS gs_io)
+# gzip on threads: the piece decoder and the ordering of pieces against zlib
+gs_unit_test(test_inflate_parallel LIBS gs_io)

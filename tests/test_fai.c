@@ -161,7 +161,7 @@ static size_t stream_all(const char *fa, stream_rec *out, size_t max)
     gs_layout L = {0};
     gs_error err = {0};
     gs_reader *r;
-    gs_reader_opts o = {GS_INPUT_FASTA, 1 << 16, 0, 0};
+    gs_reader_opts o = {.format = GS_INPUT_FASTA, .block = 1 << 16};
     const char *f[1] = {fa};
     if (gs_reader_open(f, 1, &o, &L, &r, &err) != GS_OK)
         return 0;

@@ -512,7 +512,7 @@ static void genome(void)
     gs_reader *rd = NULL;
     gs_error err = {0};
     const char *files[] = {path};
-    gs_reader_opts o = {GS_INPUT_AUTO, 1 << 16, 0, 0};
+    gs_reader_opts o = {.format = GS_INPUT_AUTO, .block = 1 << 16};
     uint8_t *buf = malloc(1 << 16);
     gs_segment seg;
     int rc;

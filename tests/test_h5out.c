@@ -678,13 +678,26 @@ static void test_open_errors(void)
     p = in_dir("text.h5");
     write_text(p, "not hdf5\n");
     CHECK(gs_h5_open(p, &f, &e2) == GS_EINPUT && f == NULL && strstr(e2.msg, p));
+    /* another program's HDF5 file, in the 1.8 format gscan reads */
     gs_error e3 = {0};
     p = in_dir("other.h5");
-    hid_t fid = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    CHECK(fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0);
+    hid_t fid = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     CHECK(fid >= 0);
     H5Fclose(fid);
+    H5Pclose(fapl);
     CHECK(gs_h5_open(p, &f, &e3) == GS_EINPUT && f == NULL && strstr(e3.msg, "not a gscan"));
-    printf("test_h5out: open errors: %s | %s | %s\n", err.msg, e2.msg, e3.msg);
+    /* and in the old format (no checksums), which gscan refuses before HDF5
+     * parses it */
+    gs_error e4 = {0};
+    p = in_dir("old.h5");
+    fid = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(fid >= 0);
+    H5Fclose(fid);
+    CHECK(gs_h5_open(p, &f, &e4) == GS_EINPUT && f == NULL && strstr(e4.msg, "old HDF5 format")
+          && strstr(e4.msg, p));
+    printf("test_h5out: open errors: %s | %s | %s | %s\n", err.msg, e2.msg, e3.msg, e4.msg);
 }
 
 static void test_without_hits(void)

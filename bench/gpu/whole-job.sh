@@ -139,6 +139,7 @@ row "same, -d cpu -t $T" "" -d cpu -t "$T" -p $k chrom.fa
 row "plain FASTA + .fai, --readers 8" "" -d $D --readers 8 -p $k chrom.fa
 row "EST-like 500 bp + .fai" "" -d $D -p $k est.fa
 row "gzip -1 (one stream)" "" -d $D -p $k chrom.fa.gz
+row "gzip -1, one inflate thread (-t 3)" "" -d $D -t 3 -p $k chrom.fa.gz
 row "BGZF + .fai/.gzi" "" -d $D -p $k chrom.bgzf.gz
 row "BGZF + .fai/.gzi, --readers 16" "" -d $D --readers 16 -p $k chrom.bgzf.gz
 row "258 IUPAC primers, --report hits" "" -d $D --report hits -p primers.txt chrom.fa
@@ -150,7 +151,8 @@ if [ "${gpus:-0}" -ge 2 ]; then
 fi
 
 # the same answer everywhere: GPU and CPU, indexed and not, every encoding
-for f in "plain FASTA, no .fai" "same, -d cpu -t $T" "gzip -1 (one stream)" "BGZF + .fai/.gzi" \
+for f in "plain FASTA, no .fai" "same, -d cpu -t $T" "gzip -1 (one stream)" \
+         "gzip -1, one inflate thread (-t 3)" "BGZF + .fai/.gzi" \
          "BGZF + .fai/.gzi, --readers 16" "plain FASTA + .fai, --readers 8"; do
   a=$(res "plain FASTA + .fai") b=$(res "$f")
   if [ -f "$a" ] && [ -f "$b" ] && ! h5diff -q "$a" "$b" /counts /counts >>"$log" 2>&1; then

@@ -56,6 +56,9 @@
 
 #include "gpu_cuda.h"
 #include "hits.cuh"
+extern "C" {
+#include "../core/gs_copy.h"
+}
 
 extern "C" {
 #include "../core/gs_clock.h"
@@ -86,6 +89,7 @@ struct gs_gpu {
     const gs_gpu_engine *eng;
     void *est;
     int want_hits, pack; /* pack: segments may share a batch (dna, exact) */
+    int copy_threads;    /* gs_gpu_set_copy_threads */
     const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
     int approx;
     uint32_t lbits;      /* bits of a hit length 0 .. span */
@@ -560,6 +564,11 @@ fail:
     return err->code;
 }
 
+void gs_gpu_set_copy_threads(gs_gpu *g, int threads)
+{
+    g->copy_threads = threads;
+}
+
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
 {
     gs_gpu_slot *s = &g->slot[g->next];
@@ -599,7 +608,7 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
             gs_run_seg{seg->base, (uint32_t)s->len, seg->record, (uint32_t)seg->own};
     }
     s->n_seg++;
-    memcpy(s->h_text + s->len, seg->text, seg->len);
+    gs_copy(s->h_text + s->len, seg->text, seg->len, g->copy_threads);
     s->own = s->len + seg->own;
     s->len += seg->len;
     if (!g->pack || seg->own < seg->len || s->len + 2 > g->text_cap)

@@ -52,6 +52,10 @@ typedef struct gs_gpu_times {
 gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
                       size_t block, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
+/* Threads (the submitting one included) that copy a submitted segment into
+ * the pinned buffer, and a batch's hit keys out of it; 1 until set. One
+ * thread copying was most of the scan phase of a large indexed corpus. */
+void gs_gpu_set_copy_threads(gs_gpu *g, int threads);
 /* Adds to key_counts[n_keys]; moves the hits found since the last finish
  * (pattern, strand and length from the keyset's outputs, record and start
  * from the segments) into *runs, or drops them when runs is NULL. Any

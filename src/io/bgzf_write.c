@@ -105,7 +105,7 @@ gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, 
     if (level < 1 || level > 12)
         return gs_fail(err, GS_EUSAGE, "compression level must be 1 to 12 (--level %d)", level);
     batch b = {.level = level, .threads = threads};
-    if (gs_zfile_open(in_path, &zf, err) != GS_OK)
+    if (gs_zfile_open(in_path, &zf, err) != GS_OK || gs_zfile_parallel(zf, threads, err) != GS_OK)
         goto fail;
     if ((in = gs_malloc((size_t)BATCH * IN_MAX, err, "BGZF input")) == NULL ||
         (out = gs_malloc((size_t)BATCH * OUT_MAX, err, "BGZF output")) == NULL ||

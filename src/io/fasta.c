@@ -7,7 +7,8 @@
  * opened once, as a descriptor, and its reading (FASTA or raw, fasta.h) is
  * decided on the first chunk it yields, which parsing then goes on from: a
  * pipe or FIFO is never sniffed and reopened, so none of its bytes is lost.
- * Input arrives in 1 MiB chunks and is parsed
+ * Input arrives in pieces of gs_zfile_view's (1 MiB, or a region's piece
+ * when a gzip file is decompressed on threads) and is parsed
  * with memchr/memcpy over whole lines; per residue the work is a copy plus one
  * vectorisable test for the rare bytes that must be dropped (' ', '\t', '\r'),
  * never a function call. Nearly every FASTA line has the length of the one
@@ -57,7 +58,7 @@ struct gs_reader {
     int raw;           /* the current file is read raw */
     int raw_started;   /* its one record was opened */
     int eof;           /* the current file has returned all its bytes */
-    uint8_t *in;       /* decompressed chunk */
+    const uint8_t *in; /* decompressed bytes (gs_zfile_view's) */
     size_t pos, end;   /* unread part of in[] */
     uint64_t file_off; /* decompressed bytes of the current file before in[end] */
     int line_start;    /* in[pos] begins a line */
@@ -112,7 +113,7 @@ static int refill(gs_reader *r, gs_error *err)
 {
     if (r->eof)
         return 0;
-    int64_t n = gs_zfile_read(r->gz, r->in, CHUNK, err);
+    int64_t n = gs_zfile_view(r->gz, &r->in, err);
     if (n > 0) {
         r->pos = 0;
         r->end = (size_t)n;
@@ -158,7 +159,8 @@ static gs_status open_file(gs_reader *r, gs_error *err)
     int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(STDIN_FILENO);
     if (fd < 0)
         return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
-    if (gs_zfile_fdopen(fd, path, &r->gz, err) != GS_OK)
+    if (gs_zfile_fdopen(fd, path, &r->gz, err) != GS_OK ||
+        gs_zfile_parallel(r->gz, r->o.threads, err) != GS_OK)
         return err->code;
     r->eof = 0;
     r->pos = r->end = 0;
@@ -184,7 +186,7 @@ static gs_status open_file(gs_reader *r, gs_error *err)
         return GS_OK;
     }
     if (r->o.format == GS_INPUT_FASTA) { /* empty or blank: a FASTA file of no records */
-        if (p < r->end || r->end == CHUNK)
+        if (p < r->end || r->end >= CHUNK)
             return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
         r->raw = 0;
         r->pos = p;
@@ -196,7 +198,7 @@ static gs_status open_file(gs_reader *r, gs_error *err)
                        "%s-compressed: gscan reads plain, gzip and BGZF; decompress it or pipe "
                        "it in (%s)",
                        z, path);
-    const uint8_t *nul = r->o.any_bytes ? NULL : memchr(r->in, 0, r->end);
+    const uint8_t *nul = r->o.any_bytes ? NULL : memchr(r->in, 0, r->end < CHUNK ? r->end : CHUNK);
     if (nul)
         return gs_fail(err, GS_EINPUT,
                        "neither FASTA nor text: a NUL byte at offset %zu; --input-format raw "
@@ -444,9 +446,8 @@ gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_read
         goto fail;
     r->o = *o;
     r->layout = layout;
-    r->in = gs_malloc(CHUNK, err, "input buffer");
     r->carry = gs_malloc(o->overlap, err, "overlap buffer");
-    if (r->in == NULL || r->carry == NULL)
+    if (r->carry == NULL)
         goto fail;
     *out = r;
     return GS_OK;
@@ -547,7 +548,6 @@ void gs_reader_close(gs_reader *r)
         return;
     if (r->gz)
         gs_zfile_close(r->gz);
-    free(r->in);
     free(r->carry);
     free(r->name);
     free(r);

@@ -18,7 +18,8 @@
  *     file that does not start with '>' GS_EINPUT (an empty or all-blank file
  *     is a FASTA file of no records).
  *
- * Memory is bounded: the reader holds one decompression buffer and the
+ * Memory is bounded: the reader holds one decompression buffer (or the
+ * regions in flight of a gzip file decompressed on threads) and the
  * overlap tail; the caller supplies the block buffer.
  */
 #ifndef GS_FASTA_H
@@ -41,6 +42,8 @@ typedef struct gs_reader_opts {
     size_t overlap; /* residues each segment extends into the next: max_len - 1 */
     int any_bytes;  /* --alphabet bytes: a file that is not FASTA is raw even when
                      * it is not text (a NUL byte in its first 1 MiB) */
+    int threads;    /* threads that may decompress one gzip file (inflate.h:
+                     * gs_zfile_parallel); 0 or 1: one */
 } gs_reader_opts;
 
 /* Open the files in order. Records are appended to *layout as they are met

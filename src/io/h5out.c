@@ -758,7 +758,12 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
     MPI_Info hints = MPI_INFO_NULL;
     if (MPI_Info_create(&hints) == MPI_SUCCESS)
         GS_MPI_CHECK(MPI_Info_set(hints, "romio_cb_write", "enable"));
-    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, comm, hints) < 0)
+    /* The 1.8 file format: superblock 2 and object header 2 carry checksums,
+     * which readers (HDF5's and ours, h5read.c) check before they parse any
+     * message, so a damaged file is an error, never a parse of bad bytes;
+     * HDF5 1.8 and later read it. */
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, comm, hints) < 0
+        || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0)
         h5_fail(&w, "set up MPI-IO for", s[B_TMP]);
     else if ((fid = H5Fcreate(s[B_TMP], H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
         h5_fail(&w, "create HDF5 file", s[B_TMP]);

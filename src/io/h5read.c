@@ -11,6 +11,16 @@
  * expected class, and no size taken from the file is allocated unless the
  * data could come from a file of this size: deflate expands at most 1032
  * times, so more than 1032 x the file's bytes cannot be real.
+ *
+ * HDF5 1.10 parses a file's metadata with few checks of its own (fuzzed
+ * attribute and layout messages overflow buffers inside HDF5 before any
+ * check of ours could run), so gscan only lets HDF5 parse metadata that
+ * carries a checksum: the superblock (version 2 or later) is looked at here
+ * before HDF5 opens the file, and every group and dataset on a path is
+ * checked to have a version 2 object header (checksummed; HDF5 verifies the
+ * checksum before it decodes a message) before anything in it is looked up.
+ * gscan writes such files; a file of the old format (an older gscan, or
+ * another program) is refused with the command that converts it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -40,6 +50,10 @@ struct gs_h5_file {
     int approx; /* /hits/distance and /hits/end are present (approximate modes) */
 };
 
+/* The hit columns; the last two only in approximate modes. */
+static const char *const hit_cols[] = {"/hits/pattern",  "/hits/record",   "/hits/start",
+                                       "/hits/strand",   "/hits/distance", "/hits/end"};
+
 /* Rows per read: a whole number of hit chunks, 8 MiB of the widest column. */
 enum { READ_ROWS = 1 << 20 };
 
@@ -52,6 +66,72 @@ static int fits(const gs_h5_file *f, uint64_t n, uint64_t size)
     return size <= f->limit && (size == 0 || n <= f->limit / size);
 }
 
+static int abandoned; /* an open was abandoned: HDF5's state is not whole */
+
+/* The version of the file's superblock, found where HDF5 looks for it (at 0,
+ * 512, 1024, 2048, ... bytes), or -1 when there is none. */
+static int superblock_version(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char b[9];
+    int v = -1;
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL)
+        return -1;
+    for (long at = 0; v < 0; at = at ? at * 2 : 512)
+        if (fseek(fp, at, SEEK_SET) != 0 || fread(b, 1, sizeof b, fp) != sizeof b)
+            break;
+        else if (memcmp(b, sig, sizeof sig) == 0)
+            v = b[8];
+    fclose(fp);
+    return v;
+}
+
+/* Each object on path name ("/a/b": "/a", then "/a/b") exists and has a
+ * checksummed (version 2) object header, checked before HDF5 decodes any
+ * link or message in it. 1, 0 when one is missing, PATH_OLD when one is of
+ * the old format, PATH_BAD when HDF5 cannot load one (a failed checksum);
+ * path_fail says which. */
+enum { PATH_OLD = -1, PATH_BAD = -2 };
+static int path_checked(const gs_h5_file *f, const char *name)
+{
+    char p[256];
+    size_t n = strlen(name);
+    if (n < 2 || n >= sizeof p || name[0] != '/')
+        return 0; /* the root is checked at open */
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && name[i] != '/')
+            continue;
+        memcpy(p, name, i);
+        p[i] = '\0';
+        H5O_info_t oi;
+        if (H5Lexists(f->fid, p, H5P_DEFAULT) <= 0)
+            return 0;
+        if (H5Oget_info_by_name2(f->fid, p, &oi, H5O_INFO_HDR, H5P_DEFAULT) < 0)
+            return PATH_BAD;
+        if (oi.hdr.version < 2)
+            return PATH_OLD;
+    }
+    return 1;
+}
+
+/* The error for what (a path, or a part of the file) when r is PATH_OLD (the
+ * pre-1.8 format: no checksums to check) or PATH_BAD. Returns 0. */
+static int path_fail(const gs_h5_file *f, const char *what, int r, gs_error *err)
+{
+    char why[256];
+    if (r == PATH_OLD)
+        gs_fail(err, GS_EINPUT,
+                "result file in the old HDF5 format without checksums (%s); "
+                "convert it with h5repack -L -f GZIP=6 (%s)", what, f->path);
+    else {
+        gs_h5_reason(why, sizeof why);
+        gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", what, why, f->path);
+        abandoned = 1; /* HDF5 1.10 keeps what it failed to load: see gs_h5_close */
+    }
+    return 0;
+}
+
 /* H5Dopen2 with SIGFPE turned into a failed open: HDF5 1.10 divides by a
  * chunk dimension read from the file before checking it (a fuzzed layout
  * message with a zero dimension), so a crafted file could kill the process
@@ -59,7 +139,6 @@ static int fits(const gs_h5_file *f, uint64_t n, uint64_t size)
  * memory is lost; the caller reports the file and the process ends). */
 static sigjmp_buf fpe_jump;
 static volatile sig_atomic_t fpe_armed;
-static int abandoned; /* an open was abandoned: HDF5's state is not whole */
 
 int gs_h5_read_abandoned(void)
 {
@@ -155,16 +234,21 @@ done:
 
 /* Check that dataset name exists with the given rank (1 or 2; cols: the
  * columns of a 2-D one, 0 for 1 or 2), type class and a size the file can
- * hold; strings must be fixed-length. *dims receives its extent. Returns 1,
- * or 0 with GS_EINPUT naming the dataset and the file. */
+ * hold; strings must be fixed-length; with whole, that its chunks are whole
+ * (chunks_whole: the hit columns are checked so only when they are first
+ * read, since gscan info never reads them). *dims receives its extent.
+ * Returns 1, or 0 with GS_EINPUT naming the dataset and the file. */
 static int dset_check(gs_h5_file *f, const char *name, int rank, hsize_t cols, H5T_class_t cls,
-                      hsize_t dims[2], gs_error *err)
+                      int whole, hsize_t dims[2], gs_error *err)
 {
     const char *why = NULL;
     hid_t d = -1, sp = -1, t = -1;
     dims[0] = 0;
     dims[1] = 1;
-    if (H5Lexists(f->fid, name, H5P_DEFAULT) <= 0 || (d = open_dset_guarded(f->fid, name)) < 0
+    int found = path_checked(f, name);
+    if (found < 0)
+        return path_fail(f, name, found, err);
+    if (found == 0 || (d = open_dset_guarded(f->fid, name)) < 0
         || (sp = H5Dget_space(d)) < 0 || (t = H5Dget_type(d)) < 0) {
         why = abandoned ? "has a layout HDF5 cannot open" : "is missing";
         goto done;
@@ -199,7 +283,7 @@ static int dset_check(gs_h5_file *f, const char *name, int rank, hsize_t cols, H
                  || chunk[0] > (dims[0] ? dims[0] : 1)
                  || (rank == 2 && (chunk[1] < 1 || chunk[1] > dims[1]))))
         why = "has chunks that do not fit it";
-    else if (lay == H5D_CHUNKED
+    else if (lay == H5D_CHUNKED && whole
              && !chunks_whole(f, d, dcpl, sp, (size_t)(chunk[0] * (rank == 2 ? chunk[1] : 1)) * size))
         why = "has chunks that do not fit it";
     if (dcpl >= 0)
@@ -299,8 +383,11 @@ static gs_status read_fail(gs_h5_file *f, const char *name, gs_error *err)
     return gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->path);
 }
 
-/* Open root attribute name when it holds exactly one value of class cls:
- * -1 when it is missing, -2 (GS_EINPUT set) when it is of another kind. */
+/* Open root attribute name when it holds exactly one value of class cls
+ * (strings: fixed-length, as gscan writes them; a variable-length one would
+ * be read from the global heap, the one part of the file without a
+ * checksum): -1 when it is missing, -2 (GS_EINPUT set) when it is of
+ * another kind. */
 static hid_t attr_open(gs_h5_file *f, const char *name, H5T_class_t cls, gs_error *err)
 {
     if (H5Aexists(f->fid, name) <= 0)
@@ -308,7 +395,7 @@ static hid_t attr_open(gs_h5_file *f, const char *name, H5T_class_t cls, gs_erro
     hid_t a = H5Aopen(f->fid, name, H5P_DEFAULT), sp = -1, t = -1;
     int ok = a >= 0 && (sp = H5Aget_space(a)) >= 0 && H5Sget_simple_extent_npoints(sp) == 1
              && (t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == cls
-             && fits(f, 1, H5Tget_size(t) + 1);
+             && (cls != H5T_STRING || H5Tis_variable_str(t) == 0) && fits(f, 1, H5Tget_size(t) + 1);
     if (t >= 0)
         H5Tclose(t);
     if (sp >= 0)
@@ -329,22 +416,13 @@ static void attr_str(gs_h5_file *f, const char *name, char *buf, size_t size, gs
     buf[0] = '\0';
     hid_t a = attr_open(f, name, H5T_STRING, err), ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
     if (ft >= 0) {
-        if (H5Tis_variable_str(ft) > 0) {
-            char *v = NULL;
-            mt = H5Tcopy(H5T_C_S1);
-            if (mt >= 0 && H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &v) >= 0 && v) {
-                snprintf(buf, size, "%s", v);
-                H5free_memory(v);
-            }
-        } else {
-            size_t w = H5Tget_size(ft) + 1; /* bounded by attr_open */
-            char *v = gs_malloc(w, err, name);
-            mt = H5Tcopy(H5T_C_S1);
-            if (v && mt >= 0 && H5Tset_size(mt, w) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLTERM) >= 0
-                && H5Aread(a, mt, v) >= 0)
-                snprintf(buf, size, "%s", v);
-            free(v);
-        }
+        size_t w = H5Tget_size(ft) + 1; /* bounded by attr_open */
+        char *v = gs_malloc(w, err, name);
+        mt = H5Tcopy(H5T_C_S1);
+        if (v && mt >= 0 && H5Tset_size(mt, w) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLTERM) >= 0
+            && H5Aread(a, mt, v) >= 0)
+            snprintf(buf, size, "%s", v);
+        free(v);
     }
     if (mt >= 0)
         H5Tclose(mt);
@@ -383,7 +461,8 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
                 errno ? strerror(errno) : "not a regular file", path);
         goto fail;
     }
-    if (H5Fis_hdf5(path) <= 0) {
+    int sb = superblock_version(path);
+    if (sb < 0 || H5Fis_hdf5(path) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         gs_fail(err, GS_EINPUT, "not an HDF5 file (%s)", path);
         goto fail;
@@ -396,6 +475,12 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
         gs_fail(err, GS_ESYS, "out of memory (%s)", path);
         goto fail;
     }
+    if (sb < 2) {
+        char what[64];
+        snprintf(what, sizeof what, "superblock version %d", sb);
+        path_fail(f, what, PATH_OLD, err);
+        goto fail;
+    }
     if ((f->fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
         char why[256];
         gs_h5_reason(why, sizeof why);
@@ -405,16 +490,28 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
     f->limit = (uint64_t)st.st_size * MAX_RATIO + SLACK;
     f->bytes = (uint64_t)st.st_size;
     hsize_t pd[2], rd[2], fd[2], cd[2], hd[2];
-    if (H5Aexists(f->fid, "gscan_version") <= 0 || H5Lexists(f->fid, "/patterns", H5P_DEFAULT) <= 0
-        || H5Lexists(f->fid, "/records", H5P_DEFAULT) <= 0) {
+    H5O_info_t root;
+    int got = H5Oget_info2(f->fid, &root, H5O_INFO_HDR) < 0 ? PATH_BAD
+              : root.hdr.version < 2                      ? PATH_OLD
+                                                          : 1;
+    if (got < 0) {
+        path_fail(f, "the root group", got, err);
+        goto fail;
+    }
+    int pat = path_checked(f, "/patterns"), rec = path_checked(f, "/records");
+    if (pat < 0 || rec < 0) {
+        path_fail(f, pat < 0 ? "/patterns" : "/records", pat < 0 ? pat : rec, err);
+        goto fail;
+    }
+    if (H5Aexists(f->fid, "gscan_version") <= 0 || pat == 0 || rec == 0) {
         H5Eclear2(H5E_DEFAULT);
         gs_fail(err, GS_EINPUT, "not a gscan result file (%s)", path);
         goto fail;
     }
-    if (!dset_check(f, "/patterns/name", 1, 0, H5T_STRING, pd, err)
-        || !dset_check(f, "/records/name", 1, 0, H5T_STRING, rd, err)
-        || !dset_check(f, "/files", 1, 0, H5T_STRING, fd, err)
-        || !dset_check(f, "/counts", 2, 0, H5T_INTEGER, cd, err))
+    if (!dset_check(f, "/patterns/name", 1, 0, H5T_STRING, 1, pd, err)
+        || !dset_check(f, "/records/name", 1, 0, H5T_STRING, 1, rd, err)
+        || !dset_check(f, "/files", 1, 0, H5T_STRING, 1, fd, err)
+        || !dset_check(f, "/counts", 2, 0, H5T_INTEGER, 1, cd, err))
         goto fail;
     f->n_pat = pd[0];
     f->n_rec = rd[0];
@@ -429,7 +526,7 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
                 {"/patterns/length", H5T_INTEGER, 0},
                 {"/records/length", H5T_INTEGER, 1}};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
-        if (!dset_check(f, same[i].name, 1, 0, same[i].cls, hd, err))
+        if (!dset_check(f, same[i].name, 1, 0, same[i].cls, 1, hd, err))
             goto fail;
         if (hd[0] != (same[i].of_records ? f->n_rec : f->n_pat)) {
             gs_fail(err, GS_EINPUT, "not a gscan result file: %s is of another length (%s)",
@@ -441,24 +538,28 @@ gs_status gs_h5_open(const char *path, gs_h5_file **out, gs_error *err)
         gs_fail(err, GS_EINPUT, "not a gscan result file: /counts is of another length (%s)", path);
         goto fail;
     }
-    f->has_hits = H5Lexists(f->fid, "/hits", H5P_DEFAULT) > 0;
+    int hits = path_checked(f, "/hits");
+    if (hits < 0) {
+        path_fail(f, "/hits", hits, err);
+        goto fail;
+    }
+    f->has_hits = hits > 0;
     if (f->has_hits) {
-        static const char *const cols[] = {"/hits/pattern", "/hits/record", "/hits/start",
-                                           "/hits/strand"};
         for (int c = 0; c < 4; c++) {
-            if (!dset_check(f, cols[c], 1, 0, H5T_INTEGER, hd, err))
+            if (!dset_check(f, hit_cols[c], 1, 0, H5T_INTEGER, 0, hd, err))
                 goto fail;
             if (c > 0 && hd[0] != f->n_hits) {
-                gs_fail(err, GS_EINPUT, "%s is missing or of another length (%s)", cols[c], path);
+                gs_fail(err, GS_EINPUT, "%s is missing or of another length (%s)", hit_cols[c],
+                        path);
                 goto fail;
             }
             f->n_hits = hd[0];
         }
-        static const char *const acols[] = {"/hits/distance", "/hits/end"};
+        const char *const *acols = hit_cols + 4;
         int have = 0;
         for (int c = 0; c < 2; c++)
-            if (H5Lexists(f->fid, acols[c], H5P_DEFAULT) > 0) {
-                if (!dset_check(f, acols[c], 1, 0, H5T_INTEGER, hd, err))
+            if (path_checked(f, acols[c]) != 0) { /* -1: dset_check says why */
+                if (!dset_check(f, acols[c], 1, 0, H5T_INTEGER, 0, hd, err))
                     goto fail;
                 if (hd[0] != f->n_hits) {
                     gs_fail(err, GS_EINPUT, "%s is of another length (%s)", acols[c], path);
@@ -485,8 +586,12 @@ void gs_h5_close(gs_h5_file *f)
 {
     if (f == NULL)
         return;
-    if (f->fid >= 0)
-        H5Fclose(f->fid);
+    /* a file whose metadata failed its checks half-way may not close (HDF5
+     * 1.10 keeps the objects it could not load): the process then ends
+     * without closing HDF5 (main.c), which would loop over them */
+    if (f->fid >= 0 && (H5Fclose(f->fid) < 0 || H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) > 0))
+        abandoned = 1;
+    H5Eclear2(H5E_DEFAULT);
     free(f->path);
     free(f);
 }
@@ -658,10 +763,9 @@ gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err)
         char name[64];
         hsize_t dims[2] = {0};
         snprintf(name, sizeof name, "/timing/%s", gs_phase_names[p]);
-        if (H5Lexists(f->fid, "/timing", H5P_DEFAULT) <= 0
-            || H5Lexists(f->fid, name, H5P_DEFAULT) <= 0)
-            continue; /* older files have fewer phases */
-        if (!dset_check(f, name, 1, 0, H5T_FLOAT, dims, err))
+        if (path_checked(f, name) == 0)
+            continue; /* older files have fewer phases (-1: dset_check says why) */
+        if (!dset_check(f, name, 1, 0, H5T_FLOAT, 1, dims, err))
             goto fail;
         if (dims[0] == 0 || dims[0] > READ_ROWS * 2)
             continue;
@@ -704,7 +808,7 @@ static gs_status open_seq(gs_h5_file *f, char *const *corpus, size_t n_corpus, c
                        "--corpus needs the %llu file(s) of the scan, in order, not %zu (%s)",
                        (unsigned long long)f->n_files, n_corpus, f->path);
     attr_str(f, "alphabet", alpha, sizeof alpha, err);
-    if (err->code == GS_OK && dset_check(f, "/records/file", 1, 0, H5T_INTEGER, d, err)) {
+    if (err->code == GS_OK && dset_check(f, "/records/file", 1, 0, H5T_INTEGER, 1, d, err)) {
         if (d[0] != f->n_rec)
             gs_fail(err, GS_EINPUT, "not a gscan result file: /records/file is of another length (%s)",
                     f->path);
@@ -747,6 +851,11 @@ gs_status gs_h5_export_seq(gs_h5_file *f, const char *format, int with_seq, char
     if (!f->has_hits) {
         gs_fail(err, GS_EINPUT, "no hits in %s (run gscan scan with --report hits)", f->path);
         goto fail;
+    }
+    for (int c = 0; c < (f->approx ? 6 : 4); c++) {
+        hsize_t dims[2];
+        if (!dset_check(f, hit_cols[c], 1, 0, H5T_INTEGER, 1, dims, err))
+            goto fail;
     }
     /* Names are looked up at random, so they are held whole; hits stream. */
     if (f->n_rec && (rnames = read_strings(f, "/records/name", 0, f->n_rec, &rstride, err)) == NULL)

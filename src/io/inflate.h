@@ -51,6 +51,16 @@ gs_status gs_zfile_open(const char *path, gs_zfile **f, gs_error *err);
 /* Read from fd (taken over: closed by gs_zfile_close); name is for messages
  * and is copied. */
 gs_status gs_zfile_fdopen(int fd, const char *name, gs_zfile **f, gs_error *err);
+/* Decompress a gzip regular file on threads threads (inflate_parallel.h)
+ * instead of one: called after open, before the first read. A file that is
+ * not gzip, a pipe, a file of less than two regions (GS_GZIP_REGION bytes,
+ * default 4 MiB) or fewer than 4 threads stays on one thread: below 4 the
+ * parallel decoder, which does more work a byte, is slower than ISA-L. */
+gs_status gs_zfile_parallel(gs_zfile *f, int threads, gs_error *err);
+/* The next decompressed bytes without a copy: their count (> 0) with *out
+ * pointing at them, valid until the next call; 0 at the end, -1 as
+ * gs_zfile_read. Not to be mixed with gs_zfile_read. */
+int64_t gs_zfile_view(gs_zfile *f, const uint8_t **out, gs_error *err);
 /* Read up to cap decompressed bytes into out: the count (> 0), 0 at the end,
  * or -1 with err set: corrupt or truncated gzip is GS_EINPUT naming the file,
  * the decompressed and the compressed offset; a read error GS_ESYS. */

@@ -622,7 +622,8 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     } else {
         if (j->rank == 0) {
             gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap,
-                                 .any_bytes = o->alphabet == GS_ALPHA_BYTES};
+                                 .any_bytes = o->alphabet == GS_ALPHA_BYTES,
+                                 .threads = j->threads};
             st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
                                 layout ? layout : &scratch, &reader, err);
         }

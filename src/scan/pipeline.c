@@ -474,6 +474,9 @@ fail:
     return st;
 }
 
+/* Copying into pinned memory reaches the memory's speed on a few threads. */
+enum { COPY_THREADS = 8 };
+
 /* GPU: one feeding thread opens the GPU, submits the batches the readers
  * queue, in the order they come (one reader: corpus order), and collects
  * the results; so reading overlaps the GPU's setup (context, pinned
@@ -483,6 +486,7 @@ typedef struct feeder {
     pool *p;
     gs_scan_res *res;
     gs_hit_runs runs; /* each batch's sorted keys, 8 bytes a hit */
+    int copy_threads; /* the threads the readers leave, at most COPY_THREADS */
     gs_status st;
     gs_error err;
     gs_gpu_times t;
@@ -498,6 +502,8 @@ static void *feeder_main(void *arg)
                         &g, &f->err);
     if (f->st != GS_OK)
         atomic_store(&p->stop, 1);
+    else
+        gs_gpu_set_copy_threads(g, f->copy_threads);
     for (int s; (s = q_pop(p, &p->filled)) >= 0;) {
         const slot *sl = &p->slots[s];
         for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
@@ -515,7 +521,9 @@ static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
                         gs_error *err)
 {
     pool p;
-    feeder f = {.p = &p, .res = res, .st = GS_OK};
+    int spare = cfg->threads - n_src;
+    feeder f = {.p = &p, .res = res, .st = GS_OK,
+                .copy_threads = spare < 1 ? 1 : spare > COPY_THREADS ? COPY_THREADS : spare};
     pthread_t tid;
     gs_status st = pool_init(&p, cfg, 2 + n_src, err);
     if (st != GS_OK)

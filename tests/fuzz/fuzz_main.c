@@ -11,7 +11,8 @@
  * file, dna and bytes alphabets, and -s patterns), fai (.fai of a fixed
  * FASTA, then ranges read through it), gzi (.gzi of a fixed BGZF file, then
  * reads through it), config (--config files), h5 (result files: info,
- * export, export --counts).
+ * export, export --counts), gzip (the parallel gzip decoder against the
+ * sequential one: the same bytes or both an error).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -25,6 +26,7 @@
 #include "io/fai.h"
 #include "io/fasta.h"
 #include "io/h5out.h"
+#include "io/inflate.h"
 #include "io/patterns.h"
 
 static char dir[256], path[300], aux[320];
@@ -58,6 +60,51 @@ static int fuzz_fasta(const uint8_t *d, size_t n)
             gs_reader_close(r);
         gs_layout_free(&lay);
     }
+    return 0;
+}
+
+/* The whole decompressed file, or NULL on a decoding error (*n its size);
+ * threads > 1: the parallel decoder, in regions of GS_GZIP_REGION bytes. */
+static uint8_t *inflate_all(int threads, size_t *n)
+{
+    gs_zfile *z = NULL;
+    gs_error err = {0};
+    uint8_t *out = NULL;
+    size_t len = 0, cap = 0;
+    int ok = gs_zfile_open(path, &z, &err) == GS_OK
+             && (threads < 2 || gs_zfile_parallel(z, threads, &err) == GS_OK);
+    for (int64_t k = 1; ok && k > 0;) {
+        if (cap - len < 65536) {
+            uint8_t *v = realloc(out, cap = 2 * cap + 65536);
+            if (v == NULL)
+                abort();
+            out = v;
+        }
+        k = gs_zfile_read(z, out + len, cap - len, &err);
+        ok = k >= 0;
+        len += k > 0 ? (size_t)k : 0;
+    }
+    if (z)
+        gs_zfile_close(z);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    *n = len;
+    return out ? out : malloc(1);
+}
+
+/* The parallel gzip decoder against the sequential one (ISA-L): the same
+ * bytes, or both an error. */
+static int fuzz_gzip(const uint8_t *d, size_t n)
+{
+    put(path, d, n);
+    size_t n1 = 0, n4 = 0;
+    uint8_t *one = inflate_all(1, &n1), *par = inflate_all(4, &n4);
+    if ((one == NULL) != (par == NULL) || (one && (n1 != n4 || memcmp(one, par, n1) != 0)))
+        abort();
+    free(one);
+    free(par);
     return 0;
 }
 
@@ -168,12 +215,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         const char *name;
         int (*fn)(const uint8_t *, size_t);
     } targets[] = {{"fasta", fuzz_fasta}, {"patterns", fuzz_patterns}, {"fai", fuzz_fai},
-                   {"gzi", fuzz_gzi},     {"config", fuzz_config},     {"h5", fuzz_h5}};
+                   {"gzi", fuzz_gzi},     {"config", fuzz_config},     {"h5", fuzz_h5},
+                   {"gzip", fuzz_gzip}};
     for (size_t i = 0; t && i < sizeof targets / sizeof *targets; i++)
         if (!strcmp(t, targets[i].name))
             target = targets[i].fn;
     if (target == NULL) {
-        fprintf(stderr, "set GS_FUZZ to fasta, patterns, fai, gzi, config or h5\n");
+        fprintf(stderr, "set GS_FUZZ to fasta, patterns, fai, gzi, config, h5 or gzip\n");
         exit(2);
     }
     const char *tmp = getenv("TMPDIR");
@@ -183,6 +231,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         exit(2);
     }
     atexit(cleanup);
+    if (!strcmp(t, "gzip")) /* regions small enough for many in one input */
+        setenv("GS_GZIP_REGION", "48", 0);
     if (!strcmp(t, "fai")) {
         snprintf(path, sizeof path, "%s/c.fa", dir);
         snprintf(aux, sizeof aux, "%s.fai", path);

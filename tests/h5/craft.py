@@ -3,7 +3,9 @@ per way a crafted or corrupt file can differ from what h5read.c expects:
 attributes and datasets of another shape, type class, string kind or length,
 and sizes taken from the file that no file of its size could hold."""
 import shutil
+import struct
 import sys
+import zlib
 
 import h5py
 import numpy as np
@@ -80,3 +82,46 @@ case("huge_counts", lambda f: replace(f, "/counts", shape=(1 << 40, 2), dtype="u
 # ids pointing outside the tables
 case("hit_ids", lambda f: replace(f, "/hits/record", np.full(n_hits, 1 << 30, np.uint32)))
 case("hit_strand", lambda f: replace(f, "/hits/strand", np.full(n_hits, 3, np.int8)))
+
+
+# bytes of the metadata itself: HDF5 checks a version 2 object header's
+# checksum before it decodes a message, and gscan refuses a header of the
+# old, unchecksummed format before HDF5 parses it
+def header_at(name):
+    with h5py.File(base, "r") as f:
+        return h5py.h5o.get_info(f[name].id).addr
+
+
+def raw_case(name, at, data, reads="all", more=()):
+    path = f"{out}/bad_{reads}_{name}.h5"
+    shutil.copy(base, path)
+    with open(path, "r+b") as fp:
+        for a, d in ((at, data),) + tuple(more):
+            fp.seek(a)
+            fp.write(d)
+
+
+# the chunk index (a version 1 B-tree, not checksummed): HDF5 trusts the
+# stored size of a chunk, and copies a whole chunk out of what it inflates
+def chunk_key(f, name):
+    """Offset in the file of the B-tree key (size, filter mask, chunk offset)
+    that points at the dataset's first chunk, and that chunk's location."""
+    info = f[name].id.get_chunk_info(0)
+    raw = open(base, "rb").read()
+    key = struct.pack("<IIQQQ", info.size, info.filter_mask, 0, 0, info.byte_offset)
+    at = raw.find(key)
+    assert at > 0 and raw.find(key, at + 1) < 0, name
+    return at, info.byte_offset
+
+
+with h5py.File(base, "r") as f:
+    key_at, chunk_at = chunk_key(f, "/hits/start")
+raw_case("hit_chunk_huge", key_at, struct.pack("<I", 0x7FFFFFF0), reads="hits")
+short = zlib.compress(b"\0" * 8)  # 8 bytes where a chunk of 8-byte starts is due
+raw_case("hit_chunk_short", key_at, struct.pack("<I", len(short)), reads="hits",
+         more=((chunk_at, short),))
+
+root = header_at("/")
+raw_case("root_attr_flip", root + 40, bytes(b ^ 0x5A for b in open(base, "rb").read()[root + 40:root + 48]))
+raw_case("dset_header_mangled", header_at("/records/length"), b"\x01\x00\x01\x00")
+raw_case("superblock_v0", 8, b"\x00")
