@@ -275,8 +275,8 @@ static void submit_batch(const tcorpus *c, const size_t *ids, size_t n_ids, gs_k
     }
     qsort(keys, n, sizeof *keys, cmp_u64);
     gs_error err = {0};
-    CHECK(gs_hit_runs_add_batch(runs, keys, n, segs, n_ids, lay, c->approx ? c->span : 0, &err) ==
-          GS_OK);
+    CHECK(gs_hit_runs_add_batch(runs, keys, n, segs, n_ids, lay, c->approx ? c->span : 0,
+                                1 + (int)(n_ids % 3), &err) == GS_OK);
     free(keys);
     free(segs);
 }

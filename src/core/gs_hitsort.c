@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_copy.h"
+
 enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
 
 void gs_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n, int bits)
@@ -217,15 +219,16 @@ static size_t lower_bound_u64(const uint64_t *keys, size_t lo, size_t hi, uint64
 }
 
 /* One run of keys[0..n) over segs[0..n_seg), both copied; see add_batch
- * for span. */
+ * for span and threads. */
 static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, const gs_run_seg *segs,
-                           size_t n_seg, gs_key_layout lay, uint32_t span, gs_error *err)
+                           size_t n_seg, gs_key_layout lay, uint32_t span, int threads,
+                           gs_error *err)
 {
     gs_hit_run r = {.first = segs[0], .n_seg = n_seg, .lay = lay};
     if ((r.keys = gs_malloc(n * sizeof *r.keys, err, "hit keys")) == NULL)
         return GS_ESYS;
     if (span == 0) {
-        memcpy(r.keys, keys, n * sizeof *keys);
+        gs_copy(r.keys, keys, n * sizeof *keys, threads);
         r.n = n;
     } else { /* only the first hits of a segment can end before its span */
         const int s_pos = key_shift(lay), s_len = lay.b_dist;
@@ -261,7 +264,7 @@ fail:
 
 gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
                                 const gs_run_seg *segs, size_t n_seg, gs_key_layout lay,
-                                uint32_t span, gs_error *err)
+                                uint32_t span, int threads, gs_error *err)
 {
     const int s_pos = key_shift(lay);
     size_t i = 0;
@@ -269,7 +272,8 @@ gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
         for (j1 = j0 + 1; j1 < n_seg && seg_next(&segs[j1 - 1], &segs[j1]); j1++)
             ;
         size_t end = j1 < n_seg ? lower_bound_u64(keys, i, n, (uint64_t)segs[j1].off << s_pos) : n;
-        if (end > i && add_piece(rs, keys + i, end - i, segs + j0, j1 - j0, lay, span, err))
+        if (end > i &&
+            add_piece(rs, keys + i, end - i, segs + j0, j1 - j0, lay, span, threads, err))
             return err->code;
         i = end;
     }

@@ -84,7 +84,9 @@ int gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r);
 /* One GPU batch: keys[0..n) ascending (key positions in the batch's packed
  * text, none before segs[0].off), segs[0..n_seg) the batch's segments
  * ascending in off (each the text of one gs_segment, in the order they
- * were submitted). The keys are copied; the batch is cut into runs wherever
+ * were submitted). The keys are copied, on up to `threads` threads (a copy
+ * into fresh memory is mostly its page faults, which threads share); the
+ * batch is cut into runs wherever
  * a segment does not directly follow the one before in the corpus (a batch
  * packed from several readers' buffers), so runs never interleave. With span
  * > 0 (approximate modes, hits owned by their end: engine.h), a hit whose
@@ -92,7 +94,7 @@ int gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r);
  * previous segment's and dropped. */
 gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
                                 const gs_run_seg *segs, size_t n_seg, gs_key_layout lay,
-                                uint32_t span, gs_error *err);
+                                uint32_t span, int threads, gs_error *err);
 
 /* Move every run of src to the end of dst (src is left empty). */
 gs_status gs_hit_runs_move(gs_hit_runs *dst, gs_hit_runs *src, gs_error *err);

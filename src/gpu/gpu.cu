@@ -458,7 +458,7 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
         if (moved)
             std::sort(g->h_sorted, g->h_sorted + n);
         if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, 1, g->lay, ks->span,
-                                  err) != GS_OK)
+                                  g->copy_threads, err) != GS_OK)
             goto fail;
     }
     free(bits);
@@ -521,7 +521,7 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_LAUNCH_CHECK();
     if (gpu_sort_back(g, s, total, err) != GS_OK ||
         gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
-                              err) != GS_OK)
+                              g->copy_threads, err) != GS_OK)
         goto fail;
     return GS_OK;
 fail:
