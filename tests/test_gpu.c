@@ -226,19 +226,22 @@ static void check_workload(const workload *w, const size_t *blocks, int n_blocks
                     setenv("GS_GPU_RK", colon + 1, 1);
                 gpu_ctx c = {NULL, {0}, 0};
                 gs_hits hits = {0};
+                gs_hit_runs runs = {0};
                 gs_gpu_times t;
                 memset(counts, 0, (ks.n_keys + 1) * 8);
                 const gs_status st = gs_gpu_open(0, eng, &ks, want_hits, blocks[b], &c.g, &c.err);
                 unsetenv("GS_GPU_RK");
                 if (st != GS_OK ||
                     (for_segments(w, blocks[b], ks.max_len, gpu_segment, &c), c.failed) ||
-                    gs_gpu_finish(c.g, counts, want_hits ? &hits : NULL, &t, &c.err) != GS_OK) {
+                    gs_gpu_finish(c.g, counts, want_hits ? &runs : NULL, &t, &c.err) != GS_OK ||
+                    gs_hit_runs_expand(&runs, 1 + b % 3, &hits, &c.err) != GS_OK) {
                     fprintf(stderr, "%s: %s\n", what, c.err.msg);
                     gs_test_failures++;
                 } else if (compare(what, &ks, &ref, counts, &hits, want_hits)) {
                     gs_test_failures++;
                 }
                 gs_gpu_close(c.g);
+                gs_hit_runs_free(&runs);
                 gs_hits_free(&hits);
             }
     printf("%s: %u keys, %zu hits, checked\n", w->name, ks.n_keys, ref.hits.n);

@@ -1,14 +1,23 @@
-/* gs_hitsort.c - radix sort of packed keys, run merging of hits.
+/* gs_hitsort.c - radix sort of packed keys, run merging of hits, and the
+ * runs of packed keys both scan paths keep until the scan is over.
  *
  * Why: at 10^8 hits, qsort of gs_hit records through gs_hit_cmp was the
  * largest part of a hits run on the host (it moved every 32-byte record
  * log2(n) times and faulted in a second copy). Producers now hand over
- * sorted runs, so what is left here is linear or nearly so.
+ * sorted runs, so what is left here is linear or nearly so. And the GPU
+ * path once made every 32-byte record on the one thread that feeds the
+ * device, so its scan phase grew with the hits (11.5 of 15.4 s at 140 M
+ * hits); now the CPU workers and the GPU batches hand over the same runs
+ * of 8-byte keys, and one expansion makes the records on all threads.
  */
 #include "gs_hitsort.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "gs_copy.h"
 
 enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
 
@@ -129,4 +138,323 @@ int gs_hits_sort(gs_hits *h)
         free(buf);
     }
     return 0;
+}
+
+/* ---- runs of packed keys ---------------------------------------------- */
+
+int gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r)
+{
+    if (gs_grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v, 64))
+        return -1;
+    rs->v[rs->n++] = *r;
+    rs->n_hits += r->n;
+    return 0;
+}
+
+static void run_free(gs_hit_run *r)
+{
+    free(r->keys);
+    free(r->hits);
+    free(r->segs);
+    r->keys = NULL;
+    r->hits = NULL;
+    r->segs = NULL;
+}
+
+void gs_hit_runs_free(gs_hit_runs *rs)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        run_free(&rs->v[i]);
+    free(rs->v);
+    *rs = (gs_hit_runs){0};
+}
+
+gs_status gs_hit_runs_move(gs_hit_runs *dst, gs_hit_runs *src, gs_error *err)
+{
+    if (src->n == 0)
+        return GS_OK;
+    if (dst->n + src->n > dst->cap) {
+        gs_hit_run *v = gs_realloc(dst->v, (dst->n + src->n) * sizeof *v, err, "hit runs");
+        if (v == NULL)
+            return GS_ESYS;
+        dst->v = v;
+        dst->cap = dst->n + src->n;
+    }
+    memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
+    dst->n += src->n;
+    dst->n_hits += src->n_hits;
+    free(src->v);
+    *src = (gs_hit_runs){0};
+    return GS_OK;
+}
+
+static int key_shift(gs_key_layout lay) /* the position's lowest bit */
+{
+    return lay.b_dist + lay.b_len + lay.b_pat + 1;
+}
+
+static int seg_before(const gs_run_seg *a, const gs_run_seg *b)
+{
+    return a->record != b->record ? a->record < b->record : a->base < b->base;
+}
+
+/* b is the corpus's next segment after a: nothing can lie between them. */
+static int seg_next(const gs_run_seg *a, const gs_run_seg *b)
+{
+    return b->record == a->record ? b->base == a->base + a->own
+                                  : b->record == a->record + 1 && b->base == 0;
+}
+
+/* First i in [lo, hi) with keys[i] >= x, or hi. */
+static size_t lower_bound_u64(const uint64_t *keys, size_t lo, size_t hi, uint64_t x)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One run of keys[0..n) over segs[0..n_seg), both copied; see add_batch
+ * for span and threads. */
+static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, const gs_run_seg *segs,
+                           size_t n_seg, gs_key_layout lay, uint32_t span, int threads,
+                           gs_error *err)
+{
+    gs_hit_run r = {.first = segs[0], .n_seg = n_seg, .lay = lay};
+    if ((r.keys = gs_malloc(n * sizeof *r.keys, err, "hit keys")) == NULL)
+        return GS_ESYS;
+    if (span == 0) {
+        gs_copy(r.keys, keys, n * sizeof *keys, threads);
+        r.n = n;
+    } else { /* only the first hits of a segment can end before its span */
+        const int s_pos = key_shift(lay), s_len = lay.b_dist;
+        const uint64_t m_len = ((uint64_t)1 << lay.b_len) - 1;
+        const gs_run_seg *b = segs, *last = segs + n_seg - 1;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = keys[i], pos = k >> s_pos;
+            while (b < last && b[1].off <= pos)
+                b++;
+            if (b->base > 0 && pos - b->off + (k >> s_len & m_len) < span)
+                continue;
+            r.keys[r.n++] = k;
+        }
+    }
+    if (r.n == 0) {
+        free(r.keys);
+        return GS_OK;
+    }
+    if (n_seg > 1) {
+        if ((r.segs = gs_malloc(n_seg * sizeof *segs, err, "hit segments")) == NULL)
+            goto fail;
+        memcpy(r.segs, segs, n_seg * sizeof *segs);
+    }
+    if (gs_hit_runs_push(rs, &r)) {
+        gs_fail(err, GS_ESYS, "out of memory (hit runs)");
+        goto fail;
+    }
+    return GS_OK;
+fail:
+    run_free(&r);
+    return GS_ESYS;
+}
+
+gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
+                                const gs_run_seg *segs, size_t n_seg, gs_key_layout lay,
+                                uint32_t span, int threads, gs_error *err)
+{
+    const int s_pos = key_shift(lay);
+    size_t i = 0;
+    for (size_t j0 = 0, j1; j0 < n_seg && i < n; j0 = j1) {
+        for (j1 = j0 + 1; j1 < n_seg && seg_next(&segs[j1 - 1], &segs[j1]); j1++)
+            ;
+        size_t end = j1 < n_seg ? lower_bound_u64(keys, i, n, (uint64_t)segs[j1].off << s_pos) : n;
+        if (end > i &&
+            add_piece(rs, keys + i, end - i, segs + j0, j1 - j0, lay, span, threads, err))
+            return err->code;
+        i = end;
+    }
+    return GS_OK;
+}
+
+/* Rows [i0, i1) of run r, written at out[i0..i1). */
+static void expand_part(const gs_hit_run *r, size_t i0, size_t i1, gs_hit *out)
+{
+    if (r->hits) {
+        memcpy(out + i0, r->hits + i0, (i1 - i0) * sizeof *out);
+        return;
+    }
+    const gs_key_layout lay = r->lay;
+    const int s_len = lay.b_dist, s_pat = s_len + lay.b_len, s_strand = s_pat + lay.b_pat,
+              s_pos = s_strand + 1;
+    const uint64_t m_dist = ((uint64_t)1 << lay.b_dist) - 1, m_len = ((uint64_t)1 << lay.b_len) - 1,
+                   m_pat = ((uint64_t)1 << lay.b_pat) - 1;
+    const gs_run_seg *b = &r->first, *last = b;
+    if (r->segs) { /* the segment of key i0: the last one starting at or before it */
+        size_t lo = 1, hi = r->n_seg;
+        uint64_t pos = r->keys[i0] >> s_pos;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (r->segs[mid].off <= pos)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        b = r->segs + lo - 1;
+        last = r->segs + r->n_seg - 1;
+    }
+    for (size_t i = i0; i < i1; i++) {
+        uint64_t k = r->keys[i], pos = k >> s_pos;
+        while (b < last && b[1].off <= pos)
+            b++;
+        gs_hit h;
+        memset(&h, 0, sizeof h); /* padding too: hit lists may be compared bytewise */
+        h.start = b->base + (pos - b->off);
+        h.end = h.start + (k >> s_len & m_len);
+        h.record = b->record;
+        h.pattern = (uint32_t)(k >> s_pat & m_pat);
+        h.strand = (k >> s_strand & 1) ? -1 : 1;
+        h.distance = (uint8_t)(k & m_dist);
+        out[i] = h;
+    }
+}
+
+/* Runs are cut into parts of at most PART hits (8 MiB of records), so that
+ * a few large runs (GPU batches of 16 M residues) still keep every thread
+ * busy. */
+enum { PART = 1 << 18, MAX_THREADS = 64 };
+
+typedef struct part {
+    size_t run, lo; /* rows [lo, lo + PART) of a run, cut at its end */
+} part;
+
+typedef struct expander {
+    gs_hit_run *runs;
+    size_t *run_out;     /* [n_runs] first row of each run */
+    atomic_size_t *left; /* [n_runs] parts not yet expanded */
+    part *parts;
+    size_t n_parts;
+    gs_hit *out;
+    atomic_size_t next;
+} expander;
+
+static void *expand_main(void *arg)
+{
+    expander *e = arg;
+    for (size_t p; (p = atomic_fetch_add(&e->next, 1)) < e->n_parts;) {
+        gs_hit_run *r = &e->runs[e->parts[p].run];
+        size_t lo = e->parts[p].lo, hi = lo + PART < r->n ? lo + PART : r->n;
+        expand_part(r, lo, hi, e->out + e->run_out[e->parts[p].run]);
+        if (atomic_fetch_sub(&e->left[e->parts[p].run], 1) == 1)
+            run_free(r); /* the keys go as the records come: 40 bytes a hit at most */
+    }
+    return NULL;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+    const gs_hit_run *x = a, *y = b;
+    return seg_before(&x->first, &y->first) ? -1 : seg_before(&y->first, &x->first);
+}
+
+/* out[0..mid) and out[mid..hi) are each sorted; make out[0..hi) sorted by
+ * merging only what overlaps: the rows of the first after out[mid] with
+ * the rows of the second before out[mid - 1]. Returns the rows merged, or
+ * (size_t)-1 when out of memory. */
+static size_t merge_overlap(gs_hit *out, size_t mid, size_t hi, gs_hit **tmp, size_t *tmp_cap)
+{
+    if (mid == 0 || mid == hi || !after(&out[mid - 1], &out[mid]))
+        return 0;
+    size_t a = 0, b = mid + 1; /* out[mid] is before out[mid - 1]: b > mid */
+    for (size_t h = mid; a < h;) {
+        size_t m = a + (h - a) / 2;
+        if (after(&out[m], &out[mid]))
+            h = m;
+        else
+            a = m + 1;
+    }
+    for (size_t h = hi; b < h;) {
+        size_t m = b + (h - b) / 2;
+        if (after(&out[mid - 1], &out[m]))
+            b = m + 1;
+        else
+            h = m;
+    }
+    if (b - a > *tmp_cap) {
+        gs_hit *t = realloc(*tmp, (b - a) * sizeof *t);
+        if (t == NULL)
+            return (size_t)-1;
+        *tmp = t;
+        *tmp_cap = b - a;
+    }
+    merge(out + a, mid - a, out + mid, b - mid, *tmp);
+    memcpy(out + a, *tmp, (b - a) * sizeof *out);
+    return b - a;
+}
+
+gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_error *err)
+{
+    gs_status st = GS_OK;
+    const size_t n_runs = rs->n, total = rs->n_hits;
+    expander e = {.runs = rs->v};
+    gs_hit *tmp = NULL;
+    size_t tmp_cap = 0, merged = 0;
+    gs_hits_free(hits);
+    if (n_runs == 0)
+        goto done;
+    qsort(rs->v, n_runs, sizeof *rs->v, run_cmp);
+    for (size_t r = 0; r < n_runs; r++)
+        e.n_parts += (rs->v[r].n + PART - 1) / PART;
+    e.run_out = gs_malloc(n_runs * sizeof *e.run_out, err, "hit runs");
+    e.left = gs_malloc(n_runs * sizeof *e.left, err, "hit runs");
+    e.parts = gs_malloc(e.n_parts * sizeof *e.parts, err, "hit runs");
+    if (e.run_out == NULL || e.left == NULL || e.parts == NULL) {
+        st = GS_ESYS;
+        goto done;
+    }
+    if ((e.out = malloc((total ? total : 1) * sizeof *e.out)) == NULL) {
+        st = gs_fail(err, GS_ESYS, "out of memory (%zu hits)", total);
+        goto done;
+    }
+    for (size_t r = 0, row = 0, p = 0; r < n_runs; r++) {
+        e.run_out[r] = row;
+        row += rs->v[r].n;
+        atomic_init(&e.left[r], (rs->v[r].n + PART - 1) / PART);
+        for (size_t lo = 0; lo < rs->v[r].n; lo += PART)
+            e.parts[p++] = (part){r, lo};
+    }
+    atomic_init(&e.next, 0);
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    for (; started < threads - 1 && started < MAX_THREADS && (size_t)started + 1 < e.n_parts;
+         started++)
+        if (pthread_create(&tid[started], NULL, expand_main, &e))
+            break; /* fewer threads do the same work */
+    expand_main(&e);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    *hits = (gs_hits){.v = e.out, .n = total, .cap = total};
+    /* Neighbours that overlap: the prefix up to run r is sorted, so merging
+     * its overlap with run r keeps it so. Approximate hits (owned by their
+     * end) overlap their segment's neighbour by a few rows; should far more
+     * need moving (runs that are not the disjoint pieces producers hand
+     * over), one merge sort of the whole costs less. */
+    for (size_t r = 1; r < n_runs; r++) {
+        size_t m = merge_overlap(e.out, e.run_out[r], e.run_out[r] + rs->v[r].n, &tmp, &tmp_cap);
+        if (m != (size_t)-1 && (merged += m) <= total / 4 + PART)
+            continue;
+        if (gs_hits_sort(hits))
+            st = gs_fail(err, GS_ESYS, "out of memory (sorting %zu hits)", total);
+        break;
+    }
+done:
+    free(tmp);
+    free(e.run_out);
+    free((void *)e.left);
+    free(e.parts);
+    gs_hit_runs_free(rs);
+    return st;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gs_error.h"
 #include "gs_types.h"
 
 /* Sort a[0..n) ascending, LSD radix over the low `bits` bits (all others
@@ -24,5 +25,88 @@ void gs_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n, int bits);
  * pairwise (a sorted input costs one pass, k interleaved sorted runs
  * log2(k) passes). Returns 0, or -1 when out of memory (h unchanged). */
 int gs_hits_sort(gs_hits *h);
+
+/* ---- hits as sorted runs of packed keys, 8 bytes a hit until the end ----
+ *
+ * Every producer (a CPU worker's segment, a GPU batch) hands over its hits
+ * as one sorted run of 64-bit keys; the rank's runs are kept as they are
+ * while the scan goes on and turned into gs_hit records once, at the end,
+ * on all threads (gs_hit_runs_expand). A key holds, from the top: the
+ * position (start relative to the segment table below), the strand (forward
+ * 0), the pattern, the hit's length (end - start) and its distance, each
+ * field as wide as its run's layout says, so that ascending keys are
+ * contract §3 order within a segment (the distance, last, only breaks ties
+ * the contract leaves open). */
+
+/* Field widths of a run's keys; the strand is one bit. */
+typedef struct gs_key_layout {
+    uint8_t b_dist; /* bits of the distance (0: exact hits) */
+    uint8_t b_len;  /* bits of end - start */
+    uint8_t b_pat;  /* bits of the pattern id */
+} gs_key_layout;
+
+/* Where a segment's positions lie among its run's: a key at position pos
+ * (off <= pos < the next segment's off) is the hit at record position
+ * base + (pos - off) of record. */
+typedef struct gs_run_seg {
+    uint64_t base;   /* record position of key position off */
+    uint32_t off;    /* first key position of the segment */
+    uint32_t record;
+    uint32_t own;    /* starts it owns: the record's next segment has base + own
+                      * (read by gs_hit_runs_add_batch only) */
+} gs_run_seg;
+
+/* One run: n hits in contract §3 order, as keys or (when a segment's
+ * fields do not fit 64 bits) as records. Everything it points to is its
+ * own and freed by the run set. */
+typedef struct gs_hit_run {
+    uint64_t *keys;   /* [n] ascending, or NULL when hits is set */
+    gs_hit *hits;     /* [n] records, or NULL */
+    size_t n;
+    gs_run_seg first; /* the run's first (often only) segment */
+    gs_run_seg *segs; /* [n_seg] ascending in off and in corpus order
+                       * (segs[0] == first), or NULL: first is the only one */
+    size_t n_seg;
+    gs_key_layout lay;
+} gs_hit_run;
+
+/* A rank's runs, in any order. */
+typedef struct gs_hit_runs {
+    gs_hit_run *v;
+    size_t n, cap;
+    size_t n_hits; /* sum of the runs' n */
+} gs_hit_runs;
+
+/* Take r (and what it points to) into rs. 0, or -1 when out of memory
+ * (r is then still the caller's). */
+int gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r);
+
+/* One GPU batch: keys[0..n) ascending (key positions in the batch's packed
+ * text, none before segs[0].off), segs[0..n_seg) the batch's segments
+ * ascending in off (each the text of one gs_segment, in the order they
+ * were submitted). The keys are copied, on up to `threads` threads (a copy
+ * into fresh memory is mostly its page faults, which threads share); the
+ * batch is cut into runs wherever
+ * a segment does not directly follow the one before in the corpus (a batch
+ * packed from several readers' buffers), so runs never interleave. With span
+ * > 0 (approximate modes, hits owned by their end: engine.h), a hit whose
+ * end lies less than span past the start of a segment with base > 0 is the
+ * previous segment's and dropped. */
+gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
+                                const gs_run_seg *segs, size_t n_seg, gs_key_layout lay,
+                                uint32_t span, int threads, gs_error *err);
+
+/* Move every run of src to the end of dst (src is left empty). */
+gs_status gs_hit_runs_move(gs_hit_runs *dst, gs_hit_runs *src, gs_error *err);
+
+/* The hits of all runs in contract §3 order, into *hits (whose previous
+ * vector is freed). Runs are ordered by their first segment, expanded in
+ * parallel pieces on `threads` threads, each run freed once expanded (the
+ * peak is 40 bytes a hit), and where two neighbours overlap (approximate
+ * hits owned by their end, interleaved readers) their overlap is merged.
+ * rs is left empty, also on failure. */
+gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_error *err);
+
+void gs_hit_runs_free(gs_hit_runs *rs);
 
 #endif

@@ -9,9 +9,12 @@
  * an event (one at a time): each fills the whole device, and one engine
  * ("rkps") has a single scratch area. A slot is retired (waited for) only
  * when it is reused or at finish; that is where its key hits are expanded to
- * (pattern, strand) hits, sorted on the device and copied back, in
- * submission order, so hits come back in corpus order. Counts stay on the
- * device, added to by every scan, and are copied back once at finish.
+ * (pattern, strand, length) sort keys, sorted on the device and copied back
+ * into a run of keys (gs_hitsort.h): 8 bytes a hit, one copy, no per-hit
+ * work on the feeding thread, which goes straight back to launching. The
+ * caller turns the runs into records on all its threads after the scan.
+ * Counts stay on the device, added to by every scan, and are copied back
+ * once at finish.
  *
  * Batching: a corpus of short records (ESTs, contigs) would otherwise pay a
  * launch, four events and a stream round-trip per record, far more than the
@@ -21,19 +24,21 @@
  * segment whose owned starts end at (offset of the last segment + its own).
  * Only the last segment of a batch may have an overlap: a segment with
  * own < len closes its batch. Each slot keeps (offset, record, base) per
- * segment, and a hit's packed position is mapped back after the device sort;
- * segments arrive in corpus order, so sorting by (packed position, strand,
- * pattern) is already contract §3 order. The bytes alphabet has no byte that
+ * segment, the run's segment table, which maps a hit's packed position
+ * back when the run is expanded; segments of one reader arrive in corpus
+ * order, so sorting by (packed position, strand, pattern) is contract §3
+ * order (a batch packed from several readers' buffers is cut into runs
+ * where the order steps back). The bytes alphabet has no byte that
  * matches nothing, so there a batch is one segment.
  *
  * Approximate keysets (engine "bv") are never packed: an alignment with
  * edits could reach across the separator, and its start is found by a DP
  * that must stop where the segment begins. Their hits carry a distance and
- * an end: bv.cu turns them into sort keys that hold both, and the slot's
- * segment maps them back as for exact hits, dropping those that the
- * previous segment of the record owns (engine.h). Hits are owned by their
- * end, so the starts of neighbouring segments interleave: finish sorts the
- * run's approximate hits once.
+ * an end: bv.cu turns them into sort keys that hold both, in the same run
+ * layout, and the runs drop those that the previous segment of the record
+ * owns (engine.h). Hits are owned by their end, so the starts of
+ * neighbouring segments interleave by a few rows: the expansion merges
+ * those.
  *
  * Overflow of a slot's hit buffer is found at retire (the kernels count past
  * the capacity): the buffer grows and the batch, still on the device, is
@@ -56,6 +61,7 @@ extern "C" {
 }
 
 extern "C" {
+#include "../core/gs_clock.h"
 #include "../match/approx.h"
 }
 
@@ -63,13 +69,6 @@ extern "C" {
  * records are tiny; SEPARATOR joins the segments of a dna batch. */
 enum { NSLOT = 3, BATCH_SEGS = 1 << 20 };
 static const uint8_t SEPARATOR = 'N';
-
-/* Where one segment of a batch sits in the packed text. */
-typedef struct gs_gpu_bseg {
-    uint64_t base;   /* record position of packed text[off] */
-    uint32_t off;    /* offset in the packed text */
-    uint32_t record;
-} gs_gpu_bseg;
 
 typedef struct gs_gpu_slot {
     cudaStream_t st;
@@ -81,7 +80,7 @@ typedef struct gs_gpu_slot {
     int open;        /* a batch is being filled on the host */
     int busy;        /* a batch is queued on the device */
     size_t len, own; /* the packed text: bytes, owned starts */
-    gs_gpu_bseg *segs; /* hits only */
+    gs_run_seg *segs; /* hits only: where each segment sits in the packed text */
     size_t n_seg, seg_cap;
 } gs_gpu_slot;
 
@@ -93,24 +92,26 @@ struct gs_gpu {
     int copy_threads;    /* gs_gpu_set_copy_threads */
     const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
     int approx;
-    uint32_t lbits;      /* approximate: bits of a hit length 0 .. span */
+    uint32_t lbits;      /* bits of a hit length 0 .. span */
     size_t block, text_cap, text_alloc;
     uint32_t n_keys, pbits, sort_bits;
-    uint32_t *plen; /* [n_patterns]: a hit's end is start + plen[pattern] */
+    gs_key_layout lay;   /* of the sort keys: the runs' layout */
     unsigned long long *d_counts;
     unsigned int *d_work; /* scans run one at a time, so one counter serves all */
-    uint32_t *d_out_off, *d_outputs;
+    uint32_t *d_out_off;
+    unsigned long long *d_outkey; /* [outputs]: strand, pattern, length of a sort key */
     gs_gpu_slot slot[NSLOT];
     int next;
     cudaEvent_t scan_done, h0, h1;
     /* hit expansion scratch, used by one retire at a time */
     uint32_t *d_cnt, *d_offs;
     size_t cnt_cap;
-    unsigned long long *d_keys, *d_sorted, *h_sorted;
+    unsigned long long *d_keys, *d_sorted;
+    uint64_t *h_sorted; /* a batch's sorted keys, pinned: copied into its runs */
     size_t keys_cap;
     void *d_temp;
     size_t temp_cap;
-    gs_hits hits;
+    gs_hit_runs runs;
     gs_gpu_times times;
 };
 
@@ -206,15 +207,14 @@ void gs_gpu_close(gs_gpu *g)
     cudaFree(g->d_counts);
     cudaFree(g->d_work);
     cudaFree(g->d_out_off);
-    cudaFree(g->d_outputs);
+    cudaFree(g->d_outkey);
     cudaFree(g->d_cnt);
     cudaFree(g->d_offs);
     cudaFree(g->d_keys);
     cudaFree(g->d_sorted);
     cudaFreeHost(g->h_sorted);
     cudaFree(g->d_temp);
-    gs_hits_free(&g->hits);
-    free(g->plen);
+    gs_hit_runs_free(&g->runs);
     delete g;
 }
 
@@ -260,18 +260,11 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     g->text_cap = text_cap;
     g->text_alloc = (text_cap + 63) / 64 * 64 + 128; /* kernels read whole 16-byte vectors */
     g->n_keys = ks->n_keys;
-    g->plen = (uint32_t *)calloc(ks->n_patterns ? ks->n_patterns : 1, sizeof *g->plen);
-    if (g->plen == NULL) {
-        gs_fail(err, GS_ESYS, "out of memory (gpu)");
-        goto fail;
-    }
-    for (uint32_t k = 0; k < ks->n_keys; k++) /* every key of a pattern has its length */
-        for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
-            g->plen[ks->outputs[j] >> 1] = gs_key_len(ks, k);
     g->pbits = bits_for(ks->n_patterns ? ks->n_patterns : 1);
     g->lbits = bits_for((unsigned long long)ks->span + 1);
+    g->lay = gs_key_layout{(uint8_t)(g->approx ? 4 : 0), (uint8_t)g->lbits, (uint8_t)g->pbits};
     /* approximate: a start may be the text's end until the host finds it */
-    g->sort_bits = bits_for(text_cap + g->approx) + 1 + g->pbits + (g->approx ? g->lbits + 4 : 0);
+    g->sort_bits = bits_for(text_cap + g->approx) + 1 + g->pbits + g->lbits + (g->approx ? 4 : 0);
     if (g->sort_bits > 64) {
         gs_fail(err, GS_EUSAGE, "too many patterns for GPU hit sorting (%u) (gpu)",
                 ks->n_patterns);
@@ -288,11 +281,22 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     GS_CUDA_CHECK(cudaMalloc((void **)&g->d_counts, std::max<size_t>(g->n_keys, 1) * 8));
     GS_CUDA_CHECK(cudaMemset(g->d_counts, 0, std::max<size_t>(g->n_keys, 1) * 8));
     GS_CUDA_CHECK(cudaMalloc((void **)&g->d_work, 4));
-    if (want_hits) {
-        if (gs_gpu_upload((void **)&g->d_out_off, ks->out_off, ((size_t)ks->n_keys + 1) * 4,
-                          err) ||
-            gs_gpu_upload((void **)&g->d_outputs, ks->outputs,
-                          (size_t)ks->out_off[ks->n_keys] * 4, err))
+    if (want_hits && !g->approx) {
+        /* exact keys: each output's low bits of a sort key, length included
+         * (every key of a pattern has the pattern's length) */
+        size_t n_out = ks->out_off[ks->n_keys];
+        unsigned long long *ok = (unsigned long long *)gs_malloc((n_out ? n_out : 1) * 8, err,
+                                                                 "GPU hit keys");
+        if (ok == NULL)
+            goto fail;
+        for (uint32_t k = 0; k < ks->n_keys; k++)
+            for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
+                ok[j] = (unsigned long long)(ks->outputs[j] & 1) << (g->pbits + g->lbits) |
+                        (unsigned long long)(ks->outputs[j] >> 1) << g->lbits | gs_key_len(ks, k);
+        gs_status up = gs_gpu_upload((void **)&g->d_outkey, ok, n_out * 8, err);
+        free(ok);
+        if (up != GS_OK ||
+            gs_gpu_upload((void **)&g->d_out_off, ks->out_off, ((size_t)ks->n_keys + 1) * 4, err))
             goto fail;
     }
     GS_CUDA_CHECK(cudaEventCreate(&g->scan_done));
@@ -376,19 +380,6 @@ fail:
     return err->code;
 }
 
-static gs_status hits_append(gs_hits *h, size_t n, gs_error *err)
-{
-    if (h->n + n <= h->cap)
-        return GS_OK;
-    size_t cap = std::max(h->n + n, h->cap * 2);
-    gs_hit *v = (gs_hit *)gs_realloc(h->v, cap * sizeof *v, err, "GPU hits");
-    if (v == NULL)
-        return GS_ESYS;
-    h->v = v;
-    h->cap = cap;
-    return GS_OK;
-}
-
 /* Room for n sort keys on the device and the host. */
 static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
 {
@@ -401,8 +392,8 @@ static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
     return GS_OK;
 }
 
-/* Sort the n keys of d_keys on slot s's stream, copy them to h_sorted, wait,
- * and make room for n more hits. */
+/* Sort the n keys of d_keys on slot s's stream, copy them to h_sorted and
+ * wait. */
 static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
 {
     size_t t2 = 0;
@@ -419,58 +410,56 @@ static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *
     GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
     g->times.transfer += gpu_elapsed(g->h0, g->h1) / 1e3;
-    return hits_append(&g->hits, n, err);
+    return GS_OK;
 fail:
     return err->code;
 }
 
-/* Approximate hits: sort keys from bv, sorted on the device, mapped back to
- * the slot's one segment. */
+/* Approximate hits: sort keys from bv, sorted on the device, kept as a
+ * run of the slot's one segment. */
 static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
 {
     uint8_t *bits = NULL;
     uint32_t *col = NULL;
+    int moved = 0;
     if (gpu_keys_reserve(g, n, err) != GS_OK ||
         gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
                          err) != GS_OK ||
         gpu_sort_back(g, s, n, err) != GS_OK)
         goto fail;
     {
+        /* an edit key over 64 residues comes back with length 0 and its end
+         * as its start: the CPU's own DP finds the start, and the key is
+         * rewritten (rare: patterns that long; the batch is sorted again) */
         const gs_keyset *ks = g->ks;
-        const gs_gpu_bseg *b = s->segs; /* approximate batches hold one segment */
-        const uint32_t low = g->lbits + 4;
-        const unsigned long long pmask = (1ull << g->pbits) - 1, lmask = (1ull << g->lbits) - 1;
+        const int s_len = g->lay.b_dist, s_pat = s_len + g->lay.b_len,
+                  s_strand = s_pat + g->lay.b_pat, s_pos = s_strand + 1;
+        const unsigned long long lmask = (1ull << g->lbits) - 1, pmask = (1ull << g->pbits) - 1;
         for (uint32_t i = 0; i < n; i++) {
-            unsigned long long x = g->h_sorted[i];
-            uint32_t d = (uint32_t)(x & 15), l = (uint32_t)(x >> 4 & lmask);
-            uint32_t pat = (uint32_t)(x >> low & pmask);
-            uint32_t strand = (uint32_t)(x >> (low + g->pbits) & 1);
-            uint64_t start = x >> (1 + g->pbits + low), e = start + l;
-            if (l == 0) { /* an edit key over 64 residues: the CPU's own DP */
-                uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
-                uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
-                if (bits == NULL) {
-                    bits = (uint8_t *)gs_malloc(ks->span, err, "GPU hit starts");
-                    col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err,
-                                                "GPU hit starts");
-                    if (bits == NULL || col == NULL)
-                        goto fail;
-                }
-                gs_approx_text_bits(s->h_text + (e - w), w, bits);
-                l = gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
-                start = e - l; /* its place in the order: gs_gpu_finish sorts */
+            uint64_t x = g->h_sorted[i];
+            if ((x >> s_len & lmask) != 0)
+                continue;
+            uint32_t d = (uint32_t)(x & 15), pat = (uint32_t)(x >> s_pat & pmask);
+            uint32_t strand = (uint32_t)(x >> s_strand & 1);
+            uint64_t e = x >> s_pos;
+            uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
+            uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
+            if (bits == NULL) {
+                bits = (uint8_t *)gs_malloc(ks->span, err, "GPU hit starts");
+                col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err, "GPU hit starts");
+                if (bits == NULL || col == NULL)
+                    goto fail;
             }
-            if (b->base > 0 && e < ks->span)
-                continue; /* the record's previous segment owns it */
-            gs_hit *h = &g->hits.v[g->hits.n++];
-            memset(h, 0, sizeof *h);
-            h->start = b->base + (start - b->off);
-            h->end = h->start + l;
-            h->record = b->record;
-            h->pattern = pat;
-            h->strand = strand ? -1 : +1;
-            h->distance = (uint8_t)d;
+            gs_approx_text_bits(s->h_text + (e - w), w, bits);
+            uint64_t l = gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
+            g->h_sorted[i] = (e - l) << s_pos | (x & ((1ull << s_pos) - 1)) | l << s_len;
+            moved = 1;
         }
+        if (moved)
+            std::sort(g->h_sorted, g->h_sorted + n);
+        if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, 1, g->lay, ks->span,
+                                  g->copy_threads, err) != GS_OK)
+            goto fail;
     }
     free(bits);
     free(col);
@@ -528,28 +517,12 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     if (gpu_keys_reserve(g, total, err) != GS_OK)
         goto fail;
     gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
-        s->d_kh, n, g->d_out_off, g->d_outputs, g->d_offs, g->pbits, g->d_keys);
+        s->d_kh, n, g->d_out_off, g->d_outkey, g->d_offs, 1 + g->pbits + g->lbits, g->d_keys);
     GS_CUDA_LAUNCH_CHECK();
-    if (gpu_sort_back(g, s, total, err) != GS_OK)
+    if (gpu_sort_back(g, s, total, err) != GS_OK ||
+        gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
+                              g->copy_threads, err) != GS_OK)
         goto fail;
-    {
-        /* positions ascend, so the segment of each hit is found by walking
-         * the batch's table once */
-        const unsigned long long pmask = (1ull << g->pbits) - 1;
-        const gs_gpu_bseg *b = s->segs, *last = s->segs + s->n_seg - 1;
-        for (uint32_t i = 0; i < total; i++) {
-            unsigned long long x = g->h_sorted[i], pos = x >> (1 + g->pbits);
-            while (b < last && b[1].off <= pos)
-                b++;
-            gs_hit *h = &g->hits.v[g->hits.n++];
-            memset(h, 0, sizeof *h); /* padding too: hit lists may be compared bytewise */
-            h->start = b->base + (pos - b->off);
-            h->record = b->record;
-            h->pattern = (uint32_t)(x & pmask);
-            h->strand = (x >> g->pbits) & 1 ? -1 : +1;
-            h->end = h->start + g->plen[h->pattern];
-        }
-    }
     return GS_OK;
 fail:
     return err->code;
@@ -564,8 +537,12 @@ static gs_status gpu_retire(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
     g->times.transfer += gpu_elapsed(s->t0, s->t1) / 1e3;
     g->times.kernel += gpu_elapsed(s->k0, s->k1) / 1e3;
-    if (g->want_hits)
-        return gpu_collect_hits(g, s, err);
+    if (g->want_hits) {
+        double t0 = gs_now();
+        gs_status st = gpu_collect_hits(g, s, err);
+        g->times.hits += gs_now() - t0;
+        return st;
+    }
     return GS_OK;
 fail:
     return err->code;
@@ -620,14 +597,15 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     if (g->want_hits) {
         if (s->n_seg == s->seg_cap) {
             size_t cap = s->seg_cap ? 2 * s->seg_cap : 64;
-            gs_gpu_bseg *v = (gs_gpu_bseg *)gs_realloc(s->segs, cap * sizeof *v, err,
-                                                       "GPU batch table");
+            gs_run_seg *v = (gs_run_seg *)gs_realloc(s->segs, cap * sizeof *v, err,
+                                                     "GPU batch table");
             if (v == NULL)
                 return err->code;
             s->segs = v;
             s->seg_cap = cap;
         }
-        s->segs[s->n_seg] = gs_gpu_bseg{seg->base, (uint32_t)s->len, seg->record};
+        s->segs[s->n_seg] =
+            gs_run_seg{seg->base, (uint32_t)s->len, seg->record, (uint32_t)seg->own};
     }
     s->n_seg++;
     gs_copy(s->h_text + s->len, seg->text, seg->len, g->copy_threads);
@@ -638,7 +616,7 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return GS_OK;
 }
 
-gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
+gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_gpu_times *t,
                         gs_error *err)
 {
     unsigned long long *h_counts = NULL;
@@ -657,25 +635,12 @@ gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_t
         for (uint32_t k = 0; key_counts && k < g->n_keys; k++)
             key_counts[k] += h_counts[k];
     }
-    /* approximate hits are owned by their end, so the starts of one
-     * segment's last hits and the next one's first interleave: only the
-     * whole run is in contract §3 order once sorted */
-    if (g->approx && g->hits.n > 1)
-        qsort(g->hits.v, g->hits.n, sizeof *g->hits.v, gs_hit_cmp);
-    if (hits && g->hits.n && hits->n == 0) { /* the usual case: hand the vector over, no copy */
-        gs_hits_free(hits);
-        *hits = g->hits;
-        g->hits = gs_hits{};
-    } else if (hits && g->hits.n) {
-        if (hits_append(hits, g->hits.n, err) != GS_OK)
-            goto fail;
-        memcpy(hits->v + hits->n, g->hits.v, g->hits.n * sizeof *g->hits.v);
-        hits->n += g->hits.n;
-    }
-    g->hits.n = 0;
+    if (runs != NULL && gs_hit_runs_move(runs, &g->runs, err) != GS_OK)
+        goto fail;
+    gs_hit_runs_free(&g->runs);
     if (t)
         *t = g->times;
-    g->times.transfer = g->times.kernel = 0;
+    g->times = gs_gpu_times{};
     free(h_counts);
     return GS_OK;
 fail:

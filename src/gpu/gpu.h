@@ -3,10 +3,11 @@
  * One gs_gpu per rank drives one device through a pipeline of pinned host
  * buffers and streams: gs_gpu_submit copies a segment into a pinned buffer and
  * queues its transfer and scan; gs_gpu_finish waits for all of them and hands
- * back the per-key counts and the hits. Segments must be submitted in corpus
- * order; each batch's hits are compacted and sorted on the device, so the
- * hits come back in contract §3 order. Without a CUDA build (gpu_none.c) every
- * call reports that no GPU is available.
+ * back the per-key counts and the hits. Each batch's hits are compacted and
+ * sorted on the device and come back as runs of packed keys (gs_hitsort.h),
+ * 8 bytes a hit, which the caller turns into records on all its threads
+ * (gs_hit_runs_expand); the feeding thread never makes a record. Without a
+ * CUDA build (gpu_none.c) every call reports that no GPU is available.
  *
  * Batching: with the dna alphabet, consecutive segments share one transfer
  * and one scan (joined by a non-base byte) until a block's worth of text is
@@ -20,6 +21,7 @@
 #define GS_GPU_H
 
 #include "../core/gs_error.h"
+#include "../core/gs_hitsort.h"
 #include "../core/gs_types.h"
 #include "../match/keyset.h"
 
@@ -37,6 +39,8 @@ typedef struct gs_gpu gs_gpu;
 typedef struct gs_gpu_times {
     double transfer; /* seconds of host<->device copies (event-timed, summed) */
     double kernel;   /* seconds of scan kernels (event-timed, summed) */
+    double hits;     /* seconds the feeding thread spent taking hits back (waiting
+                      * for their sort on the device, copying keys into runs) */
 } gs_gpu_times;
 
 /* engine: "ac", "wm" or "rk" for exact keysets ("rkps": Rabin-Karp in its
@@ -49,12 +53,14 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
                       size_t block, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
 /* Threads (the submitting one included) that copy a submitted segment into
- * the pinned buffer; 1 until set. One thread copying was most of the scan
- * phase of a large indexed corpus. */
+ * the pinned buffer, and a batch's hit keys out of it; 1 until set. One
+ * thread copying was most of the scan phase of a large indexed corpus. */
 void gs_gpu_set_copy_threads(gs_gpu *g, int threads);
-/* Adds to key_counts[n_keys]; appends hits (pattern, strand from the keyset's
- * outputs, record and absolute start from the segments) to *hits, sorted. */
-gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
+/* Adds to key_counts[n_keys]; moves the hits found since the last finish
+ * (pattern, strand and length from the keyset's outputs, record and start
+ * from the segments) into *runs, or drops them when runs is NULL. Any
+ * submission order gives the same hits once expanded. */
+gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_gpu_times *t,
                         gs_error *err);
 void gs_gpu_close(gs_gpu *g);
 

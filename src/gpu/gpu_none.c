@@ -19,10 +19,10 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
-gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hits *hits, gs_gpu_times *t,
+gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_gpu_times *t,
                         gs_error *err)
 {
-    (void)g; (void)key_counts; (void)hits; (void)t;
+    (void)g; (void)key_counts; (void)runs; (void)t;
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 

@@ -11,13 +11,17 @@
  * ordered by segment, are the rank's sorted hits and are expanded into it
  * on all threads, so no sort of the whole set is left. GPU: 2 + readers buffers and one
  * feeding thread that opens the GPU and submits them in the order they
- * come; the GPU pipeline overlaps copies and kernels itself.
+ * come; the GPU pipeline overlaps copies and kernels itself, and hands back
+ * each batch's hits as the same kind of run (sorted on the device), so the
+ * feeder never touches a hit record and both paths end in one expansion
+ * (gs_hit_runs_expand).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pipeline.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,22 +60,6 @@ typedef struct pool {
     pthread_cond_t helper_done;
 } pool;
 
-/* One segment's hits, sorted where they were made. Packed: each hit is one
- * 64-bit key, from the top: start - base, strand (forward 0), pattern,
- * end - start, distance, with field widths of this run, so sorting the keys
- * as integers is contract §3 order (distance last, which only breaks ties
- * the contract leaves open). A segment whose fields do not fit 64 bits
- * keeps its hits as records (hits != NULL) instead. */
-typedef struct hit_run {
-    uint32_t record;
-    uint64_t base;
-    size_t n;
-    uint64_t *keys;
-    gs_hit *hits;
-    uint8_t b_dist, b_len, b_pat; /* field widths; the strand is one bit */
-    size_t out;                   /* first row in the rank's hits */
-} hit_run;
-
 typedef struct worker {
     pool *p;
     pthread_t tid;
@@ -79,8 +67,7 @@ typedef struct worker {
     gs_keyhits kh;
     uint64_t *pk, *tmp; /* packing and radix scratch, pk_cap keys each */
     size_t pk_cap;
-    hit_run *runs;
-    size_t n_runs, cap_runs;
+    gs_hit_runs runs; /* one a segment with hits */
     int oom;
 } worker;
 
@@ -125,10 +112,9 @@ static int bits_of(uint64_t v)
     return b;
 }
 
-/* Turn key occurrences of one segment into hits of every (pattern, strand),
- * sorted, as one run of w. Approximate hits ending before the span belong
- * to the previous segment of the record when there is one (engine.h). */
-/* Whether x is a hit of this segment, and the text it spans. */
+/* Whether x is a hit of this segment, and the text it spans. Approximate
+ * hits ending before the span belong to the previous segment of the record
+ * when there is one (engine.h). */
 static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit *x,
                        uint32_t *len)
 {
@@ -140,6 +126,9 @@ static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyh
     return !(seg->base > 0 && x->pos + x->len < ks->span);
 }
 
+/* The segment's hits as one run of packed keys, radix-sorted here (on all
+ * workers at once, in cache-sized pieces); a segment whose fields do not
+ * fit 64 bits keeps its hits as records, sorted the slow way. */
 static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh, worker *w)
 {
     size_t n = 0;
@@ -156,16 +145,14 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
     }
     if (n == 0)
         return 0;
-    if (gs_grow(&w->runs, &w->cap_runs, w->n_runs, sizeof *w->runs, 64))
-        return -1;
-    hit_run *r = &w->runs[w->n_runs];
-    *r = (hit_run){.record = seg->record, .base = seg->base, .n = n,
-                   .b_dist = (uint8_t)bits_of(max_dist), .b_len = (uint8_t)bits_of(max_len),
-                   .b_pat = (uint8_t)bits_of(ks->n_patterns ? ks->n_patterns - 1 : 0)};
-    const int s_len = r->b_dist, s_pat = s_len + r->b_len, s_strand = s_pat + r->b_pat,
+    gs_hit_run r = {.n = n, .first = {.base = seg->base, .record = seg->record}};
+    r.lay.b_dist = (uint8_t)bits_of(max_dist);
+    r.lay.b_len = (uint8_t)bits_of(max_len);
+    r.lay.b_pat = (uint8_t)bits_of(ks->n_patterns ? ks->n_patterns - 1 : 0);
+    const int s_len = r.lay.b_dist, s_pat = s_len + r.lay.b_len, s_strand = s_pat + r.lay.b_pat,
               s_pos = s_strand + 1, bits = s_pos + bits_of(max_pos);
-    if (bits > 64) { /* rare: records it is, sorted the slow way */
-        if ((r->hits = malloc(n * sizeof *r->hits)) == NULL)
+    if (bits > 64 || s_pos > 63) {
+        if ((r.hits = malloc(n * sizeof *r.hits)) == NULL)
             return -1;
     } else if (n > w->pk_cap) {
         free(w->pk);
@@ -184,133 +171,43 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
             continue;
         for (uint32_t j = ks->out_off[x->key]; j < ks->out_off[x->key + 1]; j++) {
             uint32_t out = ks->outputs[j]; /* pattern * 2 + strand */
-            if (r->hits)
-                r->hits[o++] = (gs_hit){.start = seg->base + x->pos, .end = seg->base + x->pos + len,
-                                        .record = seg->record, .pattern = out >> 1,
-                                        .strand = (out & 1) ? -1 : 1, .distance = x->dist};
+            if (r.hits)
+                r.hits[o++] = (gs_hit){.start = seg->base + x->pos, .end = seg->base + x->pos + len,
+                                       .record = seg->record, .pattern = out >> 1,
+                                       .strand = (out & 1) ? -1 : 1, .distance = x->dist};
             else
                 w->pk[o++] = (uint64_t)x->pos << s_pos | (uint64_t)(out & 1) << s_strand
                              | (uint64_t)(out >> 1) << s_pat | (uint64_t)len << s_len | x->dist;
         }
     }
-    if (r->hits) {
-        qsort(r->hits, n, sizeof *r->hits, gs_hit_cmp);
+    if (r.hits) {
+        qsort(r.hits, n, sizeof *r.hits, gs_hit_cmp);
     } else {
         gs_radix_sort_u64(w->pk, w->tmp, n, bits);
-        if ((r->keys = malloc(n * sizeof *r->keys)) == NULL)
+        if ((r.keys = malloc(n * sizeof *r.keys)) == NULL)
             return -1;
-        memcpy(r->keys, w->pk, n * sizeof *r->keys);
+        memcpy(r.keys, w->pk, n * sizeof *r.keys);
     }
-    w->n_runs++;
-    return 0;
+    if (gs_hit_runs_push(&w->runs, &r) == 0)
+        return 0;
+    free(r.keys);
+    free(r.hits);
+    return -1;
 }
 
-/* Rows of one run, written at their place in the rank's hits. */
-static void expand_run(const hit_run *r, gs_hit *out)
+/* The rank's hits from its runs, on as many threads as scanned. Segments
+ * own disjoint ranges of starts, so ordered by segment the runs are the
+ * sorted whole (but for the few rows approximate neighbours share), and
+ * each run is expanded straight into its place. */
+static gs_status collect_hits(gs_hit_runs *runs, int threads, gs_scan_res *res, gs_error *err)
 {
-    if (r->hits) {
-        memcpy(out, r->hits, r->n * sizeof *out);
-        return;
-    }
-    const int s_len = r->b_dist, s_pat = s_len + r->b_len, s_strand = s_pat + r->b_pat,
-              s_pos = s_strand + 1;
-    const uint64_t m_dist = ((uint64_t)1 << r->b_dist) - 1, m_len = ((uint64_t)1 << r->b_len) - 1,
-                   m_pat = ((uint64_t)1 << r->b_pat) - 1;
-    for (size_t i = 0; i < r->n; i++) {
-        uint64_t k = r->keys[i], start = r->base + (k >> s_pos);
-        out[i] = (gs_hit){.start = start, .end = start + (k >> s_len & m_len), .record = r->record,
-                          .pattern = (uint32_t)(k >> s_pat & m_pat),
-                          .strand = (k >> s_strand & 1) ? -1 : 1, .distance = (uint8_t)(k & m_dist)};
-    }
-}
-
-static void run_free(hit_run *r)
-{
-    free(r->keys);
-    free(r->hits);
-    r->keys = NULL;
-    r->hits = NULL;
-}
-
-static int run_cmp(const void *a, const void *b)
-{
-    const hit_run *x = a, *y = b;
-    if (x->record != y->record)
-        return x->record < y->record ? -1 : 1;
-    return x->base < y->base ? -1 : x->base > y->base;
-}
-
-/* Expanding runs into the rank's hits, on as many threads as scanned. */
-typedef struct expander {
-    hit_run *runs;
-    size_t n_runs;
-    gs_hit *out;
-    atomic_size_t next;
-} expander;
-
-static void *expand_main(void *arg)
-{
-    expander *e = arg;
-    for (size_t i; (i = atomic_fetch_add(&e->next, 1)) < e->n_runs;) {
-        expand_run(&e->runs[i], e->out + e->runs[i].out);
-        run_free(&e->runs[i]);
-    }
-    return NULL;
-}
-
-/* The rank's hits from the runs of all workers: segments own disjoint
- * ranges of start positions, so ordered by (record, base) the runs are the
- * sorted whole, and each run is expanded straight into its place. Should
- * two runs overlap after all (a source handing out overlapping segments),
- * gs_hits_sort merges them, so the order never rests on that alone. */
-static gs_status collect_runs(worker *w, int nt, gs_hits *hits, gs_error *err)
-{
-    gs_status st = GS_OK;
-    size_t n_runs = 0, total = 0;
-    for (int i = 0; i < nt; i++)
-        n_runs += w[i].n_runs;
-    if (n_runs == 0)
-        return GS_OK;
-    expander e = {.runs = gs_malloc(n_runs * sizeof *e.runs, err, "hit runs"), .n_runs = n_runs};
-    if (e.runs == NULL)
-        return GS_ESYS;
-    n_runs = 0;
-    for (int i = 0; i < nt; i++) {
-        if (w[i].n_runs) /* runs is NULL otherwise */
-            memcpy(e.runs + n_runs, w[i].runs, w[i].n_runs * sizeof *e.runs);
-        n_runs += w[i].n_runs;
-        w[i].n_runs = 0; /* owned by e now */
-    }
-    qsort(e.runs, n_runs, sizeof *e.runs, run_cmp);
-    for (size_t i = 0; i < n_runs; i++) {
-        e.runs[i].out = total;
-        total += e.runs[i].n;
-    }
-    if ((e.out = malloc(total * sizeof *e.out)) == NULL) {
-        st = gs_fail(err, GS_ESYS, "out of memory (%zu hits)", total);
-        goto done;
-    }
-    pthread_t tid[64];
-    int started = 0;
-    for (; started < nt - 1 && started < 64; started++)
-        if (pthread_create(&tid[started], NULL, expand_main, &e))
-            break;
-    expand_main(&e);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    *hits = (gs_hits){.v = e.out, .n = total, .cap = total};
-    for (size_t i = 1; i < n_runs; i++) {
-        const hit_run *r = &e.runs[i];
-        if (gs_hit_cmp(&e.out[r->out - 1], &e.out[r->out]) > 0) {
-            if (gs_hits_sort(hits))
-                st = gs_fail(err, GS_ESYS, "out of memory (sorting %zu hits)", total);
-            break;
-        }
-    }
-done:
-    for (size_t i = 0; i < n_runs; i++)
-        run_free(&e.runs[i]);
-    free(e.runs);
+    double t0 = gs_now();
+    size_t n_runs = runs->n;
+    gs_status st = gs_hit_runs_expand(runs, threads, &res->hits, err);
+    res->t_hits = gs_now() - t0;
+    if (getenv("GS_DEBUG_TIME")) /* the part of the scan phase the records take */
+        fprintf(stderr, "gscan: hits: %zu from %zu runs expanded in %.3f s on %d threads\n",
+                res->hits.n, n_runs, res->t_hits, threads);
     return st;
 }
 
@@ -560,13 +457,16 @@ fail_workers:
         free(w[i].pk);
         free(w[i].tmp);
     }
-    if (st == GS_OK && cfg->want_hits)
-        st = collect_runs(w, nt, &res->hits, err);
-    for (int i = 0; i < nt; i++) {
-        for (size_t r = 0; r < w[i].n_runs; r++)
-            run_free(&w[i].runs[r]);
-        free(w[i].runs);
+    if (st == GS_OK && cfg->want_hits) {
+        gs_hit_runs all = {0};
+        for (int i = 0; i < nt && st == GS_OK; i++)
+            st = gs_hit_runs_move(&all, &w[i].runs, err);
+        if (st == GS_OK)
+            st = collect_hits(&all, nt, res, err);
+        gs_hit_runs_free(&all);
     }
+    for (int i = 0; i < nt; i++)
+        gs_hit_runs_free(&w[i].runs);
 fail:
     cfg->engine->destroy(compiled);
     pool_free(&p);
@@ -585,6 +485,7 @@ enum { COPY_THREADS = 8 };
 typedef struct feeder {
     pool *p;
     gs_scan_res *res;
+    gs_hit_runs runs; /* each batch's sorted keys, 8 bytes a hit */
     int copy_threads; /* the threads the readers leave, at most COPY_THREADS */
     gs_status st;
     gs_error err;
@@ -611,7 +512,7 @@ static void *feeder_main(void *arg)
         q_push(p, &p->free_q, s);
     }
     if (f->st == GS_OK)
-        f->st = gs_gpu_finish(g, f->res->key_counts, &f->res->hits, &f->t, &f->err);
+        f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
     gs_gpu_close(g);
     return NULL;
 }
@@ -639,7 +540,15 @@ static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
         st = f.st;
     }
     res->t_transfer += f.t.transfer;
+    if (getenv("GS_DEBUG_TIME"))
+        fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
+                "(on the feeding thread)\n", f.t.kernel, f.t.transfer, f.t.hits);
+    /* the feeder only kept each batch's keys: the records are made here, on
+     * all threads, once the GPU is done */
+    if (st == GS_OK && cfg->want_hits)
+        st = collect_hits(&f.runs, cfg->threads > 0 ? cfg->threads : 1, res, err);
 fail:
+    gs_hit_runs_free(&f.runs);
     pool_free(&p);
     return st;
 }
@@ -654,10 +563,6 @@ gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan
         return GS_ESYS;
     gs_status st = cfg->use_gpu ? run_gpu(cfg, src, n_src, res, err)
                                 : run_cpu(cfg, src, n_src, res, err);
-    /* The GPU sorts each segment's hits and, from one source, segments
-     * arrive in order; from several they interleave, as sorted runs. */
-    if (st == GS_OK && cfg->use_gpu && n_src > 1 && gs_hits_sort(&res->hits))
-        st = gs_fail(err, GS_ESYS, "out of memory (sorting %zu hits)", res->hits.n);
     res->t_scan = gs_now() - t0;
     return st;
 }

@@ -48,6 +48,7 @@ typedef struct gs_scan_res {
     double t_read;        /* seconds in src->next: the longest of the readers */
     double t_transfer;    /* GPU copies */
     double t_scan;        /* wall time of the whole pipeline */
+    double t_hits;        /* of t_scan: turning the runs into hit records at the end */
 } gs_scan_res;
 
 /* Scan the segments of n_src sources (n_src >= 1; with more than one, each
