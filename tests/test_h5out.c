@@ -668,6 +668,44 @@ static void test_failures(gs_result *r)
 
 }
 
+/* A hit out of order or out of range is refused before anything is written,
+ * the first one named whichever thread of the check finds it: the faults
+ * sit in different slices of the check and on their edges (n/2 on 2 cores,
+ * n/5 and 2n/5 where the hits make 5 slices). */
+static void test_bad_hits(const gs_hit *good, uint64_t n)
+{
+    gs_hit *h = malloc(n * sizeof *h);
+    uint64_t counts[NP][2];
+    count_hits(good, n, counts);
+    const struct {
+        uint64_t at, early; /* at: swapped with the hit before; early: a bad pattern, or 0 */
+    } cases[] = {{n - 1, 0}, {n / 2, 0}, {n / 5, 0}, {2 * n / 5, 0}, {n / 2, 1000}, {n - 5, n / 5}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        memcpy(h, good, n * sizeof *h);
+        gs_hit t = h[cases[c].at];
+        h[cases[c].at] = h[cases[c].at - 1];
+        h[cases[c].at - 1] = t;
+        if (cases[c].early)
+            h[cases[c].early].pattern = NP + 7;
+        char want[128];
+        if (cases[c].early)
+            snprintf(want, sizeof want, "invalid hit %" PRIu64 " on rank 0: pattern %d,",
+                     cases[c].early, NP + 7);
+        else
+            snprintf(want, sizeof want, "hits out of order at hit %" PRIu64 " on rank 0",
+                     cases[c].at);
+        gs_result r = make_result(h, n, &counts[0][0], 1);
+        gs_error err = {0};
+        const char *path = in_dir("bad_hits.h5");
+        CHECK(gs_h5_write(path, &r, MPI_COMM_WORLD, &err) == GS_ESYS && !exists(path));
+        if (!strstr(err.msg, want)) {
+            fprintf(stderr, "bad hits case %zu: '%s', want '%s'\n", c, err.msg, want);
+            gs_test_failures++;
+        }
+    }
+    free(h);
+}
+
 static void test_open_errors(void)
 {
     gs_h5_file *f = NULL;
@@ -912,6 +950,7 @@ int main(int argc, char **argv)
         test_h5py();
         test_without_hits();
         test_open_errors();
+        test_bad_hits(h, n);
         test_failures(&r);
     } else {
         test_mpi(h, n, &counts[0][0]);

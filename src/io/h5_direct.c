@@ -60,13 +60,18 @@ static void *compress_main(void *arg)
     return NULL;
 }
 
-int gs_h5_write_direct(const gs_h5_direct *d)
+int gs_h5_threads(int most)
 {
     /* the cores this process may run on (a Slurm allocation), not the host's */
     cpu_set_t set;
     long cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                                             : sysconf(_SC_NPROCESSORS_ONLN);
-    int nt = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores, ok = 1;
+    return cores < 1 ? 1 : cores > most ? most : (int)cores;
+}
+
+int gs_h5_write_direct(const gs_h5_direct *d)
+{
+    int nt = gs_h5_threads(MAX_THREADS), ok = 1;
     size_t bytes = d->chunk_rows * d->elem;
     uint64_t n_chunks = (d->n_rows + d->chunk_rows - 1) / d->chunk_rows;
     uint8_t *mem[3][MAX_THREADS] = {{0}};

@@ -28,4 +28,8 @@ typedef struct gs_h5_direct {
  * of memory). One process only: see h5_direct.c. */
 int gs_h5_write_direct(const gs_h5_direct *d);
 
+/* Threads for work on the process's own cores: the cores it may run on (a
+ * Slurm allocation's, not the host's), at most most. */
+int gs_h5_threads(int most);
+
 #endif

@@ -42,6 +42,7 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,27 +269,73 @@ static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
 
 /* Every rank checks its own hits: ids inside the file's tables and sorted,
  * so a reader can trust /hits without checking it again. */
+/* The first hit of [from, to) that is out of range or out of order (the
+ * one before from included in the order check), or to. */
+typedef struct hit_check {
+    const gs_result *res;
+    const wmeta *m;
+    uint64_t from, to, bad;
+} hit_check;
+
+static int hit_ok(const gs_hit *h, const wmeta *m)
+{
+    return h->pattern < m->n_pat && h->record < m->n_rec && (h->strand == 1 || h->strand == -1)
+           && !(h->strand == -1 && m->n_strands == 1);
+}
+
+static void *check_slice(void *arg)
+{
+    hit_check *c = arg;
+    const gs_hit *v = c->res->hits;
+    c->bad = c->to;
+    for (uint64_t i = c->from; i < c->to; i++)
+        if (!hit_ok(&v[i], c->m) || (i > 0 && gs_hit_cmp(&v[i - 1], &v[i]) > 0)) {
+            c->bad = i;
+            break;
+        }
+    return NULL;
+}
+
+/* Every hit in range and in contract order before anything is written, on
+ * the process's cores (one thread took a second for 140 M hits). */
+enum { CHECK_THREADS = 16, CHECK_SLICE = 1 << 18 };
 static void check_hits(wctx *w, const gs_result *res, const wmeta *m)
 {
     if (res->n_hits > 0 && res->hits == NULL) {
         gs_fail(&w->e, GS_ESYS, "invalid result: no hits on rank %d (%s)", w->rank, w->path);
         return;
     }
-    for (uint64_t i = 0; i < res->n_hits; i++) {
+    int nt = gs_h5_threads(CHECK_THREADS);
+    if ((uint64_t)nt > res->n_hits / CHECK_SLICE)
+        nt = res->n_hits / CHECK_SLICE ? (int)(res->n_hits / CHECK_SLICE) : 1;
+    hit_check c[CHECK_THREADS];
+    pthread_t tid[CHECK_THREADS];
+    int started[CHECK_THREADS] = {0};
+    for (int t = 0; t < nt; t++)
+        c[t] = (hit_check){res, m, res->n_hits * (uint64_t)t / (uint64_t)nt,
+                           res->n_hits * (uint64_t)(t + 1) / (uint64_t)nt, 0};
+    for (int t = 1; t < nt; t++)
+        started[t] = pthread_create(&tid[t], NULL, check_slice, &c[t]) == 0;
+    check_slice(&c[0]);
+    for (int t = 1; t < nt; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            check_slice(&c[t]);
+    for (int t = 0; t < nt; t++) {
+        uint64_t i = c[t].bad;
+        if (i == c[t].to)
+            continue;
         const gs_hit *h = &res->hits[i];
-        if (h->pattern >= m->n_pat || h->record >= m->n_rec || (h->strand != 1 && h->strand != -1)
-            || (h->strand == -1 && m->n_strands == 1)) {
+        if (!hit_ok(h, m))
             gs_fail(&w->e, GS_ESYS,
                     "invalid hit %" PRIu64 " on rank %d: pattern %" PRIu32 ", record %" PRIu32
                     ", strand %d (%s)",
                     i, w->rank, h->pattern, h->record, h->strand, w->path);
-            return;
-        }
-        if (i > 0 && gs_hit_cmp(&res->hits[i - 1], h) > 0) {
+        else
             gs_fail(&w->e, GS_ESYS, "hits out of order at hit %" PRIu64 " on rank %d (%s)", i,
                     w->rank, w->path);
-            return;
-        }
+        return;
     }
 }
 
