@@ -24,7 +24,7 @@ G=$B/gscan
 FA=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 W=${3:-/tmp/gs_approx}
 mkdir -p "$W" && cd "$W" || exit 1
-RUNS=${RUNS:-3} T=${GS_THREADS:-16} SEED=${SEED:-42} LOG2N=${LOG2N:-"22 30"}
+RUNS=${RUNS:-3} T=${GS_THREADS:-16} SEED=${SEED:-42} LOG2N=${LOG2N-"22 30"}
 md=$W/approx.md
 status=0
 
