@@ -9,8 +9,19 @@
  * state with a flag. The kernel variant (16- or 32-bit entries, table and
  * counts in shared or global memory) is chosen here from the sizes and the
  * device's shared-memory limit; docs/performance.md (GPU) has the numbers.
+ *
+ * Counts only, with more keys than one counts-only automaton can hold in
+ * shared memory (16000 8-mers on both strands: 32,000 keys), the general
+ * kernel would add every key end to a 64-bit counter in global memory, about
+ * one atomic a residue on a genome (0.22 s of kernel a GiB on an H100). The
+ * keys are instead sorted and cut into the fewest parts whose counts-only
+ * automata each fit, and each segment is scanned once per part: a few
+ * launches of the fast kernel instead of one slow one. Parts own disjoint
+ * keys, so their counts add up.
  */
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -33,6 +44,7 @@ typedef struct ac_state {
     gs_ac_fn fn;
     size_t smem;
     int threads, grid;
+    std::vector<struct ac_state *> parts; /* counts only: one compact state a part */
 } ac_state;
 
 /* The automaton on the host, in the device's layout. */
@@ -219,6 +231,8 @@ static void ac_close(void *p)
     cudaFree(st->d_wdelta);
     cudaFree(st->d_orep);
     cudaFree(st->d_ofirst);
+    for (ac_state *p : st->parts)
+        ac_close(p);
     delete st;
 }
 
@@ -286,6 +300,87 @@ fail:
     return err->code;
 }
 
+/* Counts only: the keys, sorted (shared prefixes stay in one part), cut
+ * into the fewest parts (at most MAX_PARTS) whose counts-only automata each
+ * fit in budget, one compact state a part in st->parts. *done: 0 when no
+ * cut fits (the caller uses the general kernel). GS_GPU_AC=parts:N (tests)
+ * asks for at least N parts. */
+enum { MAX_PARTS = 16 };
+static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, size_t budget,
+                               ac_state *st, int *done, gs_error *err)
+{
+    *done = 0;
+    const char *env = getenv("GS_GPU_AC");
+    uint32_t least = env && !strncmp(env, "parts:", 6) ? (uint32_t)atoi(env + 6) : 2;
+    std::vector<uint32_t> ids(ks->n_keys);
+    for (uint32_t k = 0; k < ks->n_keys; k++)
+        ids[k] = k;
+    std::sort(ids.begin(), ids.end(), [ks](uint32_t a, uint32_t b) {
+        uint32_t la = gs_key_len(ks, a), lb = gs_key_len(ks, b);
+        int c = memcmp(gs_key(ks, a), gs_key(ks, b), std::min(la, lb));
+        return c < 0 || (c == 0 && la < lb);
+    });
+    for (uint32_t P = std::max<uint32_t>(least, 2); P <= MAX_PARTS && P <= ks->n_keys; P++) {
+        std::vector<ac_host> hs(P);
+        std::vector<gs_keyset> subs(P);
+        std::vector<std::vector<uint64_t>> offs(P);
+        std::vector<std::vector<uint8_t>> bytes(P);
+        bool fit = true;
+        for (uint32_t p = 0; p < P && fit; p++) {
+            uint32_t lo = (uint32_t)((uint64_t)ks->n_keys * p / P);
+            uint32_t hi = (uint32_t)((uint64_t)ks->n_keys * (p + 1) / P);
+            gs_keyset &sub = subs[p];
+            sub = *ks;
+            sub.n_keys = hi - lo;
+            sub.min_len = UINT32_MAX;
+            sub.max_len = 0;
+            offs[p].push_back(0);
+            for (uint32_t i = lo; i < hi; i++) {
+                uint32_t len = gs_key_len(ks, ids[i]);
+                const uint8_t *key = gs_key(ks, ids[i]);
+                bytes[p].insert(bytes[p].end(), key, key + len);
+                offs[p].push_back(bytes[p].size());
+                sub.min_len = std::min(sub.min_len, len);
+                sub.max_len = std::max(sub.max_len, len);
+            }
+            sub.key_off = offs[p].data();
+            sub.key_bytes = bytes[p].data();
+            sub.span = sub.max_len; /* counts only: exact keys */
+            if (ac_build(&sub, &hs[p], err) != GS_OK)
+                return err->code;
+            for (gs_ac_out &o : hs[p].outs) /* the part's key ids -> the keyset's */
+                o.key = ids[lo + o.key];
+            fit = ac_compact_smem(&hs[p], 1, budget) || ac_compact_smem(&hs[p], 0, budget);
+        }
+        if (!fit)
+            continue;
+        for (uint32_t p = 0; p < P; p++) {
+            ac_state *ps = new (std::nothrow) ac_state();
+            if (ps == NULL)
+                return gs_fail(err, GS_ESYS, "out of memory (gpu ac engine)");
+            st->parts.push_back(ps);
+            if (ac_open_compact(&subs[p], dev, &hs[p], budget, ps, err) != GS_OK)
+                return err->code;
+        }
+        /* the dynamic shared memory limit is the kernel function's, not the
+         * launch's: parts sharing a function get the largest of theirs */
+        for (ac_state *a : st->parts) {
+            size_t most = 0;
+            for (ac_state *b : st->parts)
+                if (b->cfn == a->cfn)
+                    most = std::max(most, b->smem);
+            cudaError_t e = cudaFuncSetAttribute(a->cfn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)most);
+            if (e != cudaSuccess)
+                return gs_gpu_cuda_fail(err, e, "cudaFuncSetAttribute", __FILE__, __LINE__);
+        }
+        st->compact = 1;
+        *done = 1;
+        return GS_OK;
+    }
+    return GS_OK;
+}
+
 static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
                          int want_hits, void **state, gs_error *err)
 {
@@ -302,11 +397,21 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     if (st == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (gpu ac engine)");
     budget = dev->smem_optin - 256 - 64;
-    if (!want_hits && (ac_compact_smem(&h, 1, budget) || ac_compact_smem(&h, 0, budget))) {
+    if (!want_hits && !getenv("GS_GPU_AC")
+        && (ac_compact_smem(&h, 1, budget) || ac_compact_smem(&h, 0, budget))) {
         if (ac_open_compact(ks, dev, &h, budget, st, err) != GS_OK)
             goto fail;
         *state = st;
         return GS_OK;
+    }
+    if (!want_hits && ks->mode == GS_MATCH_EXACT) {
+        int done = 0;
+        if (ac_open_parts(ks, dev, budget, st, &done, err) != GS_OK)
+            goto fail;
+        if (done) {
+            *state = st;
+            return GS_OK;
+        }
     }
     e16 = h.n_int <= 0x8000u;
     es = e16 ? 2 : 4;
@@ -361,6 +466,15 @@ fail:
 static gs_status ac_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)
 {
     ac_state *st = (ac_state *)state;
+    for (size_t i = 0; i < st->parts.size(); i++) { /* one launch a part, each from chunk 0 */
+        cudaError_t e = i > 0 ? cudaMemsetAsync(a->work, 0, 4, s) : cudaSuccess;
+        if (e != cudaSuccess)
+            return gs_gpu_cuda_fail(err, e, "cudaMemsetAsync", __FILE__, __LINE__);
+        if (ac_scan(st->parts[i], a, s, err) != GS_OK)
+            return err->code;
+    }
+    if (!st->parts.empty())
+        return GS_OK;
     /* the compact kernel splits end positions, the general one start positions */
     int compact = st->compact && a->hits == NULL;
     size_t work = compact ? std::min<size_t>((size_t)a->own + st->cv.overlap, a->len) : a->own;
