@@ -7,8 +7,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gs_copy.h"
 
-#include <pthread.h>
 #include <string.h>
+
+#include "gs_parallel.h"
 
 enum { MAX_THREADS = 16 };
 
@@ -38,20 +39,11 @@ void gs_copy(void *dst, const void *src, size_t n, int threads)
     /* slices of whole cache lines; the caller copies the first */
     size_t step = ((n + (size_t)t - 1) / (size_t)t + 63) & ~(size_t)63;
     piece p[MAX_THREADS];
-    pthread_t id[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
     for (int i = 0; i < t; i++) {
         size_t at = (size_t)i * step;
         p[i].dst = (char *)dst + at;
         p[i].src = (const char *)src + at;
         p[i].n = at >= n ? 0 : n - at < step ? n - at : step;
     }
-    for (int i = 1; i < t; i++)
-        started[i] = p[i].n && pthread_create(&id[i], NULL, copy_piece, &p[i]) == 0;
-    copy_piece(&p[0]);
-    for (int i = 1; i < t; i++)
-        if (started[i])
-            pthread_join(id[i], NULL);
-        else
-            copy_piece(&p[i]);
+    gs_run_parallel(copy_piece, p, sizeof *p, t);
 }

@@ -563,22 +563,6 @@ static gs_status run_jobs(gs_bgzf *b, job *jobs, size_t n, int final, gs_error *
     return GS_OK;
 }
 
-void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
-{
-    pthread_t tid[GS_BGZF_MAX_THREADS];
-    int made[GS_BGZF_MAX_THREADS] = {0};
-    char *arg = args;
-    for (int t = 1; t < n && t < GS_BGZF_MAX_THREADS; t++)
-        made[t] = pthread_create(&tid[t], NULL, fn, arg + (size_t)t * size) == 0;
-    fn(arg);
-    for (int t = 1; t < n; t++) {
-        if (made[t])
-            pthread_join(tid[t], NULL);
-        else
-            fn(arg + (size_t)t * size); /* no thread: its share runs here */
-    }
-}
-
 gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err)
 {
     if (threads > GS_BGZF_MAX_THREADS)

@@ -10,6 +10,7 @@
 #define GS_BGZF_H
 
 #include "../core/gs_error.h"
+#include "../core/gs_parallel.h"
 #include "../core/gs_types.h"
 
 /* What the first bytes of a file say it is. */
@@ -75,10 +76,6 @@ void gs_bgzf_close(gs_bgzf *b);
 /* Most threads gs_bgzf_convert and a parallel gs_bgzf_read use. */
 #define GS_BGZF_MAX_THREADS 256
 
-/* Run fn(args + t * size) for t in [0, n) (n <= GS_BGZF_MAX_THREADS): t = 0
- * on the calling thread, the others on threads of their own (or on the
- * calling thread when one cannot be started); returns when all are done. */
-void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n);
 
 /* Let reads of 128 KiB and more inflate their blocks on up to threads
  * threads (the caller's and threads - 1 started per read); 1 (the default)

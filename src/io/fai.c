@@ -46,6 +46,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
+#include "../core/gs_parallel.h"
 #include "fai_lines.h"
 #include "fasta.h"
 #include "replace_file.h"
@@ -721,22 +722,6 @@ done:
     return NULL;
 }
 
-/* Run fn on every part, parts 1.. on threads of their own (inline when a
- * thread cannot be started). */
-static void run_parts(void *(*fn)(void *), load_part *part, int n)
-{
-    pthread_t tid[LOAD_THREADS];
-    int started[LOAD_THREADS] = {0};
-    for (int k = 1; k < n; k++)
-        started[k] = pthread_create(&tid[k], NULL, fn, &part[k]) == 0;
-    fn(&part[0]);
-    for (int k = 1; k < n; k++) {
-        if (started[k])
-            pthread_join(tid[k], NULL);
-        else
-            fn(&part[k]);
-    }
-}
 
 gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
 {
@@ -778,7 +763,7 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
         part[k] = (load_part){.fai = fai, .text = text, .from = from, .to = to, .fasta = fasta,
                               .path = path, .last = k == n - 1};
     }
-    run_parts(count_part, part, n);
+    gs_run_parallel(count_part, part, sizeof *part, n);
     size_t lines = 0;
     for (int k = 0; k < n; k++) {
         part[k].first = lines;
@@ -787,7 +772,7 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
     }
     if ((fai->v = gs_malloc((lines + 1) * sizeof *fai->v, err, "index")) == NULL)
         goto fail;
-    run_parts(parse_part, part, n);
+    gs_run_parallel(parse_part, part, sizeof *part, n);
     size_t names_end = 0;
     for (int k = 0; k < n; k++) {
         if (part[k].st != GS_OK) {
@@ -808,7 +793,7 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
 
     /* Does it still fit the FASTA? Each part checks its records; the first
      * that does not, in record order, is the one reported. */
-    run_parts(check_part, part, n);
+    gs_run_parallel(check_part, part, sizeof *part, n);
     for (int k = 0; k < n; k++) {
         if (part[k].st != GS_OK) {
             *err = part[k].err;

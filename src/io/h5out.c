@@ -36,13 +36,13 @@
 #include "h5out.h"
 #include "h5_internal.h"
 #include "replace_file.h"
+#include "../core/gs_parallel.h"
 #include "../mpi/mpi_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,19 +309,10 @@ static void check_hits(wctx *w, const gs_result *res, const wmeta *m)
     if ((uint64_t)nt > res->n_hits / CHECK_SLICE)
         nt = res->n_hits / CHECK_SLICE ? (int)(res->n_hits / CHECK_SLICE) : 1;
     hit_check c[CHECK_THREADS];
-    pthread_t tid[CHECK_THREADS];
-    int started[CHECK_THREADS] = {0};
     for (int t = 0; t < nt; t++)
         c[t] = (hit_check){res, m, res->n_hits * (uint64_t)t / (uint64_t)nt,
                            res->n_hits * (uint64_t)(t + 1) / (uint64_t)nt, 0};
-    for (int t = 1; t < nt; t++)
-        started[t] = pthread_create(&tid[t], NULL, check_slice, &c[t]) == 0;
-    check_slice(&c[0]);
-    for (int t = 1; t < nt; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            check_slice(&c[t]);
+    gs_run_parallel(check_slice, c, sizeof *c, nt);
     for (int t = 0; t < nt; t++) {
         uint64_t i = c[t].bad;
         if (i == c[t].to)

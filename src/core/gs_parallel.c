@@ -1,0 +1,21 @@
+/* gs_parallel.c - run a function over an array on threads (gs_parallel.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "gs_parallel.h"
+
+#include <pthread.h>
+
+void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
+{
+    pthread_t tid[GS_PARALLEL_MAX];
+    int made[GS_PARALLEL_MAX] = {0};
+    char *arg = args;
+    for (int t = 1; t < n && t < GS_PARALLEL_MAX; t++)
+        made[t] = pthread_create(&tid[t], NULL, fn, arg + (size_t)t * size) == 0;
+    fn(arg);
+    for (int t = 1; t < n; t++) {
+        if (t < GS_PARALLEL_MAX && made[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn(arg + (size_t)t * size); /* no thread: its share runs here */
+    }
+}
