@@ -65,8 +65,8 @@ typedef struct worker {
     pthread_t tid;
     uint64_t *key_counts;
     gs_keyhits kh;
-    uint64_t *pk, *tmp; /* packing and radix scratch, pk_cap keys each */
-    size_t pk_cap;
+    uint64_t *tmp; /* radix scratch, tmp_cap keys */
+    size_t tmp_cap;
     gs_hit_runs runs; /* one a segment with hits */
     int oom;
 } worker;
@@ -154,13 +154,13 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
     if (bits > 64 || s_pos > 63) {
         if ((r.hits = malloc(n * sizeof *r.hits)) == NULL)
             return -1;
-    } else if (n > w->pk_cap) {
-        free(w->pk);
-        free(w->tmp);
-        w->pk = malloc(n * sizeof *w->pk);
-        w->tmp = malloc(n * sizeof *w->tmp);
-        w->pk_cap = w->pk && w->tmp ? n : 0;
-        if (w->pk_cap == 0)
+    } else {
+        if (n > w->tmp_cap) {
+            free(w->tmp);
+            w->tmp = malloc(n * sizeof *w->tmp);
+            w->tmp_cap = w->tmp ? n : 0;
+        }
+        if (w->tmp_cap == 0 || (r.keys = malloc(n * sizeof *r.keys)) == NULL)
             return -1;
     }
     size_t o = 0;
@@ -176,18 +176,14 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
                                        .record = seg->record, .pattern = out >> 1,
                                        .strand = (out & 1) ? -1 : 1, .distance = x->dist};
             else
-                w->pk[o++] = (uint64_t)x->pos << s_pos | (uint64_t)(out & 1) << s_strand
+                r.keys[o++] = (uint64_t)x->pos << s_pos | (uint64_t)(out & 1) << s_strand
                              | (uint64_t)(out >> 1) << s_pat | (uint64_t)len << s_len | x->dist;
         }
     }
-    if (r.hits) {
+    if (r.hits)
         qsort(r.hits, n, sizeof *r.hits, gs_hit_cmp);
-    } else {
-        gs_radix_sort_u64(w->pk, w->tmp, n, bits);
-        if ((r.keys = malloc(n * sizeof *r.keys)) == NULL)
-            return -1;
-        memcpy(r.keys, w->pk, n * sizeof *r.keys);
-    }
+    else
+        gs_radix_sort_u64(r.keys, w->tmp, n, bits); /* in place, in the run itself */
     if (gs_hit_runs_push(&w->runs, &r) == 0)
         return 0;
     free(r.keys);
@@ -454,7 +450,6 @@ fail_workers:
                 res->key_counts[k] += w[i].key_counts[k];
         free(w[i].key_counts);
         free(w[i].kh.v);
-        free(w[i].pk);
         free(w[i].tmp);
     }
     if (st == GS_OK && cfg->want_hits) {
