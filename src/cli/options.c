@@ -46,7 +46,8 @@ const char gs_scan_usage[] =
     "                           one built in memory for plain FASTA, BGZF .fai +\n"
     "                           .gzi), 1 to 64 (default: threads / 4,\n"
     "                           at least 1, at most 4)\n"
-    "      --block-size N       residues per block, K/M/G suffixes (default 16M);\n"
+    "      --block-size N       residues per block, K/M/G suffixes (default 16M\n"
+    "                           with a GPU, 256K on the CPU);\n"
     "                           a rank holds at most 2 x (threads + 1 + readers)\n"
     "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
     "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
@@ -372,7 +373,7 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     o->device = GS_DEV_AUTO;
     o->both_strands = 1;
     o->progress = -1;
-    o->block = 16u << 20;
+    o->block = 0; /* by device: GS_BLOCK_GPU or GS_BLOCK_CPU */
     o->max_expansions = 4096;
     o->report_hits = REPORT_UNSET;
     explicit_format = 0;

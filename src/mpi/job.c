@@ -56,6 +56,7 @@ typedef struct job {
     gs_keyset ks;
     const gs_engine *engine;
     int use_gpu, gpu_device, n_gpus, threads;
+    size_t block; /* residues per block: --block-size, else by device */
     size_t overlap;
     int mode;
     int readers;           /* reading threads per rank: ranges mode, else 1 */
@@ -144,6 +145,9 @@ static gs_status setup(job *j, gs_error *err)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         j->threads = cores > local_size ? (int)(cores / local_size) : 1;
     }
+    /* A GPU wants large copies; CPU workers share blocks out, so a small
+     * corpus (one bacterial genome) must still cut into many */
+    j->block = o->block ? (size_t)o->block : j->use_gpu ? GS_BLOCK_GPU : GS_BLOCK_CPU;
     if (o->device == GS_DEV_GPU && cand->gpu == NULL)
         return gs_fail(err, GS_EUSAGE, "engine %s%s has no GPU version yet (--device gpu)",
                        cand->name, o->match ? " (approximate matching)" : "");
@@ -571,7 +575,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     gs_scan_cfg cfg = {.ks = &j->ks, .engine = engine, .use_gpu = use_gpu,
                        .gpu_device = j->gpu_device, .threads = j->threads,
                        .want_hits = o->report_hits || o->match != GS_MATCH_EXACT,
-                       .block = (size_t)o->block,
+                       .block = j->block,
                        .overlap = j->overlap};
     /* rank 0's stderr decides: it is the one that prints */
     int show = j->rank == 0 && (o->progress > 0 || (o->progress < 0 && isatty(2)));
@@ -592,7 +596,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     if (j->mode == MODE_LZ) {
         /* primaries need their positions even when only counts are asked */
         gs_lz_src ls;
-        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, (size_t)o->block, j->overlap,
+        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, j->block, j->overlap,
                        gs_lz_separator(&j->ps, o->alphabet));
         gs_source src = gs_source_lz(&ls);
         cfg.want_hits = 1;
@@ -613,7 +617,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         gs_source src[GS_MAX_READERS];
         for (int r = 0; r < j->readers; r++) {
             gs_range_src_init(&rs[r], &j->plan, j->rank * j->readers + r, &j->layout, j->rec_fai,
-                              j->fds + (size_t)r * o->n_corpus, (size_t)o->block);
+                              j->fds + (size_t)r * o->n_corpus, j->block);
             src[r] = gs_source_ranges(&rs[r]);
         }
         st = gs_scan_run(&cfg, src, j->readers, res, err);
@@ -621,7 +625,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
             j->bytes_read += rs[r].bytes_read;
     } else {
         if (j->rank == 0) {
-            gs_reader_opts ro = {.format = o->format, .block = (size_t)o->block, .overlap = j->overlap,
+            gs_reader_opts ro = {.format = o->format, .block = j->block, .overlap = j->overlap,
                                  .any_bytes = o->alphabet == GS_ALPHA_BYTES,
                                  .threads = j->threads};
             st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
@@ -637,7 +641,7 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
             gs_source src = gs_source_streamed(&ss);
             if (st == GS_OK)
                 st = gs_scan_run(&cfg, &src, 1, res, err);
-            gs_stream_src_stop(&ss, (size_t)o->block + j->overlap);
+            gs_stream_src_stop(&ss, j->block + j->overlap);
             *t_send += ss.t_send;
         }
         if (reader) {

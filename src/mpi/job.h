@@ -25,6 +25,11 @@ typedef enum gs_device_kind { GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU } gs_device_ki
 /* What -o receives: the HDF5 result file, or text rows (io/text_out.h). */
 typedef enum gs_out_format { GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED } gs_out_format;
 
+/* Default residues per block: large copies for a GPU; for CPU workers,
+ * blocks small enough that one bacterial genome gives every thread work */
+#define GS_BLOCK_GPU ((uint64_t)16 << 20)
+#define GS_BLOCK_CPU ((uint64_t)256 << 10)
+
 typedef struct gs_scan_opts {
     const char *patterns;    /* -p, or NULL when only -s gives patterns */
     char **seqs;             /* -s/--pattern, in order, after those of -p */
@@ -42,7 +47,7 @@ typedef struct gs_scan_opts {
     int readers;             /* --readers (1 .. GS_MAX_READERS), 0: from threads */
     int verify;              /* --verify */
     int progress;            /* 1 --progress, 0 --quiet, -1 default (a terminal) */
-    uint64_t block;          /* --block-size residues */
+    uint64_t block;          /* --block-size residues; 0: GS_BLOCK_GPU or GS_BLOCK_CPU */
     uint32_t max_expansions; /* --max-expansions */
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
