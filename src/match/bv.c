@@ -68,12 +68,21 @@ uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits,
     return best;
 }
 
-/* Pigeonhole filter: K + 1 disjoint seeds of q residues per key, one at the
- * start of each of K + 1 equal pieces. K mismatches or edits leave at least
- * one piece, hence its seed, untouched, so only text around an exact seed
- * occurrence is verified. q = the piece length, capped at GS_BV_MAX_SEED,
- * per key: longer seeds are rarer. seeds of length q: tables[q]. */
+/* Pigeonhole filter: K + 1 disjoint pieces cover each key, their lengths
+ * differing by at most one (all m residues used: a longer piece is a rarer
+ * seed), and each piece's first q residues, q its length capped at
+ * GS_BV_MAX_SEED, are its seed. K mismatches or edits leave at least one
+ * piece, hence its seed, untouched, so only text around an exact seed
+ * occurrence is verified. Seeds of length q: tables[q]. */
 enum { GS_BV_MIN_SEED = 4, GS_BV_MAX_SEED = 8 };
+
+static uint32_t piece_off(uint32_t m, uint32_t K, uint32_t r) { return r * m / (K + 1); }
+
+static uint32_t seed_len(uint32_t m, uint32_t K, uint32_t r)
+{
+    uint32_t q = piece_off(m, K, r + 1) - piece_off(m, K, r);
+    return q > GS_BV_MAX_SEED ? GS_BV_MAX_SEED : q;
+}
 
 typedef struct seed {
     uint32_t key, off, rank; /* rank: the seed's index in its key (0..K) */
@@ -90,7 +99,7 @@ typedef struct bv {
     uint32_t max_len;
     int filter;          /* some key is found through seeds */
     seed_table tables[GS_BV_MAX_SEED + 1];
-    uint8_t *q;          /* [n_keys]: the key's seed length, 0: not filtered */
+    uint8_t *q;          /* [n_keys]: 1 when the key is found through seeds */
 } bv;
 
 static void bv_destroy(void *p)
@@ -132,17 +141,15 @@ static gs_status build_seeds(bv *b, const gs_keyset *ks, gs_error *err)
         return GS_ESYS;
     uint32_t per_q[GS_BV_MAX_SEED + 1] = {0};
     for (uint32_t k = 0; k < ks->n_keys; k++) {
-        uint32_t m = gs_key_len(ks, k), q = m / (K + 1);
+        uint32_t m = gs_key_len(ks, k);
         /* edits verify with one Myers word */
-        uint32_t ok = q >= GS_BV_MIN_SEED && (ks->mode == GS_MATCH_MISMATCHES || m <= 64);
-        q = q > GS_BV_MAX_SEED ? GS_BV_MAX_SEED : q;
+        uint32_t ok = m / (K + 1) >= GS_BV_MIN_SEED && (ks->mode == GS_MATCH_MISMATCHES || m <= 64);
         for (uint32_t r = 0; r <= K && ok; r++)
-            ok = seed_code(gs_key(ks, k), r * (m / (K + 1)), q) >= 0;
-        if (ok) {
-            b->q[k] = (uint8_t)q;
-            per_q[q]++;
-            b->filter = 1;
-        }
+            ok = seed_code(gs_key(ks, k), piece_off(m, K, r), seed_len(m, K, r)) >= 0;
+        for (uint32_t r = 0; r <= K && ok; r++)
+            per_q[seed_len(m, K, r)]++;
+        b->q[k] = (uint8_t)ok;
+        b->filter |= (int)ok;
     }
     for (uint32_t q = GS_BV_MIN_SEED; q <= GS_BV_MAX_SEED; q++) {
         if (per_q[q] == 0)
@@ -150,20 +157,20 @@ static gs_status build_seeds(bv *b, const gs_keyset *ks, gs_error *err)
         seed_table *t = &b->tables[q];
         size_t n_codes = (size_t)1 << (2 * q);
         t->off = gs_calloc(n_codes + 1, sizeof *t->off, err, "bv seeds");
-        t->seeds = gs_malloc((size_t)per_q[q] * (K + 1) * sizeof *t->seeds, err, "bv seeds");
+        t->seeds = gs_malloc((size_t)per_q[q] * sizeof *t->seeds, err, "bv seeds");
         if (!t->off || !t->seeds)
             return GS_ESYS;
         for (int pass = 0; pass < 2; pass++) { /* count, then place */
             for (uint32_t k = 0; k < ks->n_keys; k++) {
-                if (b->q[k] != q)
-                    continue;
-                uint32_t step = gs_key_len(ks, k) / (K + 1);
-                for (uint32_t r = 0; r <= K; r++) {
-                    long c = seed_code(gs_key(ks, k), r * step, q);
+                uint32_t m = gs_key_len(ks, k);
+                for (uint32_t r = 0; r <= K && b->q[k]; r++) {
+                    if (seed_len(m, K, r) != q)
+                        continue;
+                    long c = seed_code(gs_key(ks, k), piece_off(m, K, r), q);
                     if (pass == 0)
                         t->off[c + 1]++;
                     else
-                        t->seeds[t->off[c]++] = (seed){k, r * step, r};
+                        t->seeds[t->off[c]++] = (seed){k, piece_off(m, K, r), r};
                 }
             }
             if (pass == 0)
@@ -344,17 +351,17 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* Mismatches: the window of the seed, reported by its first exact seed only. */
-static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, uint32_t q,
-                              size_t at, size_t stop)
+static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, size_t at,
+                              size_t stop)
 {
-    const uint32_t K = c->K, m = gs_key_len(ks, sd->key), step = m / (K + 1);
+    const uint32_t K = c->K, m = gs_key_len(ks, sd->key);
     if (at < sd->off || at - sd->off + m > stop)
         return;
     size_t s = at - sd->off;
     const uint8_t *key = gs_key(ks, sd->key);
     for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
-        uint32_t x = 0;
-        while (x < q && (key[r * step + x] & c->bits[s + r * step + x]))
+        uint32_t o = piece_off(m, K, r), q = seed_len(m, K, r), x = 0;
+        while (x < q && (key[o + x] & c->bits[s + o + x]))
             x++;
         if (x == q)
             return;
@@ -368,29 +375,59 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, 
 
 /* Edits: an alignment holding this seed exactly ends in [e0 - K, e0 + K],
  * e0 = at - off + m; Myers from e0 - m - 2K sees every start of those ends,
- * so its scores there are the true best distances. */
-static void verify_edits(scan_ctx *c, const bv *b, const seed *sd, size_t at, size_t stop,
-                         cands *out)
+ * so its scores there are the true best distances. One window is one chain
+ * of dependent steps, so up to G windows (of any keys) advance together, as
+ * in edits_group; a lane past its window steps on a non-base and is ignored. */
+typedef struct window {
+    uint32_t key;
+    size_t w0, lo, hi; /* steps from w0, ends lo + 1 .. hi are reported */
+} window;
+
+static window edit_window(const scan_ctx *c, const bv *b, const seed *sd, size_t at, size_t stop)
 {
     const uint32_t K = c->K, m = gs_key_len(b->ks, sd->key);
     size_t e0 = at + m - sd->off; /* off < m */
-    long lo = (long)e0 - (long)K, w0 = (long)e0 - (long)m - 2 * (long)K;
-    size_t hi = e0 + K < stop ? e0 + K : stop;
-    if (lo < 1)
-        lo = 1;
-    if (w0 < 0)
-        w0 = 0;
-    const uint64_t *peq = b->peq[sd->key], high = 1ull << (m - 1);
-    uint64_t pv = ~0ull, mv = 0;
-    uint32_t score = m;
-    for (size_t j = (size_t)w0; j < hi; j++) {
-        score += (uint32_t)gs_bv_edit_step64(peq[base_index(c->bits[j])], &pv, &mv, 0, high);
-        if (score <= K && (long)j + 1 >= lo) {
-            if (gs_grow(&out->v, &out->cap, out->n, sizeof *out->v, 256)) {
-                c->out->oom = 1;
-                return;
+    window w = {.key = sd->key, .hi = e0 + K < stop ? e0 + K : stop};
+    w.lo = e0 > (size_t)K + 1 ? e0 - K - 1 : 0;
+    w.w0 = e0 > (size_t)m + 2 * K ? e0 - m - 2 * K : 0;
+    return w;
+}
+
+static void verify_edits(scan_ctx *c, const bv *b, const window *w, uint32_t n, cands *out)
+{
+    enum { MAXW = 64 + 3 * 64 }; /* m + 3K, K < m <= 64 */
+    uint64_t eq[MAXW][G], high[G], pv[G], mv[G];
+    uint32_t score[G];
+    size_t steps = 0;
+    for (uint32_t g = 0; g < n; g++)
+        steps = w[g].hi - w[g].w0 > steps ? w[g].hi - w[g].w0 : steps;
+    for (uint32_t g = 0; g < G; g++) {
+        uint32_t m = g < n ? gs_key_len(b->ks, w[g].key) : 64;
+        size_t len = g < n ? w[g].hi - w[g].w0 : 0;
+        const uint64_t *peq = g < n ? b->peq[w[g].key] : NULL;
+        for (size_t s = 0; s < steps; s++)
+            eq[s][g] = s < len ? peq[base_index(c->bits[w[g].w0 + s])] : 0;
+        high[g] = 1ull << (m - 1);
+        pv[g] = ~0ull;
+        mv[g] = 0;
+        score[g] = m;
+    }
+    const uint32_t K = c->K;
+    for (size_t s = 0; s < steps; s++) {
+        uint32_t hit = 0;
+        for (uint32_t g = 0; g < G; g++) {
+            score[g] += (uint32_t)gs_bv_edit_step64(eq[s][g], &pv[g], &mv[g], 0, high[g]);
+            hit |= (uint32_t)(score[g] <= K) << g;
+        }
+        for (uint32_t g = 0; hit && g < n; g++) {
+            size_t j = w[g].w0 + s;
+            if ((hit >> g & 1) && j >= w[g].lo && j < w[g].hi) {
+                if (gs_grow(&out->v, &out->cap, out->n, sizeof *out->v, 256)) {
+                    c->out->oom = 1;
+                    return;
+                }
+                out->v[out->n++] = (cand){j + 1, w[g].key, score[g]};
             }
-            out->v[out->n++] = (cand){j + 1, sd->key, score};
         }
     }
 }
@@ -404,6 +441,8 @@ static void scan_filtered(scan_ctx *c, const bv *b)
     size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
     uint32_t code = 0, valid = 0;
     cands cv = {0};
+    window pend[G];
+    uint32_t n_pend = 0;
     for (size_t j = 0; j < stop && !c->out->oom; j++) {
         int t = base_index(c->bits[j]);
         if (t == 4) {
@@ -418,13 +457,19 @@ static void scan_filtered(scan_ctx *c, const bv *b)
                 continue;
             uint32_t cq = code & (uint32_t)(((uint64_t)1 << (2 * q)) - 1);
             for (uint32_t i = tb->off[cq]; i < tb->off[cq + 1]; i++) {
-                if (edits)
-                    verify_edits(c, b, &tb->seeds[i], j + 1 - q, stop, &cv);
-                else
-                    verify_mismatches(c, ks, &tb->seeds[i], q, j + 1 - q, stop);
+                if (edits) {
+                    pend[n_pend++] = edit_window(c, b, &tb->seeds[i], j + 1 - q, stop);
+                    if (n_pend == G) {
+                        verify_edits(c, b, pend, n_pend, &cv);
+                        n_pend = 0;
+                    }
+                } else
+                    verify_mismatches(c, ks, &tb->seeds[i], j + 1 - q, stop);
             }
         }
     }
+    if (n_pend && !c->out->oom)
+        verify_edits(c, b, pend, n_pend, &cv);
     if (cv.n > 1)
         qsort(cv.v, cv.n, sizeof *cv.v, cand_cmp);
     for (size_t i = 0; i < cv.n && !c->out->oom; i++)
