@@ -8,6 +8,7 @@
 #include "seeds.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Concrete q-mers the seed key[o .. o + q) stands for (0 if a position holds
  * no base). */
@@ -80,7 +81,8 @@ gs_status gs_seeds_build(const gs_keyset *ks, gs_seeds *s, gs_error *err)
 {
     const uint32_t K = ks->max_dist;
     *s = (gs_seeds){0};
-    if (ks->n_keys == 0 || ks->mode == GS_MATCH_EXACT || getenv("GS_BV_NOFILTER"))
+    const char *off = getenv("GS_BV_NOFILTER");
+    if (ks->n_keys == 0 || ks->mode == GS_MATCH_EXACT || (off && *off && strcmp(off, "0")))
         return GS_OK;
     if ((s->filtered = gs_calloc(ks->n_keys, 1, err, "bv seeds")) == NULL)
         return GS_ESYS;
@@ -130,5 +132,40 @@ gs_status gs_seeds_build(const gs_keyset *ks, gs_seeds *s, gs_error *err)
             p.off[c] = p.off[c - 1];
         p.off[0] = 0;
     }
+    return GS_OK;
+}
+
+gs_status gs_seeds_flatten(const gs_seeds *s, uint32_t **tab, size_t *n_tab, uint32_t **ent,
+                           size_t *n_ent, gs_error *err)
+{
+    size_t nt = GS_SEED_MAX + 1, ne = 0;
+    for (uint32_t q = GS_SEED_MIN; q <= GS_SEED_MAX; q++)
+        if (s->off[q]) {
+            nt += ((size_t)1 << 2 * q) + 1;
+            ne += s->n_seeds[q];
+        }
+    *tab = gs_malloc(nt * sizeof **tab, err, "bv seed tables");
+    *ent = gs_malloc((ne ? 2 * ne : 1) * sizeof **ent, err, "bv seed tables");
+    if (*tab == NULL || *ent == NULL) {
+        free(*tab);
+        free(*ent);
+        *tab = *ent = NULL;
+        return GS_ESYS;
+    }
+    size_t t = GS_SEED_MAX + 1, e = 0;
+    for (uint32_t q = 0; q <= GS_SEED_MAX; q++) {
+        (*tab)[q] = GS_SEED_NONE;
+        if (q < GS_SEED_MIN || s->off[q] == NULL)
+            continue;
+        (*tab)[q] = (uint32_t)t;
+        for (size_t c = 0; c <= (size_t)1 << 2 * q; c++)
+            (*tab)[t++] = (uint32_t)e + s->off[q][c];
+        for (uint32_t i = 0; i < s->n_seeds[q]; i++, e++) {
+            (*ent)[2 * e] = s->seeds[q][i].key;
+            (*ent)[2 * e + 1] = s->seeds[q][i].off | s->seeds[q][i].rank << 16;
+        }
+    }
+    *n_tab = nt;
+    *n_ent = ne;
     return GS_OK;
 }

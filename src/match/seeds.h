@@ -49,13 +49,22 @@ typedef struct gs_seeds {
 } gs_seeds;
 
 /* The filter of an approximate keyset: none when GS_BV_NOFILTER is set in
- * the environment (the full scan everywhere, for comparisons). Keys are
+ * the environment to anything but "" or "0" (the full scan everywhere, for
+ * comparisons). Keys are
  * filtered when their pieces are at least GS_SEED_MIN long, each seed
  * stands for at most GS_SEED_EXPAND q-mers, the key is at most
  * GS_SEED_MAX_KEY long and, with edits, fits one 64-bit word (verification
  * is one Myers word). */
 gs_status gs_seeds_build(const gs_keyset *ks, gs_seeds *s, gs_error *err);
 void gs_seeds_free(gs_seeds *s);
+
+/* The tables as two flat arrays for the GPU (and its CPU replay):
+ * tab[q] (q = 0..GS_SEED_MAX) is where length q's offsets start in tab, or
+ * GS_SEED_NONE; those offsets (4^q + 1 of them) index ent directly; an
+ * entry is two words, key and off | rank << 16. Freed with free(). */
+#define GS_SEED_NONE 0xFFFFFFFFu
+gs_status gs_seeds_flatten(const gs_seeds *s, uint32_t **tab, size_t *n_tab, uint32_t **ent,
+                           size_t *n_ent, gs_error *err);
 
 /* Where piece r of a key of m residues starts, and its seed's length. */
 GS_BV_FN uint32_t gs_seed_piece(uint32_t m, uint32_t K, uint32_t r) { return r * m / (K + 1); }
@@ -79,6 +88,39 @@ GS_BV_FN void gs_seed_window(uint64_t at, uint32_t off, uint32_t m, uint32_t K, 
     *hi = e0 + K < stop ? e0 + K : stop;
     *lo = e0 > (uint64_t)K + 1 ? e0 - K - 1 : 0;
     *w0 = e0 > (uint64_t)m + 2 * K ? e0 - m - 2 * K : 0;
+}
+
+/* A text position's walk through the flat tables: its first `valid` codes
+ * (up to GS_SEED_MAX bases before a non-base or the end) as `code`, and the
+ * entries ent[i .. e) of seed length q still to take. */
+typedef struct gs_seed_cursor {
+    uint32_t code, valid, q, i, e;
+} gs_seed_cursor;
+
+/* Start the walk at text codes t[0 .. n). */
+GS_BV_FN void gs_seed_start(gs_seed_cursor *c, const uint8_t *t, uint64_t n)
+{
+    c->code = c->valid = 0;
+    c->q = GS_SEED_MIN - 1;
+    c->i = c->e = 0;
+    while (c->valid < GS_SEED_MAX && c->valid < n && t[c->valid] < 4)
+        c->code = c->code << 2 | t[c->valid++];
+}
+
+/* Move to the next non-empty range; false when the position has none left. */
+GS_BV_FN int gs_seed_next(gs_seed_cursor *c, const uint32_t *tab)
+{
+    while (c->i == c->e) {
+        if (++c->q > c->valid)
+            return 0;
+        uint32_t base = tab[c->q];
+        if (base == GS_SEED_NONE)
+            continue;
+        uint32_t x = c->code >> 2 * (c->valid - c->q);
+        c->i = tab[base + x];
+        c->e = tab[base + x + 1];
+    }
+    return 1;
 }
 
 /* Mismatches: the distance of the key at the text whose base codes (0..3,
