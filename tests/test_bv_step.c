@@ -278,10 +278,8 @@ typedef struct raw {
 
 static void raw_push(raw *r, uint32_t e, uint32_t d, uint32_t k)
 {
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 256;
-        r->v = realloc(r->v, r->cap * sizeof *r->v);
-    }
+    if (gs_grow(&r->v, &r->cap, r->n, sizeof *r->v, 256))
+        abort();
     r->v[r->n++] = (uint64_t)e << 32 | d << 27 | k; /* gs_bv_hit's raw hit */
 }
 

@@ -7,8 +7,14 @@
  * scan sizes each class's launch to the segment (bv_plan) and queues one
  * kernel per class. Counts are not kept here: in approximate modes they are
  * taken from the hits (engine.h), so the key counts stay zero, as on the CPU.
- * The CPU's seed filter has no counterpart: every key is scanned in full,
- * which the device affords (docs/performance.md).
+ *
+ * Keys the pigeonhole seed filter takes (src/match/seeds.c decides, for the
+ * CPU engine too) are in no class: gs_bv_filter (bv.cuh) finds their seed
+ * occurrences and verifies the windows around them, about 2-3 windows of
+ * ~33 word steps per residue for 2000 primer keys at K = 3 where the full
+ * scan takes 2000 key steps. Edit ends found through several seeds come
+ * back once per seed; gpu.cu removes the repeats after sorting.
+ * GS_BV_NOFILTER=1 scans every key in full, as on the CPU.
  */
 #include <algorithm>
 #include <cstring>
@@ -184,6 +190,11 @@ fail:
     return err->code;
 }
 
+static gs_bv_keys bv_keys(const bv_state *st)
+{
+    return gs_bv_keys{st->d_mlen, st->d_woff, st->d_wpeq, st->d_kbytes, st->d_koff};
+}
+
 /* Size one class's launch for `stop` ends: keys per block, pieces per
  * chunk, piece length. A piece is at least 4x its warm-up long (so the
  * warm-up costs <= 25%) unless the segment is too short to fill the device
@@ -196,11 +207,7 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
     v.n_ids = c->n_ids;
     v.K = st->K;
     v.stop = stop;
-    v.mlen = st->d_mlen;
-    v.woff = st->d_woff;
-    v.wpeq = st->d_wpeq;
-    v.kbytes = st->d_kbytes;
-    v.koff = st->d_koff;
+    v.keys = bv_keys(st);
     v.profile = st->profile;
     const uint32_t groups = GS_BV_THREADS / c->G;
     v.kb = std::min(c->n_ids, groups);
@@ -263,11 +270,7 @@ static gs_status bv_filter_launch(const bv_state *st, const gs_gpu_scan *a, uint
     v.stop = stop;
     v.K = st->K;
     v.edits = st->edits;
-    v.mlen = st->d_mlen;
-    v.woff = st->d_woff;
-    v.wpeq = st->d_wpeq;
-    v.kbytes = st->d_kbytes;
-    v.koff = st->d_koff;
+    v.keys = bv_keys(st);
     /* under 21 KiB: filtered keys are at most GS_SEED_MAX_KEY long */
     const size_t smem = GS_BV_QCAP * sizeof(uint2) + ((size_t)v.chunk + v.pre + v.post + 15) / 16 * 16;
     gs_bv_filter<<<gs_gpu_div_up(stop, v.chunk), GS_BV_THREADS, smem, s>>>(v, *a);

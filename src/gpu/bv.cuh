@@ -24,6 +24,10 @@
  * price. Longer mismatch keys are counted directly per start (with an early
  * exit past K: a few residues per start on genomic text).
  *
+ * Keys of the seed filter (src/match/seeds.h) take gs_bv_filter instead:
+ * seed occurrences queued in shared memory, their windows verified one a
+ * thread with the same word steps.
+ *
  * A hit is pushed as (end << 32 | distance << 27 | key); gs_bv_finish turns
  * it into a sort key once the start is known.
  */
@@ -37,6 +41,15 @@ extern "C" {
 
 enum { GS_BV_THREADS = 256, GS_BV_KEYBITS = 27, GS_BV_DBITS = 4 };
 
+/* The keys on the device, as every kernel reads them. */
+typedef struct gs_bv_keys {
+    const uint32_t *mlen;  /* [n_keys] */
+    const uint32_t *woff;  /* [n_keys] first word of the key in wpeq */
+    const uint64_t *wpeq;  /* [words][4]: bit i of word w: row 64 w + i holds the base */
+    const uint8_t *kbytes; /* key base sets (A=1 C=2 G=4 T=8) */
+    const uint64_t *koff;  /* [n_keys] offsets into kbytes */
+} gs_bv_keys;
+
 /* One launch: the keys of one class over one segment. */
 typedef struct gs_bv_view {
     const uint32_t *ids;   /* [n_ids] keys of the class, shortest first */
@@ -49,11 +62,7 @@ typedef struct gs_bv_view {
     uint32_t pre;          /* residues before a piece its keys need (warm-up) */
     uint32_t stop;         /* ends 1 .. stop are scanned (ownership: engine.h) */
     uint32_t K;
-    const uint32_t *mlen;  /* [n_keys] */
-    const uint32_t *woff;  /* [n_keys] first word of the key in wpeq */
-    const uint64_t *wpeq;  /* [words][4]: bit i of word w: row 64 w + i holds the base */
-    const uint8_t *kbytes; /* key base sets (A=1 C=2 G=4 T=8), long mismatch keys */
-    const uint64_t *koff;  /* [n_keys] offsets into kbytes */
+    gs_bv_keys keys;
     uint16_t *profile;     /* [stop] best distance at every end, one key (benchmarks); or NULL */
 } gs_bv_view;
 
@@ -135,11 +144,11 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
     const uint32_t st = c0 + sub * v.sub_len, en = min(st + v.sub_len, c1);
     if (st >= en)
         return;
-    const uint32_t k = v.ids[slot], m = v.mlen[k], K = v.K;
-    const uint64_t *pq = v.wpeq + 4 * (size_t)v.woff[k];
+    const uint32_t k = v.ids[slot], m = v.keys.mlen[k], K = v.K;
+    const uint64_t *pq = v.keys.wpeq + 4 * (size_t)v.keys.woff[k];
 
     if constexpr (MODE == 2) { /* long mismatch keys: count per start */
-        const uint8_t *key = v.kbytes + v.koff[k];
+        const uint8_t *key = v.keys.kbytes + v.keys.koff[k];
         for (uint32_t j = max(st, m - 1); j < en; j++) {
             const uint8_t *s = sm + (j + 1 - m - t0);
             uint32_t d = 0;
@@ -241,11 +250,7 @@ typedef struct gs_bv_fview {
     uint32_t stop;         /* ends 1 .. stop are scanned (ownership: engine.h) */
     uint32_t K;
     int edits;
-    const uint32_t *mlen;  /* [n_keys] */
-    const uint32_t *woff;  /* [n_keys] first word of the key in wpeq */
-    const uint64_t *wpeq;  /* [words][4] match masks */
-    const uint8_t *kbytes; /* key base sets */
-    const uint64_t *koff;  /* [n_keys] offsets into kbytes */
+    gs_bv_keys keys;
 } gs_bv_fview;
 
 /* Candidates (seed start, entry) a block queues before verifying them. */
@@ -256,19 +261,20 @@ enum { GS_BV_QCAP = 1024 };
 __device__ __forceinline__ void gs_bv_verify(const gs_bv_fview &v, const gs_gpu_scan &a,
                                              const uint8_t *tx, uint32_t t0, uint32_t at, uint2 x)
 {
-    const uint32_t k = x.x, off = x.y & 0xFFFFu, rank = x.y >> 16, m = v.mlen[k], K = v.K;
+    const uint32_t k = x.x, off = x.y & 0xFFFFu, rank = x.y >> 16, m = v.keys.mlen[k], K = v.K;
     if (!v.edits) {
         if (at < off || at - off + m > v.stop)
             return;
         const uint32_t s = at - off;
-        uint32_t d = gs_seed_mismatches(v.kbytes + v.koff[k], m, K, rank, tx + (s - t0));
+        const uint8_t *key = v.keys.kbytes + v.keys.koff[k];
+        uint32_t d = gs_seed_mismatches(key, m, K, rank, tx + (s - t0));
         if (d <= K)
             gs_bv_hit(a, s + m, d, k);
         return;
     }
     uint64_t w0, lo, hi;
     gs_seed_window(at, off, m, K, v.stop, &w0, &lo, &hi);
-    const uint64_t *pq = v.wpeq + 4 * (size_t)v.woff[k];
+    const uint64_t *pq = v.keys.wpeq + 4 * (size_t)v.keys.woff[k];
     const uint8_t *t = tx + ((uint32_t)w0 - t0);
     gs_seed_ends r;
     if (m <= 32) {

@@ -38,7 +38,8 @@
  * layout, and the runs drop those that the previous segment of the record
  * owns (engine.h). Hits are owned by their end, so the starts of
  * neighbouring segments interleave by a few rows: the expansion merges
- * those.
+ * those. bv's seed filter may push one edit hit once per seed that finds
+ * it: equal sort keys are removed on the device after the sort.
  *
  * Overflow of a slot's hit buffer is found at retire (the kernels count past
  * the capacity): the buffer grows and the batch, still on the device, is
