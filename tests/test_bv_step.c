@@ -355,16 +355,18 @@ static void replay_filter(const gs_keyset *ks, const gs_seeds *sd, const uint32_
                 }
                 uint64_t w0, lo, hi, pq[4];
                 gs_seed_window(at, off, m, K, stop, &w0, &lo, &hi);
-                CHECKF(w0 >= t0 && hi <= t1, "edit window %llu..%llu outside %u..%u",
+                CHECKF(w0 >= t0 && hi <= t1 && lo >= w0, "edit window %llu..%llu outside %u..%u",
                        (unsigned long long)w0, (unsigned long long)hi, t0, t1);
                 make_peq(gs_key(ks, k), m, pq, NULL);
                 gs_seed_ends r;
                 if (m <= 32) {
                     uint32_t p32[4] = {(uint32_t)pq[0], (uint32_t)pq[1], (uint32_t)pq[2],
                                        (uint32_t)pq[3]};
-                    r = gs_seed_edits32(p32, m, K, tx + (w0 - t0), w0, lo, hi);
+                    r = gs_seed_edits32(p32, m, K, tx + (w0 - t0), (uint32_t)(hi - w0),
+                                        (uint32_t)(lo - w0));
                 } else {
-                    r = gs_seed_edits64(pq, m, K, tx + (w0 - t0), w0, lo, hi);
+                    r = gs_seed_edits64(pq, m, K, tx + (w0 - t0), (uint32_t)(hi - w0),
+                                        (uint32_t)(lo - w0));
                 }
                 while (r.mask) {
                     uint32_t b = (uint32_t)__builtin_ctz(r.mask);

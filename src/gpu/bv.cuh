@@ -276,13 +276,14 @@ __device__ __forceinline__ void gs_bv_verify(const gs_bv_fview &v, const gs_gpu_
     gs_seed_window(at, off, m, K, v.stop, &w0, &lo, &hi);
     const uint64_t *pq = v.keys.wpeq + 4 * (size_t)v.keys.woff[k];
     const uint8_t *t = tx + ((uint32_t)w0 - t0);
+    const uint32_t n = (uint32_t)(hi - w0), first = (uint32_t)(lo - w0);
     gs_seed_ends r;
     if (m <= 32) {
         const uint32_t p[4] = {(uint32_t)pq[0], (uint32_t)pq[1], (uint32_t)pq[2], (uint32_t)pq[3]};
-        r = gs_seed_edits32(p, m, K, t, w0, lo, hi);
+        r = gs_seed_edits32(p, m, K, t, n, first);
     } else {
         const uint64_t p[4] = {pq[0], pq[1], pq[2], pq[3]};
-        r = gs_seed_edits64(p, m, K, t, w0, lo, hi);
+        r = gs_seed_edits64(p, m, K, t, n, first);
     }
     while (r.mask) { /* every end of the window within K; other seeds may find it too */
         uint32_t i = __ffs(r.mask) - 1;

@@ -151,22 +151,23 @@ typedef struct gs_seed_ends {
 } gs_seed_ends;
 
 /* One window of a key of m <= 32 (B = 32) or <= 64 (B = 64) residues with
- * match masks p[0..3], over the text codes t[0 .. hi - w0) from w0. */
+ * match masks p[0..3]: n steps over the text codes t[0 .. n) (n = hi - w0),
+ * ends reported from step `first` = lo - w0 on (32-bit counters: the GPU's
+ * native width). */
 #define GS_SEED_DEFINE(B, T)                                                               \
     GS_BV_FN gs_seed_ends gs_seed_edits##B(const T *p, uint32_t m, uint32_t K,             \
-                                           const uint8_t *t, uint64_t w0, uint64_t lo,     \
-                                           uint64_t hi)                                    \
+                                           const uint8_t *t, uint32_t n, uint32_t first)   \
     {                                                                                      \
         gs_seed_ends r = {0, {0, 0, 0, 0}};                                                \
         const T p0 = p[0], p1 = p[1], p2 = p[2], p3 = p[3], hb = (T)1 << (m - 1);          \
         T pv = (T)~(T)0, mv = 0;                                                           \
         uint32_t score = m;                                                                \
-        for (uint64_t j = w0; j < hi; j++) {                                               \
-            uint32_t c = t[j - w0];                                                        \
+        for (uint32_t s = 0; s < n; s++) {                                                 \
+            uint32_t c = t[s];                                                             \
             T eq = c == 0 ? p0 : c == 1 ? p1 : c == 2 ? p2 : c == 3 ? p3 : (T)0;           \
             score += (uint32_t)gs_bv_edit_step##B(eq, &pv, &mv, 0, hb);                    \
-            if (score <= K && j >= lo) {                                                   \
-                uint32_t i = (uint32_t)(j - lo);                                           \
+            if (score <= K && s >= first) {                                                \
+                uint32_t i = s - first;                                                    \
                 r.mask |= 1u << i;                                                         \
                 for (int b = 0; b < 4; b++)                                                \
                     r.d[b] |= (score >> b & 1u) << i;                                      \
