@@ -458,12 +458,14 @@ static gs_status make_plan(job *j, gs_error *err)
         st = fai ? load_indexes(j, fai, &ok, err) : GS_ESYS;
         mode[0] = ok ? MODE_RANGES : j->size > 1 ? MODE_STREAMED : MODE_LOCAL;
         /* indexed ranges can be read by several threads, each with its own
-         * part of the plan: --readers, or a quarter of the threads, 1..4 */
-        if (ok)
-            mode[1] = o->readers     ? o->readers
-                      : j->threads < 8  ? 1
-                      : j->threads < 16 ? j->threads / 4
-                                        : 4;
+         * part of the plan: --readers, else half the threads (1..8) with a
+         * GPU, which leaves the host's cores to reading, and a quarter
+         * (1..4) on the CPU, where the workers need them
+         * (docs/performance.md, the whole job row by row) */
+        if (ok) {
+            int share = j->use_gpu ? j->threads / 2 : j->threads / 4, most = j->use_gpu ? 8 : 4;
+            mode[1] = o->readers ? o->readers : share < 1 ? 1 : share > most ? most : share;
+        }
         if (st == GS_OK && ok)
             st = take_layout(j, fai, err);
     }
