@@ -703,6 +703,8 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     enum { TAG_HITS = 82 };
     const size_t per_msg = ((size_t)1 << 30) / sizeof(gs_hit);
     uint64_t n = hits->n, *all = NULL, total = 0;
+    if (j->size == 1)
+        return GS_OK; /* rank 0 holds them all */
     if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof *all, err, "hit counts")) == NULL)
         MPI_Abort(j->comm, GS_ESYS);
     GS_MPI_CHECK(MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm));
@@ -956,8 +958,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (approx && j.rank == 0) {
         if (o->best_per_site)
             gs_hits_best_per_site(&res.hits);
-        memset(counts, 0, (size_t)j.ps.n * (size_t)j.ks.n_strands * sizeof *counts);
-        gs_hits_count(&res.hits, j.ks.n_strands, counts);
+        size_t n_counts = (size_t)j.ps.n * (size_t)j.ks.n_strands;
+        memset(counts, 0, n_counts * sizeof *counts);
+        gs_hits_count(&res.hits, j.ks.n_strands, n_counts, counts, j.threads);
     }
     if (approx && !o->report_hits)
         gs_hits_free(&res.hits);
