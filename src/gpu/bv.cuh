@@ -228,7 +228,6 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
         const uint32_t n = en - w0;
         uint32_t score = m;
         int hprev = 0;
-        gs_bv_prof prof;
         for (uint32_t t = 0; t < n + G - 1; t++) {
             int hin = __shfl_up_sync(gmask, hprev, 1, G);
             if (lane == 0)
@@ -248,8 +247,8 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
                 if (lane == last_lane) { /* h left the key's last row */
                     score += h;
                     if (j >= st) {
-                        if (v.profile)
-                            prof.put(v.profile, st, en, j, score);
+                        if (v.profile) /* one lane in G writes: gathering did not pay */
+                            v.profile[j] = (uint16_t)score;
                         if (score <= K)
                             gs_bv_hit(a, j + 1, score, k);
                     }
