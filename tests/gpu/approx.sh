@@ -82,6 +82,16 @@ run_cases one-record bv "0 2 4" "16M 1000" w2.fa w2.patterns
   --mutations 4 --degenerate 0.1 --n-runs 5
 run_cases long-keys bv "0 1 4" "16M 3000" w3.fa w3.patterns
 
+# few keys (<= 8 a length class): the edit kernel that reads the text from
+# the read-only cache (bv_direct.cuh), one to four 64-bit words a thread
+"$GSCAN" gen -o w4 -s 6 -n 400K -r 3 -k 8 --min-length 12 --max-length 250 --planted 1 \
+  --mutations 3 --degenerate 0.1 --lowercase 0.1 --n-runs 8
+run_cases few-keys bv "0 1 4" "16M 1000 37" w4.fa w4.patterns
+# the same, every class of <= 4 words on that kernel (a short text sends keys
+# of 2 to 4 words to lanes), and every class on the shared-memory kernel
+GS_BV_DIRECT=1 run_cases few-keys-direct bv "0 4" "16M 1000" w4.fa w4.patterns
+GS_BV_SHARED=1 run_cases few-keys-shared bv "0 4" "16M 1000" w4.fa w4.patterns
+
 # a real genome, primers cut from it (every fifth mutated, some with IUPAC codes)
 genome=""
 for g in "$CACHE/ecoli_mg1655.fa.gz" "$CACHE/lambda_virus.fa.gz"; do
