@@ -20,6 +20,12 @@
  * (the phrase holding it), so each is reported once, and sources lie
  * strictly before their phrases, so the recursion ends.
  *
+ * The copy phrases ordered by source start, with a max-tree over their
+ * source ends, answer "which phrases' sources hold [g, g + m)". The order is
+ * made once, when the index is built, and stored in the file (its sources
+ * section replaces the sources in phrase order): every scan used to
+ * radix-sort 10 M phrases for it, which was most of locate.
+ *
  * docs/index-format.md describes the file.
  */
 #ifndef GS_LZ_H
@@ -53,7 +59,13 @@ typedef struct gs_lz_index {
     uint8_t *kernel;      /* the pieces' residues, concatenated */
     uint64_t kernel_len;  /* pc_koff[n_pieces] */
     uint64_t file_bytes;  /* size of the index file (when read or written) */
-    struct gs_lz_ahead *ahead; /* locate's source list, built ahead (gs_lz_locate_ahead) */
+    uint64_t n_copies;    /* copy phrases */
+    uint64_t leaves;      /* leaves of cp_tree: the power of two >= n_copies */
+    uint64_t *cp_start;   /* [n_copies] source starts, ascending (ties in phrase order) */
+    uint64_t *cp_target;  /* [n_copies] global start of each of those phrases */
+    uint64_t *cp_tree;    /* [2 * leaves] max source end (exclusive) below each node:
+                           * node 1 the root, v's children 2v and 2v + 1, leaf i at
+                           * leaves + i (0 past n_copies) */
 } gs_lz_index;
 
 /* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
@@ -129,14 +141,19 @@ void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, 
                     size_t overlap, int sep);
 gs_source gs_source_lz(gs_lz_src *s);
 
-/* Start building locate's source list on a thread of its own (which uses
- * `threads` threads), so that it overlaps the kernel scan; gs_lz_locate
- * takes it (or builds it itself when this was not called), gs_lz_free
- * waits for it. A failure to start is no error: locate builds it. */
-void gs_lz_locate_ahead(gs_lz_index *ix, int threads);
+/* The copy phrases in source order (cp_*), from ph_start and ph_src, on
+ * `threads` threads: LSD radix sort, 11 bits a pass. The index build calls
+ * it; a scan reads the order from the file. */
+gs_status gs_lz_sources_sort(gs_lz_index *ix, int threads, gs_error *err);
 
-/* Wait for and free the list built ahead, if any (gs_lz_free calls it). */
-void gs_lz_ahead_free(gs_lz_index *ix);
+/* The file's sources section decoded: cp_start[i] a source start, and
+ * cp_target[i] (for now) its phrase's index. Check that every copy phrase
+ * (ph_src[j] == GS_LZ_SOURCE_UNSET, n_copies of them) occurs exactly once,
+ * that each source starts before its phrase and lies inside one record,
+ * and fill ph_src, cp_target and cp_tree, on `threads` threads. 1: done;
+ * 0: inconsistent (a corrupt index); -1: out of memory. */
+int gs_lz_sources_finish(gs_lz_index *ix, int threads);
+#define GS_LZ_SOURCE_UNSET (UINT64_MAX - 1) /* ph_src of a copy before the sources section */
 
 /* From the hits the pipeline found in this part of the kernel (any order,
  * joined positions: gs_lz_src),

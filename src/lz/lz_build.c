@@ -486,6 +486,8 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
         ph = (phrases){0};
         st = cut_kernel(ix, &tx, err);
     }
+    if (st == GS_OK) /* locate's order, made once here and stored in the file */
+        st = gs_lz_sources_sort(ix, threads, err);
     free(tx.t);
     free(ph.start);
     free(ph.src);
@@ -497,7 +499,6 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
 
 void gs_lz_free(gs_lz_index *ix)
 {
-    gs_lz_ahead_free(ix);
     gs_layout_free(&ix->layout);
     free(ix->rec_off);
     free(ix->ph_start);
@@ -507,5 +508,8 @@ void gs_lz_free(gs_lz_index *ix)
     free(ix->pc_pos);
     free(ix->pc_koff);
     free(ix->kernel);
+    free(ix->cp_start);
+    free(ix->cp_target);
+    free(ix->cp_tree);
     memset(ix, 0, sizeof *ix);
 }

@@ -2,14 +2,16 @@
  *
  * Layout (docs/index-format.md): an 8-byte magic, a version, a header of
  * counts with its own CRC-32, a chunk table with its own CRC-32, then the
- * chunks: the sections (names, phrases, pieces, kernel) cut into pieces
- * that decode alone, each deflated (libdeflate) or stored, with the CRC-32
- * of its raw bytes. Loading the index is on the path of every scan, so
- * reading maps the file and inflates, decodes and checks the chunks on all
- * threads; one zlib stream a section, inflated one after another, made the
- * load take most of an index scan. Phrases and pieces are varints of
- * deltas: in a strain set a phrase's source usually continues where the
- * previous one's ended, so most deltas are a byte or two. The kernel is
+ * chunks: the sections (names, phrases, pieces, kernel, sources) cut into
+ * pieces that decode alone, each deflated (libdeflate) or stored, with the
+ * CRC-32 of its raw bytes. Loading the index is on the path of every scan,
+ * so reading maps the file and inflates, decodes and checks the chunks on
+ * all threads; one zlib stream a section, inflated one after another, made
+ * the load take most of an index scan. Phrases and pieces are varints of
+ * deltas. The copy phrases' sources are stored in source order (format 3),
+ * the order locate walks, so that no scan sorts them: source deltas are
+ * then a byte, and each phrase index a few (phrases of different strains
+ * alternate). The kernel is
  * packed at 2 bits per residue with the other bytes (lowercase, N, IUPAC)
  * as exception runs; the packing does not deflate, so it is stored. Reading
  * checks every checksum and every structural invariant the scan relies on
@@ -36,10 +38,10 @@
 #include "../io/replace_file.h"
 
 static const uint8_t MAGIC[8] = {0x89, 'G', 'S', 'L', 'Z', '\r', '\n', 0x1a};
-enum { VERSION = 2, N_HDR = 8 };
-enum { SEC_NAMES = 1, SEC_PHRASES, SEC_PIECES, SEC_KERNEL, N_SEC = 4 };
+enum { VERSION = 3, N_HDR = 9 };
+enum { SEC_NAMES = 1, SEC_PHRASES, SEC_PIECES, SEC_KERNEL, SEC_SOURCES, N_SEC = 5 };
 static const char *const sec_name[] = {"", "section names", "section phrases", "section pieces",
-                                       "section kernel"};
+                                       "section kernel", "section sources"};
 
 /* ---- byte buffers and varints ------------------------------------------ */
 
@@ -267,17 +269,21 @@ static void encode_chunk(const gs_lz_index *ix, const chunk *c, buf *s)
         }
     } else if (c->section == SEC_PHRASES) {
         put_varint(s, ix->ph_start[f]);
-        uint64_t expect = 0;
         for (uint64_t j = f; j < e; j++) {
             uint64_t len = ix->ph_start[j + 1] - ix->ph_start[j];
             int copy = ix->ph_src[j] != GS_LZ_LITERAL;
             put_varint(s, len << 1 | (uint64_t)copy);
-            if (copy) {
-                put_varint(s, zigzag((int64_t)(ix->ph_src[j] - expect)));
-                expect = ix->ph_src[j] + len;
-            } else {
+            if (!copy)
                 put(s, &ix->lit[j], 1);
-            }
+        }
+    } else if (c->section == SEC_SOURCES) {
+        uint64_t prev_s = 0, prev_j = 0;
+        for (uint64_t i = f; i < e; i++) {
+            uint64_t j = gs_lz_last_le(ix->ph_start, ix->n_phrases, ix->cp_target[i]);
+            put_varint(s, ix->cp_start[i] - prev_s);
+            put_varint(s, zigzag((int64_t)(j - prev_j)));
+            prev_s = ix->cp_start[i];
+            prev_j = j;
         }
     } else if (c->section == SEC_PIECES) {
         uint32_t prev_rec = ix->pc_rec[f];
@@ -340,7 +346,7 @@ static void put_header(buf *b, const gs_lz_index *ix, uint64_t n_chunks)
     put(b, MAGIC, sizeof MAGIC);
     put_le(b, VERSION, 4);
     uint64_t h[N_HDR] = {ix->layout.n_rec, ix->layout.n_files, ix->n_residues, ix->n_phrases,
-                         ix->n_pieces, ix->kernel_len, ix->max_pat, n_chunks};
+                         ix->n_pieces, ix->kernel_len, ix->max_pat, n_chunks, ix->n_copies};
     size_t at = b->n;
     for (int i = 0; i < N_HDR; i++)
         put_le(b, h[i], 8);
@@ -353,7 +359,8 @@ static chunk *plan_chunks(const gs_lz_index *ix, size_t *n, gs_error *err)
 {
     uint64_t kc, ic;
     chunk_sizes(&kc, &ic);
-    size_t most = 1 + ix->n_phrases / ic + ix->n_pieces / ic + ix->kernel_len / kc + 3;
+    size_t most = 1 + ix->n_phrases / ic + ix->n_pieces / ic + ix->kernel_len / kc +
+                  ix->n_copies / ic + 4;
     chunk *c = gs_calloc(most, sizeof *c, err, "index chunks");
     if (c == NULL)
         return NULL;
@@ -362,6 +369,7 @@ static chunk *plan_chunks(const gs_lz_index *ix, size_t *n, gs_error *err)
     add_chunks(c, n, SEC_PHRASES, ix->n_phrases, ic);
     add_chunks(c, n, SEC_PIECES, ix->n_pieces, ic);
     add_chunks(c, n, SEC_KERNEL, ix->kernel_len, kc);
+    add_chunks(c, n, SEC_SOURCES, ix->n_copies, ic);
     return c;
 }
 
@@ -479,11 +487,12 @@ static uint64_t rec_end_at(const gs_lz_index *ix, uint64_t g)
 }
 
 /* Phrases [first, first + count); start/end: the global start of the
- * first phrase and the end of the last. */
+ * first phrase and the end of the last, then the copies among them (their
+ * sources come from the sources section). */
 static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
 {
     rd r = {p, p + n, 0};
-    uint64_t g = get_varint(&r), expect = 0, rec_end = 0;
+    uint64_t g = get_varint(&r), rec_end = 0, copies = 0;
     c->start[0] = g;
     for (uint64_t j = c->first; j < c->first + c->count; j++) {
         uint64_t v = get_varint(&r), len = v >> 1;
@@ -495,12 +504,9 @@ static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
             return 0;
         ix->ph_start[j] = g;
         if (v & 1) {
-            uint64_t s = expect + (uint64_t)unzigzag(get_varint(&r));
-            if (r.bad || s >= g || len > rec_end_at(ix, s) - s)
-                return 0;
-            ix->ph_src[j] = s;
+            ix->ph_src[j] = GS_LZ_SOURCE_UNSET;
             ix->lit[j] = 0;
-            expect = s + len;
+            copies++;
         } else {
             if (len != 1 || r.p == r.end)
                 return 0;
@@ -510,6 +516,30 @@ static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
         g += len;
     }
     c->end[0] = g;
+    c->end[1] = copies;
+    return r.p == r.end;
+}
+
+/* Copies [first, first + count) in source order: per copy varint (source
+ * start - the previous one's in the chunk, or 0) and varint zigzag(phrase
+ * - the previous one's); cp_target holds the phrase until
+ * gs_lz_sources_finish checks it. start/end: the first and last source. */
+static int read_sources(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
+{
+    rd r = {p, p + n, 0};
+    uint64_t s = 0, j = 0;
+    for (uint64_t i = c->first; i < c->first + c->count; i++) {
+        uint64_t ds = get_varint(&r);
+        j += (uint64_t)unzigzag(get_varint(&r)); /* wraps: checked against n_phrases later */
+        if (r.bad || ds >= ix->n_residues - s)
+            return 0;
+        s += ds;
+        if (i == c->first)
+            c->start[0] = s;
+        ix->cp_start[i] = s;
+        ix->cp_target[i] = j;
+    }
+    c->end[0] = s;
     return r.p == r.end;
 }
 
@@ -568,6 +598,8 @@ static int read_chunk(gs_lz_index *ix, chunk *c, struct libdeflate_decompressor 
         ok = read_phrases(ix, c, raw, c->raw_len);
     else if (c->section == SEC_PIECES)
         ok = read_pieces(ix, c, raw, c->raw_len);
+    else if (c->section == SEC_SOURCES)
+        ok = read_sources(ix, c, raw, c->raw_len);
     else
         ok = unpack_kernel(raw, c->raw_len, ix->kernel + c->first, c->count);
 done:
@@ -604,16 +636,20 @@ static const char *check_chain(gs_lz_index *ix, const chunk *c, size_t n)
                 return "section pieces";
         } else if (c[i].section == SEC_PIECES && c[i].start[1] != 0) {
             return "section pieces";
+        } else if (c[i].section == SEC_SOURCES && c[i].first && c[i].start[0] < prev->end[0]) {
+            return "section sources"; /* sources ascend across chunks too */
         }
     }
-    uint64_t g = 0, k = 0;
+    uint64_t g = 0, k = 0, copies = 0;
     for (size_t i = 0; i < n; i++) {
-        if (c[i].section == SEC_PHRASES)
+        if (c[i].section == SEC_PHRASES) {
             g = c[i].end[0];
+            copies += c[i].end[1];
+        }
         if (c[i].section == SEC_PIECES)
             k = c[i].end[2];
     }
-    if (g != ix->n_residues)
+    if (g != ix->n_residues || copies != ix->n_copies)
         return "section phrases";
     if (k != ix->kernel_len)
         return "section pieces";
@@ -627,7 +663,8 @@ static const char *check_chain(gs_lz_index *ix, const chunk *c, size_t n)
 static int check_table(const gs_lz_index *ix, uint64_t n_rec, const chunk *c, size_t n,
                        uint64_t data_left)
 {
-    uint64_t total[N_SEC + 1] = {0, n_rec, ix->n_phrases, ix->n_pieces, ix->kernel_len};
+    uint64_t total[N_SEC + 1] = {0, n_rec, ix->n_phrases, ix->n_pieces, ix->kernel_len,
+                                 ix->n_copies};
     uint64_t next = total[SEC_NAMES], bytes = 0; /* names: the one chunk, checked here */
     int sec = SEC_NAMES;
     if (n == 0 || c[0].section != SEC_NAMES || c[0].first != 0 || c[0].count != total[SEC_NAMES])
@@ -738,7 +775,7 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
         h[i] = get_le(&f, 8);
     uint64_t hcrc = get_le(&f, 4);
     if (f.bad || crc(h0, 8 * N_HDR) != (uint32_t)hcrc || h[0] > UINT32_MAX || h[6] == 0 ||
-        h[6] > UINT32_MAX || h[7] == 0 || h[7] > (uint64_t)(f.end - f.p) / ENTRY_BYTES) {
+        h[6] > UINT32_MAX || h[8] > h[3] || h[7] == 0 || h[7] > (uint64_t)(f.end - f.p) / ENTRY_BYTES) {
         bad = "header";
         goto fail;
     }
@@ -747,6 +784,7 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
     ix->n_pieces = h[4];
     ix->kernel_len = h[5];
     ix->max_pat = (uint32_t)h[6];
+    ix->n_copies = h[8];
     size_t n = (size_t)h[7];
     if ((c = gs_calloc(n, sizeof *c, err, "index chunks")) == NULL) {
         st = GS_ESYS;
@@ -804,8 +842,11 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
     ix->pc_pos = gs_malloc((nk ? nk : 1) * sizeof *ix->pc_pos, err, "pieces");
     ix->pc_koff = gs_malloc((nk + 1) * sizeof *ix->pc_koff, err, "pieces");
     ix->kernel = gs_malloc(ix->kernel_len ? ix->kernel_len : 1, err, "kernel");
+    uint64_t nc = ix->n_copies;
+    ix->cp_start = gs_malloc((nc ? nc : 1) * sizeof *ix->cp_start, err, "sources");
+    ix->cp_target = gs_malloc((nc ? nc : 1) * sizeof *ix->cp_target, err, "sources");
     if (!ix->ph_start || !ix->ph_src || !ix->lit || !ix->pc_rec || !ix->pc_pos || !ix->pc_koff ||
-        !ix->kernel) {
+        !ix->kernel || !ix->cp_start || !ix->cp_target) {
         st = GS_ESYS;
         goto fail;
     }
@@ -823,6 +864,13 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
             bad = sec_name[c[i].section];
     if (st == GS_OK && !bad)
         bad = check_chain(ix, c + 1, n - 1);
+    if (st == GS_OK && !bad) { /* every copy phrase's source, once; locate's tree */
+        int ok = gs_lz_sources_finish(ix, threads);
+        if (ok < 0)
+            st = gs_fail(err, GS_ESYS, "out of memory (index sources)");
+        else if (!ok)
+            bad = sec_name[SEC_SOURCES];
+    }
 fail:
     if (bad)
         st = corrupt(err, path, bad);

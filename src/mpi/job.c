@@ -431,8 +431,6 @@ static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
 static gs_status open_lz(job *j, gs_error *err)
 {
     gs_status st = gs_lz_read(j->o->index, j->threads, &j->lz, err);
-    if (st == GS_OK)
-        gs_lz_locate_ahead(&j->lz, j->threads); /* overlaps the kernel scan */
     j->mode = MODE_LZ;
     j->bytes_read = j->lz.file_bytes;
     for (uint32_t p = 0; st == GS_OK && p < j->ps.n; p++)
