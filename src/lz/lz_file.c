@@ -23,6 +23,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
+#include "../core/gs_clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
@@ -850,6 +852,7 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
         st = GS_ESYS;
         goto fail;
     }
+    double t_chunks = gs_now();
     chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1};
     chunk_pool *share[GS_BGZF_MAX_THREADS];
     threads = clamp_threads(threads, n - 1);
@@ -864,8 +867,12 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
             bad = sec_name[c[i].section];
     if (st == GS_OK && !bad)
         bad = check_chain(ix, c + 1, n - 1);
+    double t1 = gs_now();
     if (st == GS_OK && !bad) { /* every copy phrase's source, once; locate's tree */
         int ok = gs_lz_sources_finish(ix, threads);
+        if (getenv("GS_DEBUG_TIME")) /* the load figures of docs/performance.md */
+            fprintf(stderr, "gscan: index load: chunks %.3f s, sources and tree %.3f s "
+                    "(%d threads)\n", t1 - t_chunks, gs_now() - t1, threads);
         if (ok < 0)
             st = gs_fail(err, GS_ESYS, "out of memory (index sources)");
         else if (!ok)

@@ -99,8 +99,17 @@ static void *srcs_step(void *arg)
         }
         break;
     case STEP_CHECK:
-        for (uint64_t i = t->lo; i < t->hi && !t->bad; i++)
+        /* copies in source order visit their phrases in random order (the
+         * strains alternate): fetch a few ahead so the misses overlap */
+        for (uint64_t i = t->lo; i < t->hi && !t->bad; i++) {
+            enum { AHEAD = 16 };
+            uint64_t ja = i + AHEAD < t->hi ? ix->cp_target[i + AHEAD] : 0;
+            if (ja < ix->n_phrases) {
+                __builtin_prefetch(&ix->ph_start[ja]);
+                __builtin_prefetch(&ix->ph_src[ja], 1);
+            }
             t->bad = !check(ix, i);
+        }
         break;
     case STEP_TREE: /* nodes [lo, hi) of one level */
         for (uint64_t v = t->lo; v < t->hi; v++) {
