@@ -116,8 +116,11 @@ typedef struct locate_ctx {
     uint64_t src_lo, src_hi; /* sources lie in [src_lo, src_hi): outside, no copies */
 } locate_ctx;
 
+/* One a cache line or more: each thread bumps its counters on every
+ * occurrence, which, sharing a line with its neighbour's, took locate on 2
+ * threads longer than on 1. */
 typedef struct locate_thread {
-    locate_ctx *c;
+    _Alignas(64) locate_ctx *c;
     uint64_t *counts;
     occ *next;            /* copies for the next level */
     size_t n_next, cap_next;
@@ -271,9 +274,57 @@ done:
 }
 
 /* The occurrences as hits in contract §3 order. Global positions order
- * (record, start), so a key (position, reverse, pattern) sorts by a radix
- * sort when it fits 64 bits (always, short of 2^40 residues and a million
- * patterns), else the hits go through gs_hits_sort. */
+ * (record, start), so a key (position, reverse, pattern) orders them; it
+ * fits 64 bits short of 2^40 residues with a million patterns (else the
+ * hits are sorted by qsort). Each thread's keys are made and radix-sorted
+ * on that thread, the sorted runs merged pairwise (the pairs of a round on
+ * threads), and the hits made from the keys on all threads: a sort of all
+ * keys on one thread bounded locate on 16. */
+typedef struct hits_job {
+    const gs_lz_index *ix;
+    const locate_thread *t; /* make: the thread whose occurrences these are */
+    uint64_t *key, *tmp;    /* make: its keys, at its offset; merge: the two arrays */
+    size_t a, b, c;         /* merge: runs [a, b) and [b, c); expand: hits [a, b) */
+    int b_pat, step;
+    gs_hit *out;
+} hits_job;
+
+enum { HITS_MAKE, HITS_MERGE, HITS_EXPAND };
+
+static void *hits_step(void *arg)
+{
+    hits_job *j = arg;
+    int b_pat = j->b_pat;
+    if (j->step == HITS_MAKE) {
+        for (size_t k = 0; k < j->t->n_hits; k++) {
+            const occ *o = &j->t->hits[k];
+            j->key[k] = o->g << (1 + b_pat) | (uint64_t)(o->strand < 0) << b_pat | o->pattern;
+        }
+        gs_radix_sort_u64(j->key, j->tmp, j->t->n_hits, j->c);
+    } else if (j->step == HITS_MERGE) {
+        size_t x = j->a, y = j->b, d = j->a;
+        while (x < j->b && y < j->c)
+            j->tmp[d++] = j->key[x] <= j->key[y] ? j->key[x++] : j->key[y++];
+        memcpy(j->tmp + d, j->key + x, (j->b - x) * sizeof *j->key);
+        d += j->b - x;
+        memcpy(j->tmp + d, j->key + y, (j->c - y) * sizeof *j->key);
+    } else {
+        const gs_lz_index *ix = j->ix;
+        uint64_t r = 0; /* sorted: the record only moves forward */
+        for (size_t i = j->a; i < j->b; i++) {
+            uint64_t g = j->key[i] >> (1 + b_pat);
+            if (i == j->a)
+                r = gs_lz_last_le(ix->rec_off, ix->layout.n_rec, g);
+            while (r + 1 < ix->layout.n_rec && ix->rec_off[r + 1] <= g)
+                r++;
+            j->out[i] = (gs_hit){.start = g - ix->rec_off[r], .record = (uint32_t)r,
+                                 .pattern = (uint32_t)(j->key[i] & (((uint64_t)1 << b_pat) - 1)),
+                                 .strand = (j->key[i] >> b_pat & 1) ? -1 : 1};
+        }
+    }
+    return NULL;
+}
+
 static gs_status to_hits(const gs_lz_index *ix, const gs_patset *ps, locate_thread *th,
                          int threads, gs_hits *out, gs_error *err)
 {
@@ -288,44 +339,60 @@ static gs_status to_hits(const gs_lz_index *ix, const gs_patset *ps, locate_thre
     int fits = b_pos + 1 + b_pat <= 64;
     uint64_t *key = fits ? malloc((n ? n : 1) * sizeof *key) : NULL;
     uint64_t *tmp = fits ? malloc((n ? n : 1) * sizeof *tmp) : NULL;
+    hits_job *job = calloc((size_t)threads, sizeof *job);
+    size_t *run = calloc((size_t)threads + 1, sizeof *run); /* run i: [run[i], run[i + 1]) */
     out->v = malloc((n ? n : 1) * sizeof *out->v);
     out->cap = n ? n : 1;
-    if (out->v == NULL || (fits && (key == NULL || tmp == NULL))) {
-        free(key);
-        free(tmp);
-        return gs_fail(err, GS_ESYS, "out of memory (%zu hits)", n);
+    gs_status st = GS_OK;
+    if (out->v == NULL || job == NULL || run == NULL || (fits && (key == NULL || tmp == NULL))) {
+        st = gs_fail(err, GS_ESYS, "out of memory (%zu hits)", n);
+        goto done;
     }
-    size_t at = 0;
-    for (int i = 0; i < threads; i++)
-        for (size_t k = 0; k < th[i].n_hits; k++, at++) {
-            const occ *o = &th[i].hits[k];
-            if (fits)
-                key[at] = o->g << (1 + b_pat) | (uint64_t)(o->strand < 0) << b_pat | o->pattern;
-            else
-                out->v[at] = (gs_hit){.start = o->g, .pattern = o->pattern, .strand = o->strand};
+    if (!fits) {
+        size_t at = 0;
+        for (int i = 0; i < threads; i++)
+            for (size_t k = 0; k < th[i].n_hits; k++, at++) {
+                const occ *o = &th[i].hits[k];
+                uint64_t r = gs_lz_last_le(ix->rec_off, ix->layout.n_rec, o->g);
+                out->v[at] = (gs_hit){.start = o->g - ix->rec_off[r], .record = (uint32_t)r,
+                                      .pattern = o->pattern, .strand = o->strand};
+            }
+        if (n > 1)
+            qsort(out->v, n, sizeof *out->v, gs_hit_cmp);
+        out->n = n;
+        goto done;
+    }
+    for (int i = 0; i < threads; i++) {
+        run[i + 1] = run[i] + th[i].n_hits;
+        job[i] = (hits_job){.ix = ix, .t = &th[i], .key = key + run[i], .tmp = tmp + run[i],
+                            .c = (size_t)(b_pos + 1 + b_pat), .b_pat = b_pat, .step = HITS_MAKE};
+    }
+    gs_run_parallel(hits_step, job, sizeof *job, threads);
+    for (int w = 1; w < threads; w *= 2) { /* merge runs i and i + w into key's place in tmp */
+        int m = 0;
+        for (int i = 0; i < threads; i += 2 * w) {
+            size_t c = run[i + 2 * w < threads ? i + 2 * w : threads];
+            size_t b = run[i + w < threads ? i + w : threads];
+            job[m++] = (hits_job){.key = key, .tmp = tmp, .a = run[i], .b = b, .c = c,
+                                  .step = HITS_MERGE};
         }
-    if (fits)
-        gs_radix_sort_u64(key, tmp, n, b_pos + 1 + b_pat);
-    uint64_t r = 0; /* sorted: the record only moves forward */
-    for (size_t i = 0; fits && i < n; i++) {
-        uint64_t g = key[i] >> (1 + b_pat);
-        while (r + 1 < ix->layout.n_rec && ix->rec_off[r + 1] <= g)
-            r++;
-        out->v[i] = (gs_hit){.start = g - ix->rec_off[r], .record = (uint32_t)r,
-                             .pattern = (uint32_t)(key[i] & (((uint64_t)1 << b_pat) - 1)),
-                             .strand = (key[i] >> b_pat & 1) ? -1 : 1};
+        gs_run_parallel(hits_step, job, sizeof *job, m);
+        uint64_t *sw = key;
+        key = tmp;
+        tmp = sw;
     }
-    for (size_t i = 0; !fits && i < n; i++) {
-        r = gs_lz_last_le(ix->rec_off, ix->layout.n_rec, out->v[i].start);
-        out->v[i].record = (uint32_t)r;
-        out->v[i].start -= ix->rec_off[r];
-    }
+    for (int i = 0; i < threads; i++)
+        job[i] = (hits_job){.ix = ix, .key = key, .a = n * (size_t)i / (size_t)threads,
+                            .b = n * (size_t)(i + 1) / (size_t)threads, .b_pat = b_pat,
+                            .step = HITS_EXPAND, .out = out->v};
+    gs_run_parallel(hits_step, job, sizeof *job, threads);
     out->n = n;
+done:
     free(key);
     free(tmp);
-    if (!fits && n > 1)
-        qsort(out->v, n, sizeof *out->v, gs_hit_cmp);
-    return GS_OK;
+    free(job);
+    free(run);
+    return st;
 }
 
 gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
@@ -345,11 +412,12 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
                     .kernel = kernel_hits->v, .n = kernel_hits->n,
                     .src_lo = ix->n_copies ? ix->cp_start[0] : 1,
                     .src_hi = ix->n_copies ? ix->cp_tree[1] : 0};
-    th = gs_calloc((size_t)threads, sizeof *th, err, "locate threads");
+    th = aligned_alloc(_Alignof(locate_thread), (size_t)threads * sizeof *th);
     if (th == NULL) {
-        st = GS_ESYS;
+        st = gs_fail(err, GS_ESYS, "out of memory (locate threads)");
         goto fail;
     }
+    memset(th, 0, (size_t)threads * sizeof *th);
     for (int i = 0; i < threads; i++) {
         th[i].c = &c;
         if ((th[i].counts = gs_calloc(n_counts ? n_counts : 1, sizeof *th[i].counts, err,
@@ -367,12 +435,13 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
             counts[k] += th[i].counts[k];
         n_prim += th[i].n_prim;
     }
+    double t1 = gs_now();
     if (want_hits && (st = to_hits(ix, ps, th, threads, out, err)) != GS_OK)
         goto fail;
     if (getenv("GS_DEBUG_TIME")) /* the locate figures of docs/performance.md */
-        fprintf(stderr, "gscan: locate: %.3f s (%llu primary of %zu kernel hits, %d levels, "
-                "%llu copy phrases, %d threads)\n", gs_now() - t0, (unsigned long long)n_prim,
-                kernel_hits->n, levels, (unsigned long long)ix->n_copies, threads);
+        fprintf(stderr, "gscan: locate: %.3f s: occurrences %.3f s (%llu primary of %zu kernel "
+                "hits, %d levels, %d threads), sorted hits %.3f s\n", gs_now() - t0, t1 - t0,
+                (unsigned long long)n_prim, kernel_hits->n, levels, threads, gs_now() - t1);
 fail:
     for (int i = 0; th && i < threads; i++) {
         free(th[i].counts);
