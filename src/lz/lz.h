@@ -92,7 +92,8 @@ static inline uint64_t gs_lz_last_le(const uint64_t *a, uint64_t n, uint64_t x)
  * greedily against the reference (relative LZ), on `threads` threads.
  * Memory: the collection (1 byte a residue) plus 13 bytes a reference
  * residue (suffix array, two neighbour arrays; 25 past 2^31), plus 17
- * bytes a phrase. GS_EINPUT when the corpus is empty or (bytes corpora)
+ * bytes a phrase; then, the collection freed, the source order is sorted
+ * (up to 80 bytes a copy phrase). GS_EINPUT when the corpus is empty or (bytes corpora)
  * uses all 256 byte values, which leaves no separator between records. */
 gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,
                       uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,

@@ -486,9 +486,10 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
         ph = (phrases){0};
         st = cut_kernel(ix, &tx, err);
     }
-    if (st == GS_OK) /* locate's order, made once here and stored in the file */
-        st = gs_lz_sources_sort(ix, threads, err);
     free(tx.t);
+    tx.t = NULL;
+    if (st == GS_OK) /* locate's order, made once here (the text freed) and stored */
+        st = gs_lz_sources_sort(ix, threads, err);
     free(ph.start);
     free(ph.src);
     free(ph.lit);
