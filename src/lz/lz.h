@@ -56,7 +56,8 @@ typedef struct gs_lz_index {
     uint32_t *pc_rec;     /* [n_pieces] record of each kernel piece */
     uint64_t *pc_pos;     /* [n_pieces] global start of each piece */
     uint64_t *pc_koff;    /* [n_pieces + 1] offset of each piece in kernel */
-    uint8_t *kernel;      /* the pieces' residues, concatenated */
+    uint8_t *kernel;      /* the pieces' residues, concatenated (built; NULL when read:
+                           * kchunks, gs_lz_kernel_copy) */
     uint64_t kernel_len;  /* pc_koff[n_pieces] */
     uint64_t file_bytes;  /* size of the index file (when read or written) */
     uint64_t n_copies;    /* copy phrases */
@@ -66,7 +67,30 @@ typedef struct gs_lz_index {
     uint64_t *cp_tree;    /* [2 * leaves] max source end (exclusive) below each node:
                            * node 1 the root, v's children 2v and 2v + 1, leaf i at
                            * leaves + i (0 past n_copies) */
+    size_t n_kchunks;
+    struct gs_lz_kchunk *kchunks; /* read: the kernel's chunks, left packed */
+    uint8_t *map;         /* read: the index file, mapped (or read), which kchunks use */
+    size_t map_len;
+    int map_is_mmap;
 } gs_lz_index;
+
+/* A read index's kernel chunk, left as the file stores it (2 bits a
+ * residue and runs of other bytes): a scan unpacks each segment from it on
+ * its reader threads, where unpacking the whole kernel at load wrote and
+ * page-faulted a byte a residue (651 MB for 1000 strains) before copying it
+ * again into the segments. */
+typedef struct gs_lz_kchunk {
+    uint64_t first, count; /* kernel residues [first, first + count) */
+    const uint8_t *packed; /* count residues, 4 a byte, low bits first (file or own) */
+    uint8_t *own;          /* the inflated chunk, when it was stored deflated */
+    uint64_t n_runs;
+    uint64_t *runs;        /* [3 n_runs] per run of other bytes: its offset in the chunk,
+                            * length, and the offset of its bytes in packed; ascending */
+} gs_lz_kchunk;
+
+/* Kernel residues [k, k + n) into dst: from the kernel, or unpacked from
+ * the chunks of a read index. */
+void gs_lz_kernel_copy(const gs_lz_index *ix, uint64_t k, uint64_t n, uint8_t *dst);
 
 /* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
  * the record holding a global position (a = rec_off), the phrase (ph_start),

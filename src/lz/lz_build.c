@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* The text with separators: record r occupies [toff[r], toff[r] + len) and
  * is followed by sep. */
@@ -509,6 +510,15 @@ void gs_lz_free(gs_lz_index *ix)
     free(ix->pc_pos);
     free(ix->pc_koff);
     free(ix->kernel);
+    for (size_t i = 0; ix->kchunks && i < ix->n_kchunks; i++) {
+        free(ix->kchunks[i].own);
+        free(ix->kchunks[i].runs);
+    }
+    free(ix->kchunks);
+    if (ix->map && ix->map_is_mmap)
+        munmap(ix->map, ix->map_len);
+    else
+        free(ix->map);
     free(ix->cp_start);
     free(ix->cp_target);
     free(ix->cp_tree);

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,32 +175,96 @@ static void pack_kernel(const uint8_t *k, uint64_t n, buf *out)
     }
 }
 
-/* Unpack into k[0..n); 0 when the section is inconsistent. */
-static int unpack_kernel(const uint8_t *p, uint64_t len, uint8_t *k, uint64_t n)
+/* Index a kernel chunk of n residues stored as p[0..len): its runs of
+ * other bytes into kc (checked to lie inside the chunk, in order, their
+ * bytes inside p); 1, 0 when the chunk is inconsistent, -1 out of memory. */
+static int index_kernel(gs_lz_kchunk *kc, const uint8_t *p, uint64_t len, uint64_t n)
 {
-    static const char acgt[4] = {'A', 'C', 'G', 'T'};
     uint64_t packed = n / 4 + (n % 4 != 0);
     if (len < packed)
         return 0;
-    uint8_t four[256][4]; /* a packed byte's four residues */
-    for (int b = 0; b < 256; b++)
-        for (int j = 0; j < 4; j++)
-            four[b][j] = (uint8_t)acgt[(b >> (2 * j)) & 3];
-    for (uint64_t i = 0; i + 4 <= n; i += 4)
-        memcpy(k + i, four[p[i / 4]], 4);
-    for (uint64_t i = n - n % 4; i < n; i++)
-        k[i] = four[p[i / 4]][i % 4];
+    kc->packed = p;
     rd r = {p + packed, p + len, 0};
     uint64_t runs = get_varint(&r), at = 0;
+    if (r.bad || runs > (uint64_t)(r.end - r.p) / 2) /* a run takes 2 bytes or more */
+        return 0;
+    if (runs && (kc->runs = malloc(3 * runs * sizeof *kc->runs)) == NULL)
+        return -1;
+    kc->n_runs = runs;
     for (uint64_t i = 0; i < runs && !r.bad; i++) {
         uint64_t gap = get_varint(&r), rl = get_varint(&r);
         if (r.bad || gap > n - at || rl > n - at - gap || rl > (uint64_t)(r.end - r.p))
             return 0;
-        memcpy(k + at + gap, r.p, rl);
+        kc->runs[3 * i] = at + gap;
+        kc->runs[3 * i + 1] = rl;
+        kc->runs[3 * i + 2] = (uint64_t)(r.p - p);
         r.p += rl;
         at += gap + rl;
     }
     return !r.bad && r.p == r.end;
+}
+
+/* A packed byte's four residues, low bits first. */
+static uint8_t four[256][4];
+static pthread_once_t four_once = PTHREAD_ONCE_INIT;
+
+static void make_four(void)
+{
+    static const char acgt[4] = {'A', 'C', 'G', 'T'};
+    for (int b = 0; b < 256; b++)
+        for (int j = 0; j < 4; j++)
+            four[b][j] = (uint8_t)acgt[(b >> (2 * j)) & 3];
+}
+
+/* Residues [a, a + n) of a chunk: the packed bases, then the runs over
+ * them. */
+static void unpack(const gs_lz_kchunk *kc, uint64_t a, uint64_t n, uint8_t *dst)
+{
+    uint64_t i = a, e = a + n;
+    for (; i < e && i % 4; i++)
+        *dst++ = four[kc->packed[i / 4]][i % 4];
+    for (; i + 4 <= e; i += 4, dst += 4)
+        memcpy(dst, four[kc->packed[i / 4]], 4);
+    for (; i < e; i++)
+        *dst++ = four[kc->packed[i / 4]][i % 4];
+    dst -= n;
+    uint64_t lo = 0, hi = kc->n_runs; /* the first run ending after a */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (kc->runs[3 * mid] + kc->runs[3 * mid + 1] <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t k = lo; k < kc->n_runs && kc->runs[3 * k] < e; k++) {
+        uint64_t at = kc->runs[3 * k], end = at + kc->runs[3 * k + 1];
+        uint64_t x = at > a ? at : a, y = end < e ? end : e;
+        memcpy(dst + (x - a), kc->packed + kc->runs[3 * k + 2] + (x - at), y - x);
+    }
+}
+
+void gs_lz_kernel_copy(const gs_lz_index *ix, uint64_t k, uint64_t n, uint8_t *dst)
+{
+    if (ix->kernel != NULL) {
+        memcpy(dst, ix->kernel + k, n);
+        return;
+    }
+    while (n > 0) {
+        size_t lo = 0, hi = ix->n_kchunks; /* the last chunk starting at or before k */
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ix->kchunks[mid].first <= k)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        const gs_lz_kchunk *kc = &ix->kchunks[lo];
+        uint64_t a = k - kc->first, take = kc->count - a < n ? kc->count - a : n;
+        unpack(kc, a, take, dst);
+        dst += take;
+        k += take;
+        n -= take;
+    }
 }
 
 /* ---- chunks ---------------------------------------------------------------
@@ -224,6 +289,7 @@ typedef struct chunk {
     uint32_t crc;          /* CRC-32 of the raw bytes */
     uint8_t *out;          /* write: the bytes to store */
     const uint8_t *data;   /* read: the stored bytes, in the file */
+    gs_lz_kchunk *kc;      /* read: a kernel chunk's place in the index */
     uint64_t start[2], end[3]; /* read: the decoder's state at both ends (check_chain) */
     int bad;               /* write: out of memory; read: corrupt */
 } chunk;
@@ -596,14 +662,16 @@ static int read_chunk(gs_lz_index *ix, chunk *c, struct libdeflate_decompressor 
     }
     if (crc(raw, c->raw_len) != c->crc)
         goto done;
-    if (c->section == SEC_PHRASES)
+    if (c->section == SEC_KERNEL) { /* left packed; an inflated one is kept */
+        *c->kc = (gs_lz_kchunk){.first = c->first, .count = c->count, .own = own};
+        own = NULL;
+        ok = index_kernel(c->kc, raw, c->raw_len, c->count);
+    } else if (c->section == SEC_PHRASES)
         ok = read_phrases(ix, c, raw, c->raw_len);
     else if (c->section == SEC_PIECES)
         ok = read_pieces(ix, c, raw, c->raw_len);
     else if (c->section == SEC_SOURCES)
         ok = read_sources(ix, c, raw, c->raw_len);
-    else
-        ok = unpack_kernel(raw, c->raw_len, ix->kernel + c->first, c->count);
 done:
     free(own);
     return ok;
@@ -843,15 +911,22 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
     ix->pc_rec = gs_malloc((nk ? nk : 1) * sizeof *ix->pc_rec, err, "pieces");
     ix->pc_pos = gs_malloc((nk ? nk : 1) * sizeof *ix->pc_pos, err, "pieces");
     ix->pc_koff = gs_malloc((nk + 1) * sizeof *ix->pc_koff, err, "pieces");
-    ix->kernel = gs_malloc(ix->kernel_len ? ix->kernel_len : 1, err, "kernel");
+    size_t nkc = 0;
+    for (size_t i = 1; i < n; i++)
+        nkc += c[i].section == SEC_KERNEL;
+    ix->kchunks = gs_calloc(nkc ? nkc : 1, sizeof *ix->kchunks, err, "kernel");
     uint64_t nc = ix->n_copies;
     ix->cp_start = gs_malloc((nc ? nc : 1) * sizeof *ix->cp_start, err, "sources");
     ix->cp_target = gs_malloc((nc ? nc : 1) * sizeof *ix->cp_target, err, "sources");
     if (!ix->ph_start || !ix->ph_src || !ix->lit || !ix->pc_rec || !ix->pc_pos || !ix->pc_koff ||
-        !ix->kernel || !ix->cp_start || !ix->cp_target) {
+        !ix->kchunks || !ix->cp_start || !ix->cp_target) {
         st = GS_ESYS;
         goto fail;
     }
+    for (size_t i = 1; i < n; i++)
+        if (c[i].section == SEC_KERNEL)
+            c[i].kc = &ix->kchunks[ix->n_kchunks++];
+    pthread_once(&four_once, make_four);
     double t_chunks = gs_now();
     chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1};
     chunk_pool *share[GS_BGZF_MAX_THREADS];
@@ -881,7 +956,13 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
 fail:
     if (bad)
         st = corrupt(err, path, bad);
-    unmap_file(&m);
+    if (st == GS_OK) { /* the kernel chunks point into it */
+        ix->map = m.p;
+        ix->map_len = m.n;
+        ix->map_is_mmap = m.is_map;
+    } else {
+        unmap_file(&m);
+    }
     free(c);
     if (st != GS_OK) {
         uint64_t bytes = ix->file_bytes;

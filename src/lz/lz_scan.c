@@ -71,12 +71,12 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
         uint64_t p_end = ix->pc_koff[s->piece + 1];
         uint64_t own_end = p_end < s->end ? p_end : s->end;
         uint64_t own = own_end - s->cur < s->block - n ? own_end - s->cur : s->block - n;
-        memcpy(buf + n, ix->kernel + s->cur, own);
+        gs_lz_kernel_copy(ix, s->cur, own, buf + n);
         n += own;
         s->cur += own;
         if (s->cur < p_end) { /* the block is full or the range ends inside the piece */
             uint64_t stop = s->cur + s->overlap < p_end ? s->cur + s->overlap : p_end;
-            memcpy(buf + n, ix->kernel + s->cur, stop - s->cur);
+            gs_lz_kernel_copy(ix, s->cur, stop - s->cur, buf + n);
             seg->own = n;
             seg->len = n + (size_t)(stop - s->cur);
             return 1;
