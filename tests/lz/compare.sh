@@ -76,6 +76,9 @@ check s.fa s3.patterns 24 --report hits --block-size 7 -t 2
 # inside phrases, pieces and the kernel, read on several threads.
 GS_LZ_CHUNK=7 check s.fa s3.patterns 24 --report hits -t 3
 GS_LZ_CHUNK=1 check t.fa s1.patterns 1 --report hits -t 2
+# The kernel unpacked from its chunks by several readers: segments of 50
+# residues cut across 13-residue chunks and the runs of N and lowercase.
+GS_LZ_CHUNK=13 check s.fa s3.patterns 24 --report hits --readers 3 --block-size 50 -t 2
 if [ "$quick" != 1 ]; then
   GS_LZ_CHUNK=1000 check s.fa s.patterns 64 --report counts -t 2
   check s.fa s3.patterns 24 --report hits --strand forward
