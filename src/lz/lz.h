@@ -61,12 +61,15 @@ typedef struct gs_lz_index {
     uint64_t kernel_len;  /* pc_koff[n_pieces] */
     uint64_t file_bytes;  /* size of the index file (when read or written) */
     uint64_t n_copies;    /* copy phrases */
-    uint64_t leaves;      /* leaves of cp_tree: the power of two >= n_copies */
     uint64_t *cp_start;   /* [n_copies] source starts, ascending (ties in phrase order) */
     uint64_t *cp_target;  /* [n_copies] global start of each of those phrases */
-    uint64_t *cp_tree;    /* [2 * leaves] max source end (exclusive) below each node:
-                           * node 1 the root, v's children 2v and 2v + 1, leaf i at
-                           * leaves + i (0 past n_copies) */
+    uint64_t *cp_tree;    /* max source end (exclusive) below each node, level by
+                           * level from the root: level h (the last) holds the
+                           * n_copies leaves, each level above half as many, rounded
+                           * up, node i's children being 2i and 2i + 1 (when there)
+                           * one level down; no padding to a power of two */
+    int tree_h;           /* the leaves' level (0: one leaf or none) */
+    uint64_t tree_off[65], tree_n[65]; /* each level's first node in cp_tree, its nodes */
     size_t n_kchunks;
     struct gs_lz_kchunk *kchunks; /* read: the kernel's chunks, left packed */
     uint8_t *map;         /* read: the index file, mapped (or read), which kchunks use */

@@ -158,15 +158,16 @@ static int take(locate_thread *t, const occ *o)
     uint64_t need = g + m;
     /* depth-first, left child first: at most one pending sibling per level */
     struct node {
-        uint64_t v, lo, width; /* tree node, its first leaf, its leaf count */
+        uint64_t i, lo; /* node i of its level, its first leaf */
+        int level;
     } nodes[130];
-    int top = 0;
-    nodes[top++] = (struct node){1, 0, ix->leaves};
+    int top = 0, h = ix->tree_h;
+    nodes[top++] = (struct node){0, 0, 0};
     while (top > 0) {
         struct node x = nodes[--top];
-        if (x.lo >= k || ix->cp_tree[x.v] < need)
+        if (x.lo >= k || ix->cp_tree[ix->tree_off[x.level] + x.i] < need)
             continue;
-        if (x.width == 1) {
+        if (x.level == h) {
             occ copy = {ix->cp_target[x.lo] + (g - ix->cp_start[x.lo]), o->pattern, o->strand};
             if (c->want_hits || (copy.g >= c->src_lo && copy.g + m <= c->src_hi)) {
                 if (push_occ(&t->next, &t->n_next, &t->cap_next, copy))
@@ -176,9 +177,10 @@ static int take(locate_thread *t, const occ *o)
             }
             continue;
         }
-        uint64_t h = x.width / 2;
-        nodes[top++] = (struct node){2 * x.v + 1, x.lo + h, h};
-        nodes[top++] = (struct node){2 * x.v, x.lo, h};
+        uint64_t half = (uint64_t)1 << (h - x.level - 1); /* leaves under a child */
+        if (2 * x.i + 1 < ix->tree_n[x.level + 1])
+            nodes[top++] = (struct node){2 * x.i + 1, x.lo + half, x.level + 1};
+        nodes[top++] = (struct node){2 * x.i, x.lo, x.level + 1};
     }
     return 0;
 }
@@ -411,7 +413,7 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
     locate_ctx c = {.ix = ix, .ps = ps, .n_strands = n_strands, .want_hits = want_hits,
                     .kernel = kernel_hits->v, .n = kernel_hits->n,
                     .src_lo = ix->n_copies ? ix->cp_start[0] : 1,
-                    .src_hi = ix->n_copies ? ix->cp_tree[1] : 0};
+                    .src_hi = ix->n_copies ? ix->cp_tree[0] : 0};
     th = aligned_alloc(_Alignof(locate_thread), (size_t)threads * sizeof *th);
     if (th == NULL) {
         st = gs_fail(err, GS_ESYS, "out of memory (locate threads)");
