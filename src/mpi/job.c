@@ -442,7 +442,9 @@ static gs_status open_lz(job *j, gs_error *err)
 {
     gs_status st = gs_lz_read(j->o->index, j->threads, &j->lz, err);
     j->mode = MODE_LZ;
-    j->readers = readers(j); /* each unpacks its part of the kernel */
+    j->readers = readers(j); /* each unpacks its part of the kernel; rank 0's
+                              * count, so that the ranks' parts tile it */
+    GS_MPI_CHECK(MPI_Bcast(&j->readers, 1, MPI_INT, 0, j->comm));
     j->bytes_read = j->lz.file_bytes;
     for (uint32_t p = 0; st == GS_OK && p < j->ps.n; p++)
         if (j->ps.v[p].len > j->lz.max_pat)
