@@ -44,7 +44,7 @@ const char gs_scan_usage[] =
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
     "      --readers N          reading threads per rank for indexed input (.fai or\n"
     "                           one built in memory for plain FASTA, BGZF .fai +\n"
-    "                           .gzi), 1 to 64 (default: threads / 2, at most\n"
+    "                           .gzi) and --index, 1 to 64 (default: threads / 2, at most\n"
     "                           8, with a GPU; threads / 4, at most 4, on the CPU)\n"
     "      --block-size N       residues per block, K/M/G suffixes (default 16M\n"
     "                           with a GPU, 256K on the CPU);\n"
