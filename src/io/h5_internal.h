@@ -19,14 +19,21 @@ typedef struct gs_h5_direct {
     size_t chunk_rows; /* rows per chunk */
     size_t elem;       /* bytes per row */
     int shuffle, level;
-    /* fill buf with rows [from, from + n) */
+    /* fill buf with rows [from, from + n); called on any thread, several
+     * at once */
     void (*fill)(const void *src, size_t width, uint64_t from, size_t n, void *buf);
     const void *src;
 } gs_h5_direct;
 
-/* 1 when every chunk was written; 0 otherwise (HDF5's error stack, or out
- * of memory). One process only: see h5_direct.c. */
-int gs_h5_write_direct(const gs_h5_direct *d);
+/* Write datasets d[0..n) (n <= GS_H5_DIRECT_MAX, all of one deflate level),
+ * their chunks in that order, through one set of threads and buffers:
+ * memory is about (2 + 2 compressed) chunks per core, whatever the sizes.
+ * Returns n when every chunk was written, else the dataset where writing
+ * stopped (HDF5's error stack, or out of memory). One process only: see h5_direct.c. GS_DEBUG_TIME prints where
+ * the time went; GS_H5_DIRECT="THREADS,SLOTS" sets the threads and the
+ * chunks in flight (the file is the same for any). */
+enum { GS_H5_DIRECT_MAX = 8 };
+int gs_h5_write_direct(const gs_h5_direct *d, int n);
 
 /* Threads for work on the process's own cores: the cores it may run on (a
  * Slurm allocation's, not the host's), at most most. */
