@@ -12,7 +12,8 @@ void gs_h5_reason(char *buf, size_t size);
 
 /* A 1-D chunked dataset written chunk by chunk, compressed on all cores
  * (h5_direct.c). The dataset's filters must be shuffle (when shuffle is
- * set) then deflate at level, as its creation property list says. */
+ * set) then deflate at level, as its creation property list says; level 1
+ * is ISA-L's level 1, any other libdeflate's. */
 typedef struct gs_h5_direct {
     hid_t dset;
     uint64_t n_rows;   /* rows of the dataset */
