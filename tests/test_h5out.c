@@ -858,7 +858,7 @@ static void compare_files(const char *x, const char *y)
 
 /* Every stored chunk of the hit columns of x and y, byte for byte: the
  * compressed bytes of a chunk depend on its rows only, so any shape of the
- * writer's ring (threads, chunks in flight) must store the same ones, each
+ * writer's ring (threads, row groups in flight) must store the same ones, each
  * at its own offset. */
 static void compare_chunks(const char *x, const char *y)
 {
@@ -904,9 +904,9 @@ static void compare_chunks(const char *x, const char *y)
 }
 
 /* The writer's ring (io/h5_direct.c) in other shapes through GS_H5_DIRECT:
- * one chunk in flight for three threads (every chunk waits for the one
+ * one row group in flight for three threads (every group waits for the one
  * before it to be stored), one thread (the writer compresses all), and more
- * slots than chunks. Same file as the default shape, chunk for chunk. */
+ * slots than groups. Same file as the default shape, chunk for chunk. */
 static void test_ring_shapes(const char *ref, gs_result *r)
 {
     static const char *const shapes[] = {"3,1", "1,1", "4,64", "2,3"};

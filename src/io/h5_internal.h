@@ -26,13 +26,15 @@ typedef struct gs_h5_direct {
     const void *src;
 } gs_h5_direct;
 
-/* Write datasets d[0..n) (n <= GS_H5_DIRECT_MAX, all of one deflate level),
- * their chunks in that order, through one set of threads and buffers:
- * memory is about (2 + 2 compressed) chunks per core, whatever the sizes.
- * Returns n when every chunk was written, else the dataset where writing
- * stopped (HDF5's error stack, or out of memory). One process only: see h5_direct.c. GS_DEBUG_TIME prints where
- * the time went; GS_H5_DIRECT="THREADS,SLOTS" sets the threads and the
- * chunks in flight (the file is the same for any). */
+/* Write datasets d[0..n) (n <= GS_H5_DIRECT_MAX, all of the same rows,
+ * chunk rows and deflate level) through one set of threads and buffers,
+ * chunk r of every dataset (in dataset order) before chunk r + 1: memory is
+ * about two groups of chunks per core, filled and compressed, whatever the
+ * sizes. Returns n when every chunk was written, else the dataset where
+ * writing stopped (HDF5's error stack, or out of memory). One process only:
+ * see h5_direct.c. GS_DEBUG_TIME prints where the time went;
+ * GS_H5_DIRECT="THREADS,SLOTS" sets the threads and the row groups in
+ * flight (the file is the same for any). */
 enum { GS_H5_DIRECT_MAX = 8 };
 int gs_h5_write_direct(const gs_h5_direct *d, int n);
 
