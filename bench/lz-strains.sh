@@ -7,7 +7,7 @@
 # by index against gscan's own plain scan of the same FASTA, with the
 # result files compared (h5diff: records, counts, hits).
 # Each scan's /timing phases (its last run; plan = loading the index).
-# Then locate alone (GS_DEBUG_TIME) on 1 thread and on THREADS.
+# Then the load and locate alone (GS_DEBUG_TIME) on 1 thread and on THREADS.
 # Environment: VARIANTS (99: 100 genomes), BASE (E. coli MG1655), THREADS
 # (all cores), M (64), XZ (1: also xz -9, minutes on big sets), DEVICES
 # ("cpu"; "cpu gpu" on the GPU machine: each scan on each device), REPS
@@ -65,7 +65,7 @@ for d in ${DEVICES:-cpu}; do
 done
 for t in 1 "$T"; do # locate alone: its share of the index scan, 1 thread against all
   GS_DEBUG_TIME=1 "$G" scan -q -d cpu -t "$t" -p strains.patterns --report hits -o lz_t.h5 \
-    --index strains.gsx 2>&1 | grep -o 'locate:.*'
+    --index strains.gsx 2>&1 | grep -oE '(index load|locate):.*'
 done
 echo "hits: $(h5ls lz_hits.h5/hits/start | grep -o '{[0-9]*' | tr -d '{')"
 echo "index and plain scans: identical records, counts and hits"

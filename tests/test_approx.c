@@ -449,17 +449,45 @@ static void test_sites(void)
             qsort(want.v, want.n, sizeof *want.v, gs_hit_cmp);
         gs_hits_best_per_site(&h);
         same(&h, &want, "best per site");
-        uint64_t counts[4] = {0};
-        gs_hits_count(&h, 2, counts);
+        uint64_t counts[4] = {0}, by_threads[4] = {0};
+        gs_hits_count(&h, 2, 4, counts, 1);
         CHECK_EQ_U64(counts[0] + counts[1] + counts[2] + counts[3], h.n);
+        gs_hits_count(&h, 2, 4, by_threads, 3); /* one share: too few hits */
+        for (int c = 0; c < 4; c++)
+            CHECK_EQ_U64(by_threads[c], counts[c]);
         free(site);
         gs_hits_free(&h);
         gs_hits_free(&want);
     }
 }
 
+/* Counts taken on threads equal those taken on one, and add to what the
+ * array held (hits of 5 patterns on both strands, 10,000 of them). */
+static void test_count_threads(void)
+{
+    gs_hits h = {0};
+    uint64_t one[10] = {0}, many[10] = {0}, want[10] = {0};
+    uint64_t x = 12345;
+    for (int i = 0; i < 10000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        gs_hit hit = {.pattern = (uint32_t)(x >> 60) % 5, .strand = (x >> 40 & 1) ? -1 : 1};
+        gs_hits_push(&h, &hit);
+        want[hit.pattern * 2 + (hit.strand < 0)]++;
+    }
+    for (int c = 0; c < 10; c++)
+        many[c] = 7;
+    gs_hits_count(&h, 2, 10, one, 1);
+    gs_hits_count(&h, 2, 10, many, 4);
+    for (int c = 0; c < 10; c++) {
+        CHECK_EQ_U64(one[c], want[c]);
+        CHECK_EQ_U64(many[c], want[c] + 7);
+    }
+    gs_hits_free(&h);
+}
+
 int main(void)
 {
+    test_count_threads();
     test_hand();
     test_sites();
     test_random();

@@ -856,6 +856,75 @@ static void compare_files(const char *x, const char *y)
     }
 }
 
+/* Every stored chunk of the hit columns of x and y, byte for byte: the
+ * compressed bytes of a chunk depend on its rows only, so any shape of the
+ * writer's ring (threads, row groups in flight) must store the same ones, each
+ * at its own offset. */
+static void compare_chunks(const char *x, const char *y)
+{
+    static const char *const cols[] = {"/hits/pattern", "/hits/record", "/hits/start",
+                                       "/hits/strand"};
+    hid_t a = H5Fopen(x, H5F_ACC_RDONLY, H5P_DEFAULT), b = H5Fopen(y, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(a >= 0 && b >= 0);
+    for (size_t i = 0; a >= 0 && b >= 0 && i < sizeof cols / sizeof *cols; i++) {
+        hid_t da = H5Dopen2(a, cols[i], H5P_DEFAULT), db = H5Dopen2(b, cols[i], H5P_DEFAULT);
+        hid_t sp = H5Dget_space(da);
+        hsize_t n = 0, chunk[1] = {0}, na = 0, nb = 0;
+        hid_t pl = H5Dget_create_plist(da);
+        H5Sget_simple_extent_dims(sp, &n, NULL);
+        CHECK(H5Pget_chunk(pl, 1, chunk) == 1 && chunk[0] > 0);
+        CHECK(H5Dget_num_chunks(da, sp, &na) >= 0 && H5Dget_num_chunks(db, sp, &nb) >= 0);
+        CHECK_EQ_U64(na, (n + chunk[0] - 1) / chunk[0]);
+        CHECK_EQ_U64(nb, na);
+        for (hsize_t off = 0; chunk[0] > 0 && off < n; off += chunk[0]) {
+            hsize_t sa = 0, sb = 0;
+            uint32_t fa = 1, fb = 1;
+            CHECK(H5Dget_chunk_storage_size(da, &off, &sa) >= 0);
+            CHECK(H5Dget_chunk_storage_size(db, &off, &sb) >= 0);
+            CHECK_EQ_U64(sb, sa);
+            char *ba = malloc(sa + 1), *bb = malloc(sa + 1);
+            CHECK(H5Dread_chunk(da, H5P_DEFAULT, &off, &fa, ba) >= 0);
+            CHECK(H5Dread_chunk(db, H5P_DEFAULT, &off, &fb, bb) >= 0);
+            CHECK(fa == 0 && fb == 0); /* every filter applied */
+            if (sa != sb || memcmp(ba, bb, sa) != 0) {
+                fprintf(stderr, "compare: chunk at row %llu of %s differs\n",
+                        (unsigned long long)off, cols[i]);
+                gs_test_failures++;
+            }
+            free(ba);
+            free(bb);
+        }
+        H5Pclose(pl);
+        H5Sclose(sp);
+        H5Dclose(da);
+        H5Dclose(db);
+    }
+    H5Fclose(a);
+    H5Fclose(b);
+}
+
+/* The writer's ring (io/h5_direct.c) in other shapes through GS_H5_DIRECT:
+ * one row group in flight for three threads (every group waits for the one
+ * before it to be stored), one thread (the writer compresses all), and more
+ * slots than groups. Same file as the default shape, chunk for chunk. */
+static void test_ring_shapes(const char *ref, gs_result *r)
+{
+    static const char *const shapes[] = {"3,1", "1,1", "4,64", "2,3"};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        const char *path = in_dir("ring.h5");
+        gs_error err = {0};
+        setenv("GS_H5_DIRECT", shapes[i], 1);
+        gs_status st = gs_h5_write(path, r, MPI_COMM_WORLD, &err);
+        unsetenv("GS_H5_DIRECT");
+        if (st != GS_OK)
+            fprintf(stderr, "write with GS_H5_DIRECT=%s: %s\n", shapes[i], err.msg);
+        CHECK(st == GS_OK);
+        compare_files(ref, path);
+        compare_chunks(ref, path);
+        unlink(path);
+    }
+}
+
 /* Write hits h[0..n) split at cut[0] <= cut[1] (rank r gets [cut[r-1], cut[r])). */
 static void write_split(const char *path, const gs_hit *h, uint64_t n, const uint64_t *counts,
                         uint64_t cut1, uint64_t cut2)
@@ -946,6 +1015,7 @@ int main(int argc, char **argv)
         CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
         CHECK_EQ_U64(count_tmp(dir), 0);
         check_file(path, h, n, 1, &r);
+        test_ring_shapes(path, &r);
         test_text();
         test_h5py();
         test_without_hits();

@@ -7,12 +7,12 @@
 # strands (seqkit and Hyperscan get each primer and its reverse complement).
 # Checks that gscan's mismatch hits equal seqkit's and Hyperscan's match
 # count. Environment: RUNS (3), THREADS (2), K (3), N (100), SEED (7),
-# PEERS ("seqkit hs"). Writes approx-peers.tsv (medians) to the work
+# PEERS ("seqkit hs"; empty: gscan alone). Writes approx-peers.tsv (medians) to the work
 # directory ($GS_BENCH_DIR or /tmp/gscan-bench).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 RUNS=${RUNS:-3} THREADS=${THREADS:-2} K=${K:-3} N=${N:-100} SEED=${SEED:-7}
-PEERS=${PEERS:-seqkit hs}
+PEERS=${PEERS-seqkit hs}
 work=${GS_BENCH_DIR:-/tmp/gscan-bench}
 build=${GS_BUILD:-$root/build-bench}
 mkdir -p "$work"

@@ -137,10 +137,13 @@ row "plain FASTA, no .fai" "" -d $D -p $k noidx.fa
 row "plain FASTA + .fai" "" -d $D -p $k chrom.fa
 row "same, -d cpu -t $T" "" -d cpu -t "$T" -p $k chrom.fa
 row "plain FASTA + .fai, --readers 8" "" -d $D --readers 8 -p $k chrom.fa
+row "plain FASTA + .fai, --readers 16" "" -d $D --readers 16 -p $k chrom.fa
 row "EST-like 500 bp + .fai" "" -d $D -p $k est.fa
+row "EST-like 500 bp + .fai, --readers 8" "" -d $D --readers 8 -p $k est.fa
 row "gzip -1 (one stream)" "" -d $D -p $k chrom.fa.gz
 row "gzip -1, one inflate thread (-t 3)" "" -d $D -t 3 -p $k chrom.fa.gz
 row "BGZF + .fai/.gzi" "" -d $D -p $k chrom.bgzf.gz
+row "BGZF + .fai/.gzi, --readers 8" "" -d $D --readers 8 -p $k chrom.bgzf.gz
 row "BGZF + .fai/.gzi, --readers 16" "" -d $D --readers 16 -p $k chrom.bgzf.gz
 row "258 IUPAC primers, --report hits" "" -d $D --report hits -p primers.txt chrom.fa
 row "1000 8-mers, --report hits" "" -d $D --report hits -p k1000.txt chrom.fa

@@ -17,11 +17,13 @@
  * GS_BV_NOFILTER=1 scans every key in full, as on the CPU.
  */
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
 
 #include "bv.cuh"
+#include "bv_direct.cuh"
 
 extern "C" {
 #include "../match/engine.h"
@@ -196,9 +198,14 @@ static gs_bv_keys bv_keys(const bv_state *st)
 }
 
 /* Size one class's launch for `stop` ends: keys per block, pieces per
- * chunk, piece length. A piece is at least 4x its warm-up long (so the
- * warm-up costs <= 25%) unless the segment is too short to fill the device
- * that way; the chunk and its warm-up fit in the block's shared memory. */
+ * chunk, piece length. A piece is at least 2x its warm-up long (so the
+ * warm-up costs <= 50%) unless the segment is too short to fill the device
+ * that way; the chunk and its warm-up fit in the block's shared memory.
+ * With few keys a block holds 256 pieces, so its shared memory, hence the
+ * blocks an SM can hold, grows with the piece: each step is a chain of
+ * dependent operations, and more warps to hide it beat less warm-up (one
+ * key of 32 / 64 / 1024 at 2^30 on an H100: 4x warm-up 7.5 / 11.3 / 116 ms,
+ * 2x 5.7 / 8.6 / 107 ms, 1x 6.4 / 8.0 / 131 ms). */
 static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
 {
     gs_bv_view v;
@@ -214,7 +221,7 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
     v.subs = groups / v.kb;
     v.pre = st->edits && c->max_m > 0 ? c->max_m + st->K : c->max_m - 1;
     const uint32_t n_batches = gs_gpu_div_up(c->n_ids, v.kb);
-    uint64_t len = std::max<uint64_t>(4ull * v.pre, 4096 / v.subs);
+    uint64_t len = std::max<uint64_t>(2ull * v.pre, 4096 / v.subs);
     /* enough blocks to fill the device 4 times over, where the text allows */
     uint64_t want = (uint64_t)4 * st->sm_count;
     uint64_t per_batch = std::max<uint64_t>(1, (want + n_batches - 1) / n_batches);
@@ -230,6 +237,50 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
     v.chunk = v.subs * v.sub_len;
     v.n_chunks = gs_gpu_div_up(stop, v.chunk);
     return v;
+}
+
+/* Edit keys of up to 4 words in classes of at most BV_DIRECT_KEYS keys
+ * take gs_bv_direct (bv_direct.cuh): text from the read-only cache, pieces
+ * of 8 warm-ups (multiples of 16 ends), at least two threads a core slot of
+ * the device where the segment allows. A key of 2 or 4 words is one thread
+ * there but 2 or 4 lanes in gs_bv_kernel, so on a short segment, where
+ * pieces of 4 warm-ups would not fill the device once, the lanes win (one
+ * key of 256 on 2^22 residues: 1.30 ms against 0.34). GS_BV_SHARED=1 keeps
+ * every class on gs_bv_kernel, GS_BV_DIRECT=1 sends every class it can take
+ * to gs_bv_direct (tests, comparisons). */
+enum { BV_DIRECT_KEYS = 8 };
+
+static int bv_direct(const bv_state *st, const gs_bv_view *v)
+{
+    static const int off = getenv("GS_BV_SHARED") != NULL, on = getenv("GS_BV_DIRECT") != NULL;
+    if (off || !st->edits || v->n_ids > BV_DIRECT_KEYS || v->pre == 0)
+        return 0;
+    const uint32_t words = (v->pre - st->K + 63) / 64; /* pre = longest key + K */
+    return words == 1 || (on && words <= 4) ||
+           (words <= 4 && (uint64_t)v->stop * v->n_ids / (4ull * v->pre) >= 2048ull * st->sm_count);
+}
+
+template <int R>
+static gs_status bv_launch_direct(const bv_state *st, gs_bv_view v, const gs_gpu_scan *a,
+                                  cudaStream_t s, gs_error *err)
+{
+    uint64_t len = (8ull * v.pre + 15) / 16 * 16;
+    const uint64_t want = 2ull * 2048 * st->sm_count; /* threads */
+    const uint64_t fill = (uint64_t)v.stop * v.n_ids / want;
+    if (fill < len)
+        len = std::max<uint64_t>(16, (fill + 15) / 16 * 16);
+    v.sub_len = (uint32_t)std::min<uint64_t>(len, 1u << 30);
+    v.n_chunks = gs_gpu_div_up(v.stop, v.sub_len);
+    const uint64_t blocks = gs_gpu_div_up((uint64_t)v.n_chunks * v.n_ids, GS_BV_THREADS);
+    if (blocks > 0x7FFFFFFFull)
+        return gs_fail(err, GS_EUSAGE,
+                       "GPU bv launch of %llu blocks: use a smaller --block-size (gpu)",
+                       (unsigned long long)blocks);
+    gs_bv_direct<R><<<(unsigned)blocks, GS_BV_THREADS, 0, s>>>(v, *a);
+    GS_CUDA_LAUNCH_CHECK();
+    return GS_OK;
+fail:
+    return err->code;
 }
 
 template <typename W, int G, int R, int MODE>
@@ -290,18 +341,25 @@ static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_e
         if (st->cls[c].n_ids == 0)
             continue;
         const gs_bv_view v = bv_plan(st, &st->cls[c], stop);
+        const int direct = bv_direct(st, &v);
         gs_status r = GS_OK;
         switch (c) {
         case C32:
-            r = ed ? bv_launch<uint32_t, 1, 1, 1>(v, a, s, err)
-                   : bv_launch<uint32_t, 1, 1, 0>(v, a, s, err);
+            r = ed && direct ? bv_launch_direct<1>(st, v, a, s, err)
+                : ed         ? bv_launch<uint32_t, 1, 1, 1>(v, a, s, err)
+                             : bv_launch<uint32_t, 1, 1, 0>(v, a, s, err);
             break;
         case C64:
-            r = ed ? bv_launch<uint64_t, 1, 1, 1>(v, a, s, err)
-                   : bv_launch<uint64_t, 1, 1, 0>(v, a, s, err);
+            r = ed && direct ? bv_launch_direct<1>(st, v, a, s, err)
+                : ed         ? bv_launch<uint64_t, 1, 1, 1>(v, a, s, err)
+                             : bv_launch<uint64_t, 1, 1, 0>(v, a, s, err);
             break;
-        case CL2: r = bv_launch<uint64_t, 2, 1, 1>(v, a, s, err); break;
-        case CL4: r = bv_launch<uint64_t, 4, 1, 1>(v, a, s, err); break;
+        case CL2:
+            r = direct ? bv_launch_direct<2>(st, v, a, s, err) : bv_launch<uint64_t, 2, 1, 1>(v, a, s, err);
+            break;
+        case CL4:
+            r = direct ? bv_launch_direct<4>(st, v, a, s, err) : bv_launch<uint64_t, 4, 1, 1>(v, a, s, err);
+            break;
         case CL8: r = bv_launch<uint64_t, 8, 1, 1>(v, a, s, err); break;
         case CL16: r = bv_launch<uint64_t, 16, 1, 1>(v, a, s, err); break;
         case CL32: r = bv_launch<uint64_t, 32, 1, 1>(v, a, s, err); break;

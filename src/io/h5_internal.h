@@ -12,21 +12,31 @@ void gs_h5_reason(char *buf, size_t size);
 
 /* A 1-D chunked dataset written chunk by chunk, compressed on all cores
  * (h5_direct.c). The dataset's filters must be shuffle (when shuffle is
- * set) then deflate at level, as its creation property list says. */
+ * set) then deflate at level, as its creation property list says; level 1
+ * is ISA-L's level 1, any other libdeflate's. */
 typedef struct gs_h5_direct {
     hid_t dset;
     uint64_t n_rows;   /* rows of the dataset */
     size_t chunk_rows; /* rows per chunk */
     size_t elem;       /* bytes per row */
     int shuffle, level;
-    /* fill buf with rows [from, from + n) */
+    /* fill buf with rows [from, from + n); called on any thread, several
+     * at once */
     void (*fill)(const void *src, size_t width, uint64_t from, size_t n, void *buf);
     const void *src;
 } gs_h5_direct;
 
-/* 1 when every chunk was written; 0 otherwise (HDF5's error stack, or out
- * of memory). One process only: see h5_direct.c. */
-int gs_h5_write_direct(const gs_h5_direct *d);
+/* Write datasets d[0..n) (n <= GS_H5_DIRECT_MAX, all of the same rows,
+ * chunk rows and deflate level) through one set of threads and buffers,
+ * chunk r of every dataset (in dataset order) before chunk r + 1: memory is
+ * about two groups of chunks per core, filled and compressed, whatever the
+ * sizes. Returns n when every chunk was written, else the dataset where
+ * writing stopped (HDF5's error stack, or out of memory). One process only:
+ * see h5_direct.c. GS_DEBUG_TIME prints where the time went;
+ * GS_H5_DIRECT="THREADS,SLOTS" sets the threads and the row groups in
+ * flight (the file is the same for any). */
+enum { GS_H5_DIRECT_MAX = 8 };
+int gs_h5_write_direct(const gs_h5_direct *d, int n);
 
 /* Threads for work on the process's own cores: the cores it may run on (a
  * Slurm allocation's, not the host's), at most most. */

@@ -20,6 +20,12 @@
  * (the phrase holding it), so each is reported once, and sources lie
  * strictly before their phrases, so the recursion ends.
  *
+ * The copy phrases ordered by source start, with a max-tree over their
+ * source ends, answer "which phrases' sources hold [g, g + m)". The order is
+ * made once, when the index is built, and stored in the file (its sources
+ * section replaces the sources in phrase order): every scan used to
+ * radix-sort 10 M phrases for it, which was most of locate.
+ *
  * docs/index-format.md describes the file.
  */
 #ifndef GS_LZ_H
@@ -50,11 +56,44 @@ typedef struct gs_lz_index {
     uint32_t *pc_rec;     /* [n_pieces] record of each kernel piece */
     uint64_t *pc_pos;     /* [n_pieces] global start of each piece */
     uint64_t *pc_koff;    /* [n_pieces + 1] offset of each piece in kernel */
-    uint8_t *kernel;      /* the pieces' residues, concatenated */
+    uint8_t *kernel;      /* the pieces' residues, concatenated (built; NULL when read:
+                           * kchunks, gs_lz_kernel_copy) */
     uint64_t kernel_len;  /* pc_koff[n_pieces] */
     uint64_t file_bytes;  /* size of the index file (when read or written) */
-    struct gs_lz_ahead *ahead; /* locate's source list, built ahead (gs_lz_locate_ahead) */
+    uint64_t n_copies;    /* copy phrases */
+    uint64_t *cp_start;   /* [n_copies] source starts, ascending (ties in phrase order) */
+    uint64_t *cp_target;  /* [n_copies] global start of each of those phrases */
+    uint64_t *cp_tree;    /* max source end (exclusive) below each node, level by
+                           * level from the root: level h (the last) holds the
+                           * n_copies leaves, each level above half as many, rounded
+                           * up, node i's children being 2i and 2i + 1 (when there)
+                           * one level down; no padding to a power of two */
+    int tree_h;           /* the leaves' level (0: one leaf or none) */
+    uint64_t tree_off[65], tree_n[65]; /* each level's first node in cp_tree, its nodes */
+    size_t n_kchunks;
+    struct gs_lz_kchunk *kchunks; /* read: the kernel's chunks, left packed */
+    uint8_t *map;         /* read: the index file, mapped (or read), which kchunks use */
+    size_t map_len;
+    int map_is_mmap;
 } gs_lz_index;
+
+/* A read index's kernel chunk, left as the file stores it (2 bits a
+ * residue and runs of other bytes): a scan unpacks each segment from it on
+ * its reader threads, where unpacking the whole kernel at load wrote and
+ * page-faulted a byte a residue (651 MB for 1000 strains) before copying it
+ * again into the segments. */
+typedef struct gs_lz_kchunk {
+    uint64_t first, count; /* kernel residues [first, first + count) */
+    const uint8_t *packed; /* count residues, 4 a byte, low bits first (file or own) */
+    uint8_t *own;          /* the inflated chunk, when it was stored deflated */
+    uint64_t n_runs;
+    uint64_t *runs;        /* [3 n_runs] per run of other bytes: its offset in the chunk,
+                            * length, and the offset of its bytes in packed; ascending */
+} gs_lz_kchunk;
+
+/* Kernel residues [k, k + n) into dst: from the kernel, or unpacked from
+ * the chunks of a read index. */
+void gs_lz_kernel_copy(const gs_lz_index *ix, uint64_t k, uint64_t n, uint8_t *dst);
 
 /* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
  * the record holding a global position (a = rec_off), the phrase (ph_start),
@@ -80,7 +119,8 @@ static inline uint64_t gs_lz_last_le(const uint64_t *a, uint64_t n, uint64_t x)
  * greedily against the reference (relative LZ), on `threads` threads.
  * Memory: the collection (1 byte a residue) plus 13 bytes a reference
  * residue (suffix array, two neighbour arrays; 25 past 2^31), plus 17
- * bytes a phrase. GS_EINPUT when the corpus is empty or (bytes corpora)
+ * bytes a phrase; then, the collection freed, the source order is sorted
+ * (up to 80 bytes a copy phrase). GS_EINPUT when the corpus is empty or (bytes corpora)
  * uses all 256 byte values, which leaves no separator between records. */
 gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,
                       uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
@@ -129,14 +169,19 @@ void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, 
                     size_t overlap, int sep);
 gs_source gs_source_lz(gs_lz_src *s);
 
-/* Start building locate's source list on a thread of its own (which uses
- * `threads` threads), so that it overlaps the kernel scan; gs_lz_locate
- * takes it (or builds it itself when this was not called), gs_lz_free
- * waits for it. A failure to start is no error: locate builds it. */
-void gs_lz_locate_ahead(gs_lz_index *ix, int threads);
+/* The copy phrases in source order (cp_*), from ph_start and ph_src, on
+ * `threads` threads: LSD radix sort, 11 bits a pass. The index build calls
+ * it; a scan reads the order from the file. */
+gs_status gs_lz_sources_sort(gs_lz_index *ix, int threads, gs_error *err);
 
-/* Wait for and free the list built ahead, if any (gs_lz_free calls it). */
-void gs_lz_ahead_free(gs_lz_index *ix);
+/* The file's sources section decoded: cp_start[i] a source start, and
+ * cp_target[i] (for now) its phrase's index. Check that every copy phrase
+ * (ph_src[j] == GS_LZ_SOURCE_UNSET, n_copies of them) occurs exactly once,
+ * that each source starts before its phrase and lies inside one record,
+ * and fill ph_src, cp_target and cp_tree, on `threads` threads. 1: done;
+ * 0: inconsistent (a corrupt index); -1: out of memory. */
+int gs_lz_sources_finish(gs_lz_index *ix, int threads);
+#define GS_LZ_SOURCE_UNSET (UINT64_MAX - 1) /* ph_src of a copy before the sources section */
 
 /* From the hits the pipeline found in this part of the kernel (any order,
  * joined positions: gs_lz_src),

@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* The text with separators: record r occupies [toff[r], toff[r] + len) and
  * is followed by sep. */
@@ -487,6 +488,9 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
         st = cut_kernel(ix, &tx, err);
     }
     free(tx.t);
+    tx.t = NULL;
+    if (st == GS_OK) /* locate's order, made once here (the text freed) and stored */
+        st = gs_lz_sources_sort(ix, threads, err);
     free(ph.start);
     free(ph.src);
     free(ph.lit);
@@ -497,7 +501,6 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
 
 void gs_lz_free(gs_lz_index *ix)
 {
-    gs_lz_ahead_free(ix);
     gs_layout_free(&ix->layout);
     free(ix->rec_off);
     free(ix->ph_start);
@@ -507,5 +510,17 @@ void gs_lz_free(gs_lz_index *ix)
     free(ix->pc_pos);
     free(ix->pc_koff);
     free(ix->kernel);
+    for (size_t i = 0; ix->kchunks && i < ix->n_kchunks; i++) {
+        free(ix->kchunks[i].own);
+        free(ix->kchunks[i].runs);
+    }
+    free(ix->kchunks);
+    if (ix->map && ix->map_is_mmap)
+        munmap(ix->map, ix->map_len);
+    else
+        free(ix->map);
+    free(ix->cp_start);
+    free(ix->cp_target);
+    free(ix->cp_tree);
     memset(ix, 0, sizeof *ix);
 }

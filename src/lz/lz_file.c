@@ -2,14 +2,16 @@
  *
  * Layout (docs/index-format.md): an 8-byte magic, a version, a header of
  * counts with its own CRC-32, a chunk table with its own CRC-32, then the
- * chunks: the sections (names, phrases, pieces, kernel) cut into pieces
- * that decode alone, each deflated (libdeflate) or stored, with the CRC-32
- * of its raw bytes. Loading the index is on the path of every scan, so
- * reading maps the file and inflates, decodes and checks the chunks on all
- * threads; one zlib stream a section, inflated one after another, made the
- * load take most of an index scan. Phrases and pieces are varints of
- * deltas: in a strain set a phrase's source usually continues where the
- * previous one's ended, so most deltas are a byte or two. The kernel is
+ * chunks: the sections (names, phrases, pieces, kernel, sources) cut into
+ * pieces that decode alone, each deflated (libdeflate) or stored, with the
+ * CRC-32 of its raw bytes. Loading the index is on the path of every scan,
+ * so reading maps the file and inflates, decodes and checks the chunks on
+ * all threads; one zlib stream a section, inflated one after another, made
+ * the load take most of an index scan. Phrases and pieces are varints of
+ * deltas. The copy phrases' sources are stored in source order (format 3),
+ * the order locate walks, so that no scan sorts them: source deltas are
+ * then a byte, and each phrase index a few (phrases of different strains
+ * alternate). The kernel is
  * packed at 2 bits per residue with the other bytes (lowercase, N, IUPAC)
  * as exception runs; the packing does not deflate, so it is stored. Reading
  * checks every checksum and every structural invariant the scan relies on
@@ -21,9 +23,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
+#include "../core/gs_clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +41,10 @@
 #include "../io/replace_file.h"
 
 static const uint8_t MAGIC[8] = {0x89, 'G', 'S', 'L', 'Z', '\r', '\n', 0x1a};
-enum { VERSION = 2, N_HDR = 8 };
-enum { SEC_NAMES = 1, SEC_PHRASES, SEC_PIECES, SEC_KERNEL, N_SEC = 4 };
+enum { VERSION = 3, N_HDR = 9 };
+enum { SEC_NAMES = 1, SEC_PHRASES, SEC_PIECES, SEC_KERNEL, SEC_SOURCES, N_SEC = 5 };
 static const char *const sec_name[] = {"", "section names", "section phrases", "section pieces",
-                                       "section kernel"};
+                                       "section kernel", "section sources"};
 
 /* ---- byte buffers and varints ------------------------------------------ */
 
@@ -170,32 +175,96 @@ static void pack_kernel(const uint8_t *k, uint64_t n, buf *out)
     }
 }
 
-/* Unpack into k[0..n); 0 when the section is inconsistent. */
-static int unpack_kernel(const uint8_t *p, uint64_t len, uint8_t *k, uint64_t n)
+/* Index a kernel chunk of n residues stored as p[0..len): its runs of
+ * other bytes into kc (checked to lie inside the chunk, in order, their
+ * bytes inside p); 1, 0 when the chunk is inconsistent, -1 out of memory. */
+static int index_kernel(gs_lz_kchunk *kc, const uint8_t *p, uint64_t len, uint64_t n)
 {
-    static const char acgt[4] = {'A', 'C', 'G', 'T'};
     uint64_t packed = n / 4 + (n % 4 != 0);
     if (len < packed)
         return 0;
-    uint8_t four[256][4]; /* a packed byte's four residues */
-    for (int b = 0; b < 256; b++)
-        for (int j = 0; j < 4; j++)
-            four[b][j] = (uint8_t)acgt[(b >> (2 * j)) & 3];
-    for (uint64_t i = 0; i + 4 <= n; i += 4)
-        memcpy(k + i, four[p[i / 4]], 4);
-    for (uint64_t i = n - n % 4; i < n; i++)
-        k[i] = four[p[i / 4]][i % 4];
+    kc->packed = p;
     rd r = {p + packed, p + len, 0};
     uint64_t runs = get_varint(&r), at = 0;
+    if (r.bad || runs > (uint64_t)(r.end - r.p) / 2) /* a run takes 2 bytes or more */
+        return 0;
+    if (runs && (kc->runs = malloc(3 * runs * sizeof *kc->runs)) == NULL)
+        return -1;
+    kc->n_runs = runs;
     for (uint64_t i = 0; i < runs && !r.bad; i++) {
         uint64_t gap = get_varint(&r), rl = get_varint(&r);
         if (r.bad || gap > n - at || rl > n - at - gap || rl > (uint64_t)(r.end - r.p))
             return 0;
-        memcpy(k + at + gap, r.p, rl);
+        kc->runs[3 * i] = at + gap;
+        kc->runs[3 * i + 1] = rl;
+        kc->runs[3 * i + 2] = (uint64_t)(r.p - p);
         r.p += rl;
         at += gap + rl;
     }
     return !r.bad && r.p == r.end;
+}
+
+/* A packed byte's four residues, low bits first. */
+static uint8_t four[256][4];
+static pthread_once_t four_once = PTHREAD_ONCE_INIT;
+
+static void make_four(void)
+{
+    static const char acgt[4] = {'A', 'C', 'G', 'T'};
+    for (int b = 0; b < 256; b++)
+        for (int j = 0; j < 4; j++)
+            four[b][j] = (uint8_t)acgt[(b >> (2 * j)) & 3];
+}
+
+/* Residues [a, a + n) of a chunk: the packed bases, then the runs over
+ * them. */
+static void unpack(const gs_lz_kchunk *kc, uint64_t a, uint64_t n, uint8_t *dst)
+{
+    uint64_t i = a, e = a + n;
+    for (; i < e && i % 4; i++)
+        *dst++ = four[kc->packed[i / 4]][i % 4];
+    for (; i + 4 <= e; i += 4, dst += 4)
+        memcpy(dst, four[kc->packed[i / 4]], 4);
+    for (; i < e; i++)
+        *dst++ = four[kc->packed[i / 4]][i % 4];
+    dst -= n;
+    uint64_t lo = 0, hi = kc->n_runs; /* the first run ending after a */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (kc->runs[3 * mid] + kc->runs[3 * mid + 1] <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t k = lo; k < kc->n_runs && kc->runs[3 * k] < e; k++) {
+        uint64_t at = kc->runs[3 * k], end = at + kc->runs[3 * k + 1];
+        uint64_t x = at > a ? at : a, y = end < e ? end : e;
+        memcpy(dst + (x - a), kc->packed + kc->runs[3 * k + 2] + (x - at), y - x);
+    }
+}
+
+void gs_lz_kernel_copy(const gs_lz_index *ix, uint64_t k, uint64_t n, uint8_t *dst)
+{
+    if (ix->kernel != NULL) {
+        memcpy(dst, ix->kernel + k, n);
+        return;
+    }
+    while (n > 0) {
+        size_t lo = 0, hi = ix->n_kchunks; /* the last chunk starting at or before k */
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ix->kchunks[mid].first <= k)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        const gs_lz_kchunk *kc = &ix->kchunks[lo];
+        uint64_t a = k - kc->first, take = kc->count - a < n ? kc->count - a : n;
+        unpack(kc, a, take, dst);
+        dst += take;
+        k += take;
+        n -= take;
+    }
 }
 
 /* ---- chunks ---------------------------------------------------------------
@@ -220,6 +289,7 @@ typedef struct chunk {
     uint32_t crc;          /* CRC-32 of the raw bytes */
     uint8_t *out;          /* write: the bytes to store */
     const uint8_t *data;   /* read: the stored bytes, in the file */
+    gs_lz_kchunk *kc;      /* read: a kernel chunk's place in the index */
     uint64_t start[2], end[3]; /* read: the decoder's state at both ends (check_chain) */
     int bad;               /* write: out of memory; read: corrupt */
 } chunk;
@@ -267,17 +337,21 @@ static void encode_chunk(const gs_lz_index *ix, const chunk *c, buf *s)
         }
     } else if (c->section == SEC_PHRASES) {
         put_varint(s, ix->ph_start[f]);
-        uint64_t expect = 0;
         for (uint64_t j = f; j < e; j++) {
             uint64_t len = ix->ph_start[j + 1] - ix->ph_start[j];
             int copy = ix->ph_src[j] != GS_LZ_LITERAL;
             put_varint(s, len << 1 | (uint64_t)copy);
-            if (copy) {
-                put_varint(s, zigzag((int64_t)(ix->ph_src[j] - expect)));
-                expect = ix->ph_src[j] + len;
-            } else {
+            if (!copy)
                 put(s, &ix->lit[j], 1);
-            }
+        }
+    } else if (c->section == SEC_SOURCES) {
+        uint64_t prev_s = 0, prev_j = 0;
+        for (uint64_t i = f; i < e; i++) {
+            uint64_t j = gs_lz_last_le(ix->ph_start, ix->n_phrases, ix->cp_target[i]);
+            put_varint(s, ix->cp_start[i] - prev_s);
+            put_varint(s, zigzag((int64_t)(j - prev_j)));
+            prev_s = ix->cp_start[i];
+            prev_j = j;
         }
     } else if (c->section == SEC_PIECES) {
         uint32_t prev_rec = ix->pc_rec[f];
@@ -340,7 +414,7 @@ static void put_header(buf *b, const gs_lz_index *ix, uint64_t n_chunks)
     put(b, MAGIC, sizeof MAGIC);
     put_le(b, VERSION, 4);
     uint64_t h[N_HDR] = {ix->layout.n_rec, ix->layout.n_files, ix->n_residues, ix->n_phrases,
-                         ix->n_pieces, ix->kernel_len, ix->max_pat, n_chunks};
+                         ix->n_pieces, ix->kernel_len, ix->max_pat, n_chunks, ix->n_copies};
     size_t at = b->n;
     for (int i = 0; i < N_HDR; i++)
         put_le(b, h[i], 8);
@@ -353,7 +427,8 @@ static chunk *plan_chunks(const gs_lz_index *ix, size_t *n, gs_error *err)
 {
     uint64_t kc, ic;
     chunk_sizes(&kc, &ic);
-    size_t most = 1 + ix->n_phrases / ic + ix->n_pieces / ic + ix->kernel_len / kc + 3;
+    size_t most = 1 + ix->n_phrases / ic + ix->n_pieces / ic + ix->kernel_len / kc +
+                  ix->n_copies / ic + 4;
     chunk *c = gs_calloc(most, sizeof *c, err, "index chunks");
     if (c == NULL)
         return NULL;
@@ -362,6 +437,7 @@ static chunk *plan_chunks(const gs_lz_index *ix, size_t *n, gs_error *err)
     add_chunks(c, n, SEC_PHRASES, ix->n_phrases, ic);
     add_chunks(c, n, SEC_PIECES, ix->n_pieces, ic);
     add_chunks(c, n, SEC_KERNEL, ix->kernel_len, kc);
+    add_chunks(c, n, SEC_SOURCES, ix->n_copies, ic);
     return c;
 }
 
@@ -479,11 +555,12 @@ static uint64_t rec_end_at(const gs_lz_index *ix, uint64_t g)
 }
 
 /* Phrases [first, first + count); start/end: the global start of the
- * first phrase and the end of the last. */
+ * first phrase and the end of the last, then the copies among them (their
+ * sources come from the sources section). */
 static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
 {
     rd r = {p, p + n, 0};
-    uint64_t g = get_varint(&r), expect = 0, rec_end = 0;
+    uint64_t g = get_varint(&r), rec_end = 0, copies = 0;
     c->start[0] = g;
     for (uint64_t j = c->first; j < c->first + c->count; j++) {
         uint64_t v = get_varint(&r), len = v >> 1;
@@ -495,12 +572,9 @@ static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
             return 0;
         ix->ph_start[j] = g;
         if (v & 1) {
-            uint64_t s = expect + (uint64_t)unzigzag(get_varint(&r));
-            if (r.bad || s >= g || len > rec_end_at(ix, s) - s)
-                return 0;
-            ix->ph_src[j] = s;
+            ix->ph_src[j] = GS_LZ_SOURCE_UNSET;
             ix->lit[j] = 0;
-            expect = s + len;
+            copies++;
         } else {
             if (len != 1 || r.p == r.end)
                 return 0;
@@ -510,6 +584,30 @@ static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
         g += len;
     }
     c->end[0] = g;
+    c->end[1] = copies;
+    return r.p == r.end;
+}
+
+/* Copies [first, first + count) in source order: per copy varint (source
+ * start - the previous one's in the chunk, or 0) and varint zigzag(phrase
+ * - the previous one's); cp_target holds the phrase until
+ * gs_lz_sources_finish checks it. start/end: the first and last source. */
+static int read_sources(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
+{
+    rd r = {p, p + n, 0};
+    uint64_t s = 0, j = 0;
+    for (uint64_t i = c->first; i < c->first + c->count; i++) {
+        uint64_t ds = get_varint(&r);
+        j += (uint64_t)unzigzag(get_varint(&r)); /* wraps: checked against n_phrases later */
+        if (r.bad || ds >= ix->n_residues - s)
+            return 0;
+        s += ds;
+        if (i == c->first)
+            c->start[0] = s;
+        ix->cp_start[i] = s;
+        ix->cp_target[i] = j;
+    }
+    c->end[0] = s;
     return r.p == r.end;
 }
 
@@ -564,12 +662,16 @@ static int read_chunk(gs_lz_index *ix, chunk *c, struct libdeflate_decompressor 
     }
     if (crc(raw, c->raw_len) != c->crc)
         goto done;
-    if (c->section == SEC_PHRASES)
+    if (c->section == SEC_KERNEL) { /* left packed; an inflated one is kept */
+        *c->kc = (gs_lz_kchunk){.first = c->first, .count = c->count, .own = own};
+        own = NULL;
+        ok = index_kernel(c->kc, raw, c->raw_len, c->count);
+    } else if (c->section == SEC_PHRASES)
         ok = read_phrases(ix, c, raw, c->raw_len);
     else if (c->section == SEC_PIECES)
         ok = read_pieces(ix, c, raw, c->raw_len);
-    else
-        ok = unpack_kernel(raw, c->raw_len, ix->kernel + c->first, c->count);
+    else if (c->section == SEC_SOURCES)
+        ok = read_sources(ix, c, raw, c->raw_len);
 done:
     free(own);
     return ok;
@@ -604,16 +706,20 @@ static const char *check_chain(gs_lz_index *ix, const chunk *c, size_t n)
                 return "section pieces";
         } else if (c[i].section == SEC_PIECES && c[i].start[1] != 0) {
             return "section pieces";
+        } else if (c[i].section == SEC_SOURCES && c[i].first && c[i].start[0] < prev->end[0]) {
+            return "section sources"; /* sources ascend across chunks too */
         }
     }
-    uint64_t g = 0, k = 0;
+    uint64_t g = 0, k = 0, copies = 0;
     for (size_t i = 0; i < n; i++) {
-        if (c[i].section == SEC_PHRASES)
+        if (c[i].section == SEC_PHRASES) {
             g = c[i].end[0];
+            copies += c[i].end[1];
+        }
         if (c[i].section == SEC_PIECES)
             k = c[i].end[2];
     }
-    if (g != ix->n_residues)
+    if (g != ix->n_residues || copies != ix->n_copies)
         return "section phrases";
     if (k != ix->kernel_len)
         return "section pieces";
@@ -627,7 +733,8 @@ static const char *check_chain(gs_lz_index *ix, const chunk *c, size_t n)
 static int check_table(const gs_lz_index *ix, uint64_t n_rec, const chunk *c, size_t n,
                        uint64_t data_left)
 {
-    uint64_t total[N_SEC + 1] = {0, n_rec, ix->n_phrases, ix->n_pieces, ix->kernel_len};
+    uint64_t total[N_SEC + 1] = {0, n_rec, ix->n_phrases, ix->n_pieces, ix->kernel_len,
+                                 ix->n_copies};
     uint64_t next = total[SEC_NAMES], bytes = 0; /* names: the one chunk, checked here */
     int sec = SEC_NAMES;
     if (n == 0 || c[0].section != SEC_NAMES || c[0].first != 0 || c[0].count != total[SEC_NAMES])
@@ -738,7 +845,7 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
         h[i] = get_le(&f, 8);
     uint64_t hcrc = get_le(&f, 4);
     if (f.bad || crc(h0, 8 * N_HDR) != (uint32_t)hcrc || h[0] > UINT32_MAX || h[6] == 0 ||
-        h[6] > UINT32_MAX || h[7] == 0 || h[7] > (uint64_t)(f.end - f.p) / ENTRY_BYTES) {
+        h[6] > UINT32_MAX || h[8] > h[3] || h[7] == 0 || h[7] > (uint64_t)(f.end - f.p) / ENTRY_BYTES) {
         bad = "header";
         goto fail;
     }
@@ -747,6 +854,7 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
     ix->n_pieces = h[4];
     ix->kernel_len = h[5];
     ix->max_pat = (uint32_t)h[6];
+    ix->n_copies = h[8];
     size_t n = (size_t)h[7];
     if ((c = gs_calloc(n, sizeof *c, err, "index chunks")) == NULL) {
         st = GS_ESYS;
@@ -803,12 +911,23 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
     ix->pc_rec = gs_malloc((nk ? nk : 1) * sizeof *ix->pc_rec, err, "pieces");
     ix->pc_pos = gs_malloc((nk ? nk : 1) * sizeof *ix->pc_pos, err, "pieces");
     ix->pc_koff = gs_malloc((nk + 1) * sizeof *ix->pc_koff, err, "pieces");
-    ix->kernel = gs_malloc(ix->kernel_len ? ix->kernel_len : 1, err, "kernel");
+    size_t nkc = 0;
+    for (size_t i = 1; i < n; i++)
+        nkc += c[i].section == SEC_KERNEL;
+    ix->kchunks = gs_calloc(nkc ? nkc : 1, sizeof *ix->kchunks, err, "kernel");
+    uint64_t nc = ix->n_copies;
+    ix->cp_start = gs_malloc((nc ? nc : 1) * sizeof *ix->cp_start, err, "sources");
+    ix->cp_target = gs_malloc((nc ? nc : 1) * sizeof *ix->cp_target, err, "sources");
     if (!ix->ph_start || !ix->ph_src || !ix->lit || !ix->pc_rec || !ix->pc_pos || !ix->pc_koff ||
-        !ix->kernel) {
+        !ix->kchunks || !ix->cp_start || !ix->cp_target) {
         st = GS_ESYS;
         goto fail;
     }
+    for (size_t i = 1; i < n; i++)
+        if (c[i].section == SEC_KERNEL)
+            c[i].kc = &ix->kchunks[ix->n_kchunks++];
+    pthread_once(&four_once, make_four);
+    double t_chunks = gs_now();
     chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1};
     chunk_pool *share[GS_BGZF_MAX_THREADS];
     threads = clamp_threads(threads, n - 1);
@@ -823,10 +942,27 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
             bad = sec_name[c[i].section];
     if (st == GS_OK && !bad)
         bad = check_chain(ix, c + 1, n - 1);
+    double t1 = gs_now();
+    if (st == GS_OK && !bad) { /* every copy phrase's source, once; locate's tree */
+        int ok = gs_lz_sources_finish(ix, threads);
+        if (getenv("GS_DEBUG_TIME")) /* the load figures of docs/performance.md */
+            fprintf(stderr, "gscan: index load: chunks %.3f s, sources and tree %.3f s "
+                    "(%d threads)\n", t1 - t_chunks, gs_now() - t1, threads);
+        if (ok < 0)
+            st = gs_fail(err, GS_ESYS, "out of memory (index sources)");
+        else if (!ok)
+            bad = sec_name[SEC_SOURCES];
+    }
 fail:
     if (bad)
         st = corrupt(err, path, bad);
-    unmap_file(&m);
+    if (st == GS_OK) { /* the kernel chunks point into it */
+        ix->map = m.p;
+        ix->map_len = m.n;
+        ix->map_is_mmap = m.is_map;
+    } else {
+        unmap_file(&m);
+    }
     free(c);
     if (st != GS_OK) {
         uint64_t bytes = ix->file_bytes;

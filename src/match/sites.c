@@ -9,6 +9,8 @@
  */
 #include "sites.h"
 
+#include "../core/gs_parallel.h"
+
 #include <stdlib.h>
 
 static int site_cmp(const void *a, const void *b)
@@ -64,9 +66,41 @@ void gs_hits_best_per_site(gs_hits *h)
     qsort(h->v, h->n, sizeof *h->v, gs_hit_cmp);
 }
 
-void gs_hits_count(const gs_hits *h, int n_strands, uint64_t *counts)
+typedef struct count_share {
+    const gs_hit *v;
+    size_t n;
+    int n_strands;
+    uint64_t *counts;
+} count_share;
+
+static void *count_run(void *arg)
 {
-    for (size_t i = 0; i < h->n; i++)
-        counts[(size_t)h->v[i].pattern * (size_t)n_strands +
-               (n_strands == 2 && h->v[i].strand < 0 ? 1 : 0)]++;
+    count_share *c = arg;
+    for (size_t i = 0; i < c->n; i++)
+        c->counts[(size_t)c->v[i].pattern * (size_t)c->n_strands +
+                  (c->n_strands == 2 && c->v[i].strand < 0 ? 1 : 0)]++;
+    return NULL;
+}
+
+void gs_hits_count(const gs_hits *h, int n_strands, size_t n_counts, uint64_t *counts,
+                  int threads)
+{
+    /* a share of fewer than 4 hits per count costs more to sum than to count */
+    size_t most = h->n / (4 * (n_counts ? n_counts : 1));
+    int t = threads < 1 ? 1 : threads > GS_PARALLEL_MAX ? GS_PARALLEL_MAX : threads;
+    if ((size_t)t > most)
+        t = most > 1 ? (int)most : 1;
+    count_share sh[GS_PARALLEL_MAX];
+    uint64_t *own = t > 1 ? calloc((size_t)(t - 1) * n_counts, sizeof *own) : NULL;
+    if (t > 1 && own == NULL)
+        t = 1; /* counted on this thread alone */
+    for (int i = 0; i < t; i++)
+        sh[i] = (count_share){.v = h->v + h->n * i / t, .n = h->n * (i + 1) / t - h->n * i / t,
+                              .n_strands = n_strands,
+                              .counts = i == 0 ? counts : own + (size_t)(i - 1) * n_counts};
+    gs_run_parallel(count_run, sh, sizeof *sh, t);
+    for (int i = 1; i < t; i++)
+        for (size_t k = 0; k < n_counts; k++)
+            counts[k] += sh[i].counts[k];
+    free(own);
 }

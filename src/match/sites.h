@@ -15,7 +15,11 @@
 /* Keep one hit per site; h is sorted in contract §3 order before and after. */
 void gs_hits_best_per_site(gs_hits *h);
 
-/* counts[p * n_strands + s] = the hits of pattern p on strand s. */
-void gs_hits_count(const gs_hits *h, int n_strands, uint64_t *counts);
+/* counts[p * n_strands + s] += the hits of pattern p on strand s, for the
+ * n_counts = patterns x n_strands entries; on up to `threads` threads, each
+ * counting a share into an array of its own (one thread when those arrays
+ * cannot be had). */
+void gs_hits_count(const gs_hits *h, int n_strands, size_t n_counts, uint64_t *counts,
+                  int threads);
 
 #endif

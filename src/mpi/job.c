@@ -425,15 +425,27 @@ static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
     return GS_OK;
 }
 
+/* Indexed ranges and an index's kernel can be read by several threads,
+ * each with its own part: --readers, else half the threads (1..8) with a
+ * GPU, which leaves the host's cores to reading, and a quarter (1..4) on
+ * the CPU, where the workers need them (docs/performance.md, the whole job
+ * row by row). */
+static int readers(const job *j)
+{
+    const int share = j->use_gpu ? j->threads / 2 : j->threads / 4, most = j->use_gpu ? 8 : 4;
+    return j->o->readers ? j->o->readers : share < 1 ? 1 : share > most ? most : share;
+}
+
 /* --index: every rank reads the index; the plan is its share of the kernel
  * (gs_lz_src_init). Patterns longer than the index's M would miss the
  * occurrences that cross phrase boundaries outside the kernel. */
 static gs_status open_lz(job *j, gs_error *err)
 {
     gs_status st = gs_lz_read(j->o->index, j->threads, &j->lz, err);
-    if (st == GS_OK)
-        gs_lz_locate_ahead(&j->lz, j->threads); /* overlaps the kernel scan */
     j->mode = MODE_LZ;
+    j->readers = readers(j); /* each unpacks its part of the kernel; rank 0's
+                              * count, so that the ranks' parts tile it */
+    GS_MPI_CHECK(MPI_Bcast(&j->readers, 1, MPI_INT, 0, j->comm));
     j->bytes_read = j->lz.file_bytes;
     for (uint32_t p = 0; st == GS_OK && p < j->ps.n; p++)
         if (j->ps.v[p].len > j->lz.max_pat)
@@ -457,13 +469,8 @@ static gs_status make_plan(job *j, gs_error *err)
         fai = gs_calloc(o->n_corpus, sizeof *fai, err, "indexes");
         st = fai ? load_indexes(j, fai, &ok, err) : GS_ESYS;
         mode[0] = ok ? MODE_RANGES : j->size > 1 ? MODE_STREAMED : MODE_LOCAL;
-        /* indexed ranges can be read by several threads, each with its own
-         * part of the plan: --readers, or a quarter of the threads, 1..4 */
         if (ok)
-            mode[1] = o->readers     ? o->readers
-                      : j->threads < 8  ? 1
-                      : j->threads < 16 ? j->threads / 4
-                                        : 4;
+            mode[1] = readers(j);
         if (st == GS_OK && ok)
             st = take_layout(j, fai, err);
     }
@@ -509,6 +516,13 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     bcast_bytes(j->plan.pieces, np * sizeof *j->plan.pieces, j->comm);
     GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
+    /* no block larger than the whole corpus: a GPU's pinned buffers (three
+     * blocks) cost ~1 ms a MiB to allocate, 50 ms of a phage's whole run */
+    uint64_t all = 0;
+    for (uint64_t p = 0; p < np; p++)
+        all += j->plan.pieces[p].end - j->plan.pieces[p].begin;
+    if (o->block == 0 && all < j->block)
+        j->block = all > 4096 ? (size_t)all : 4096;
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
     j->layout.n_files = o->n_corpus;
@@ -595,14 +609,17 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
     gs_status st = GS_OK;
     if (j->mode == MODE_LZ) {
         /* primaries need their positions even when only counts are asked */
-        gs_lz_src ls;
-        gs_lz_src_init(&ls, &j->lz, j->rank, j->size, j->block, j->overlap,
-                       gs_lz_separator(&j->ps, o->alphabet));
-        gs_source src = gs_source_lz(&ls);
+        gs_lz_src ls[GS_MAX_READERS];
+        gs_source src[GS_MAX_READERS];
+        for (int r = 0; r < j->readers; r++) {
+            gs_lz_src_init(&ls[r], &j->lz, j->rank * j->readers + r, j->size * j->readers,
+                           j->block, j->overlap, gs_lz_separator(&j->ps, o->alphabet));
+            src[r] = gs_source_lz(&ls[r]);
+        }
         cfg.want_hits = 1;
         size_t n = (size_t)j->ps.n * (size_t)j->ks.n_strands;
         gs_hits kernel_hits = {0};
-        st = gs_scan_run(&cfg, &src, 1, res, err);
+        st = gs_scan_run(&cfg, src, j->readers, res, err);
         if (st == GS_OK && (res->counts = gs_calloc(n ? n : 1, sizeof *res->counts, err,
                                                     "counts")) == NULL)
             st = GS_ESYS;
@@ -694,6 +711,8 @@ static gs_status gather_hits(job *j, gs_hits *hits, gs_error *err)
     enum { TAG_HITS = 82 };
     const size_t per_msg = ((size_t)1 << 30) / sizeof(gs_hit);
     uint64_t n = hits->n, *all = NULL, total = 0;
+    if (j->size == 1)
+        return GS_OK; /* rank 0 holds them all */
     if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof *all, err, "hit counts")) == NULL)
         MPI_Abort(j->comm, GS_ESYS);
     GS_MPI_CHECK(MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm));
@@ -947,8 +966,9 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (approx && j.rank == 0) {
         if (o->best_per_site)
             gs_hits_best_per_site(&res.hits);
-        memset(counts, 0, (size_t)j.ps.n * (size_t)j.ks.n_strands * sizeof *counts);
-        gs_hits_count(&res.hits, j.ks.n_strands, counts);
+        size_t n_counts = (size_t)j.ps.n * (size_t)j.ks.n_strands;
+        memset(counts, 0, n_counts * sizeof *counts);
+        gs_hits_count(&res.hits, j.ks.n_strands, n_counts, counts, j.threads);
     }
     if (approx && !o->report_hits)
         gs_hits_free(&res.hits);

@@ -76,6 +76,9 @@ check s.fa s3.patterns 24 --report hits --block-size 7 -t 2
 # inside phrases, pieces and the kernel, read on several threads.
 GS_LZ_CHUNK=7 check s.fa s3.patterns 24 --report hits -t 3
 GS_LZ_CHUNK=1 check t.fa s1.patterns 1 --report hits -t 2
+# The kernel unpacked from its chunks by several readers: segments of 50
+# residues cut across 13-residue chunks and the runs of N and lowercase.
+GS_LZ_CHUNK=13 check s.fa s3.patterns 24 --report hits --readers 3 --block-size 50 -t 2
 if [ "$quick" != 1 ]; then
   GS_LZ_CHUNK=1000 check s.fa s.patterns 64 --report counts -t 2
   check s.fa s3.patterns 24 --report hits --strand forward
@@ -213,19 +216,76 @@ d = bytearray(open(sys.argv[1], "rb").read())
 entry, field, add = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 n = struct.unpack_from("<Q", d, 68)[0]
 entry %= n
-at = 80 + 44 * entry + field
+at = 88 + 44 * entry + field
 size = 4 if field in (0, 4, 40) else 8
 v = int.from_bytes(d[at:at + size], "little")
 v = add if field in (0, 4) else (v + add) % (1 << (8 * size))
 d[at:at + size] = v.to_bytes(size, "little")
-struct.pack_into("<I", d, 80 + 44 * n, zlib.crc32(bytes(d[80:80 + 44 * n])))
+struct.pack_into("<I", d, 88 + 44 * n, zlib.crc32(bytes(d[88:88 + 44 * n])))
 open(sys.argv[2], "wb").write(d)
 PY
   expect "chunk table that lies: $lie" 2 "corrupt or truncated index" "$GSCAN" scan -q -t 2 -p s.patterns -o bad.h5 --index lie.gsx
 done
-cp k.gsx old.gsx
-printf '\x01' | dd of=old.gsx bs=1 seek=8 conv=notrunc status=none
-expect "index of format version 1" 2 "rebuild it" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index old.gsx
+# A sources chunk that is well formed and checksummed but lies: one phrase
+# named twice, a phrase past the last, a source past the collection ("none":
+# the chunk re-encoded as it was, which must still scan).
+for lie in none dup far past; do
+  python3 - k.gsx lie.gsx $lie <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], "rb").read())
+lie = sys.argv[3]
+n = struct.unpack_from("<Q", d, 68)[0]
+ents = [list(struct.unpack_from("<IIQQQQI", d, 88 + 44 * i)) for i in range(n)]
+offs, at = [], 88 + 44 * n + 4
+for e in ents:
+    offs.append(at); at += e[5]
+i = next(i for i, e in enumerate(ents) if e[0] == 5 and e[3] >= 2)  # a sources chunk
+sec, method, first, count, raw_len, ln, crc = ents[i]
+data = bytes(d[offs[i]:offs[i] + ln])
+raw = zlib.decompress(data, -15) if method == 1 else data
+def varints(b):
+    out, v, sh = [], 0, 0
+    for c in b:
+        v |= (c & 0x7f) << sh; sh += 7
+        if not c & 0x80:
+            out.append(v); v, sh = 0, 0
+    return out
+def enc(vals):
+    out = bytearray()
+    for v in vals:
+        while v >= 0x80:
+            out.append(v & 0x7f | 0x80); v >>= 7
+        out.append(v)
+    return bytes(out)
+v = varints(raw)  # (source delta, zigzag phrase delta) per copy
+if lie == "dup":
+    v[3] = 0                 # the second copy names the first one's phrase
+elif lie == "far":
+    v[1] += 2 * (1 << 40)    # the first copy names a phrase past the last
+elif lie == "past":
+    v[0] += 1 << 30          # the first source lies past the collection
+raw = enc(v)
+c = zlib.compressobj(6, zlib.DEFLATED, -15)
+stored = c.compress(raw) + c.flush() if method == 1 else raw
+ents[i][4], ents[i][5], ents[i][6] = len(raw), len(stored), zlib.crc32(raw)
+table = b"".join(struct.pack("<IIQQQQI", *e) for e in ents)
+out = d[:88] + table + struct.pack("<I", zlib.crc32(table))
+for j, e in enumerate(ents):
+    out += stored if j == i else d[offs[j]:offs[j] + e[5]]
+open(sys.argv[2], "wb").write(out)
+PY
+  if [ $lie = none ]; then
+    expect "sources re-encoded" 0 "" "$GSCAN" scan -q -t 2 -p s.patterns -o ok.h5 --index lie.gsx
+  else
+    expect "sources that lie: $lie" 2 "corrupt or truncated index: section sources" "$GSCAN" scan -q -t 2 -p s.patterns -o bad.h5 --index lie.gsx
+  fi
+done
+# Indexes of earlier formats must be rebuilt.
+for v in 1 2; do
+  cp k.gsx old.gsx
+  printf "\x0$v" | dd of=old.gsx bs=1 seek=8 conv=notrunc status=none
+  expect "index of format version $v" 2 "rebuild it with gscan index --lz" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index old.gsx
+done
 expect "missing index" 2 "nope.gsx" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index nope.gsx
 expect "index and corpus" 1 "--index" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index c.gsx s.fa
 expect "index without -o" 1 "--out" "$GSCAN" index --lz s.fa
