@@ -14,6 +14,7 @@
 #define _DEFAULT_SOURCE
 #include "match/engine.h"
 #include "match/keyset.h"
+#include "match/seeds.h"
 #include "match/sites.h"
 #include "testlib.h"
 
@@ -302,6 +303,62 @@ static void test_random(void)
     }
 }
 
+/* ---- degenerate seeds ---------------------------------------------------- */
+
+/* Primer-like keys with IUPAC codes inside their seeds: the filter enters
+ * them under every q-mer they stand for (up to GS_SEED_EXPAND), so they
+ * must be filtered, and bv (filter) must equal bf; a seed standing for more
+ * q-mers keeps its key on the full scan. */
+static void test_degenerate_seeds(void)
+{
+    uint64_t rng = 0xd15ea5e;
+    gs_patset ps = {0};
+    for (int i = 0; i < 12; i++) {
+        uint32_t m = 18 + (uint32_t)gs_test_below(&rng, 13);
+        char s[32];
+        for (uint32_t j = 0; j < m; j++)
+            s[j] = "ACGT"[gs_test_below(&rng, 4)];
+        if (i % 4 == 0) /* one N, like the GPU primer screen */
+            s[gs_test_below(&rng, m)] = 'N';
+        else if (i % 4 == 1) /* two-base codes at the start of every piece */
+            for (uint32_t j = 0; j < m; j += m / 5)
+                s[j] = "RYSWKM"[gs_test_below(&rng, 6)];
+        else if (i == 2) /* NNN in the first seed: 64 q-mers, past the cap for K < 4 */
+            s[0] = s[1] = s[2] = 'N';
+        gs_test_add_pattern(&ps, s, m, 0);
+    }
+    uint8_t *t = make_text(&rng, &ps, 6000, 1);
+    for (uint32_t K = 0; K <= 4; K++) {
+        gs_keyset ks = build(&ps, 1, GS_MATCH_EDITS, K);
+        gs_seeds sd;
+        gs_error err = {0};
+        uint32_t n_want = 0;
+        CHECK(gs_seeds_build(&ks, &sd, &err) == GS_OK);
+        for (uint32_t k = 0; k < ks.n_keys && !getenv("GS_BV_NOFILTER"); k++) {
+            uint32_t m = gs_key_len(&ks, k);
+            int want = m / (K + 1) >= GS_SEED_MIN;
+            for (uint32_t r = 0; r <= K; r++) { /* pieces of m / (K + 1) rounded */
+                uint32_t o = r * m / (K + 1), q = (r + 1) * m / (K + 1) - o, width = 1;
+                for (uint32_t i = 0; i < q && i < 8; i++)
+                    width *= (uint32_t)__builtin_popcount(gs_key(&ks, k)[o + i]);
+                want &= width <= 16;
+            }
+            CHECK(sd.filtered[k] == want);
+            n_want += (uint32_t)want;
+            if (k == 4) /* pattern 2, forward: NNN in its first seed */
+                CHECK(!sd.filtered[k]);
+        }
+        /* the degenerate keys (two in three) do take the filter */
+        CHECK(getenv("GS_BV_NOFILTER") || K > 2 || n_want >= ks.n_keys / 2);
+        CHECK(sd.n_filtered == n_want);
+        gs_seeds_free(&sd);
+        gs_keyset_free(&ks);
+    }
+    compare_engines(&ps, t, 6000, "degenerate seeds", 1);
+    free(t);
+    gs_patset_free(&ps);
+}
+
 /* ---- a real genome with real primers ------------------------------------- */
 
 static void test_ecoli(void)
@@ -434,6 +491,7 @@ int main(void)
     test_hand();
     test_sites();
     test_random();
+    test_degenerate_seeds();
     test_ecoli();
     return gs_test_done("test_approx");
 }

@@ -6,11 +6,17 @@
  * schedules of bv.cuh replayed on the CPU with the same steps: one word per
  * key; the wavefront of G lanes of R words where lane l takes residue t - l
  * at step t with its upper neighbour's delta of step t - 1; pieces of text
- * whose DP starts m + K residues early (m - 1 for mismatches). Keys are
- * random base sets (IUPAC), texts random with N runs and lowercase.
+ * whose DP starts m + K residues early (m - 1 for mismatches); the seed
+ * filter kernel (gs_bv_filter): chunks with their margins, per-thread
+ * cursors through the flat tables, a small queue that overflows, windows
+ * verified with seeds.h's steps, duplicates removed as the device does.
+ * Keys are random base sets (IUPAC), texts random with N runs and
+ * lowercase.
  */
 #include "match/approx.h"
 #include "match/bv_step.h"
+#include "match/keyset.h"
+#include "match/seeds.h"
 #include "testlib.h"
 
 #include <stdio.h>
@@ -257,6 +263,243 @@ static void check_mismatches(uint32_t m, size_t n)
     free(bits);
 }
 
+/* ---- the seed filter kernel, replayed ------------------------------------ */
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct raw {
+    uint64_t *v;
+    size_t n, cap;
+} raw;
+
+static void raw_push(raw *r, uint32_t e, uint32_t d, uint32_t k)
+{
+    if (gs_grow(&r->v, &r->cap, r->n, sizeof *r->v, 256))
+        abort();
+    r->v[r->n++] = (uint64_t)e << 32 | d << 27 | k; /* gs_bv_hit's raw hit */
+}
+
+/* gs_bv_filter over ends 1 .. stop of text, blocks of `threads` threads,
+ * a queue of qcap candidates (the kernel: GS_BV_QCAP, 256 threads); the
+ * threads of a round take their turns in order, one order atomics allow. */
+static void replay_filter(const gs_keyset *ks, const gs_seeds *sd, const uint32_t *tab,
+                          const uint32_t *ent, const uint8_t *text, uint32_t stop, uint32_t chunk,
+                          uint32_t threads, uint32_t qcap, raw *out)
+{
+    enum { MAXT = 64 };
+    const uint32_t K = ks->max_dist, edits = ks->mode == GS_MATCH_EDITS;
+    const uint32_t pre = sd->max_len - 1 + 2 * K;
+    const uint32_t post = sd->max_len + K > GS_SEED_MAX ? sd->max_len + K : GS_SEED_MAX;
+    uint32_t (*queue)[2] = malloc(qcap * sizeof *queue);
+    uint8_t *tx = malloc((size_t)chunk + pre + post);
+    for (uint32_t c0 = 0; c0 < stop; c0 += chunk) {
+        const uint32_t c1 = c0 + chunk < stop ? c0 + chunk : stop;
+        const uint32_t t0 = c0 > pre ? c0 - pre : 0, t1 = c1 + post < stop ? c1 + post : stop;
+        for (uint32_t i = t0; i < t1; i++)
+            tx[i - t0] = (uint8_t)gs_bv_code(text[i]);
+        uint32_t p[MAXT];
+        gs_seed_cursor cur[MAXT];
+        int have[MAXT] = {0};
+        for (uint32_t t = 0; t < threads; t++)
+            p[t] = c0 + t;
+        for (;;) {
+            uint32_t qn = 0, n;
+            for (;;) {
+                for (uint32_t t = 0; t < threads; t++) {
+                    int full = 0;
+                    while (p[t] < c1 && !full) {
+                        if (!have[t]) {
+                            gs_seed_start(&cur[t], tx + (p[t] - t0), t1 - p[t]);
+                            have[t] = 1;
+                        }
+                        if (!gs_seed_next(&cur[t], tab)) {
+                            p[t] += threads;
+                            have[t] = 0;
+                            break;
+                        }
+                        uint32_t want = cur[t].e - cur[t].i, slot = qn;
+                        qn += want;
+                        uint32_t take = slot < qcap ? (want < qcap - slot ? want : qcap - slot) : 0;
+                        for (uint32_t j = 0; j < take; j++) {
+                            queue[slot + j][0] = p[t];
+                            queue[slot + j][1] = cur[t].i + j;
+                        }
+                        cur[t].i += take;
+                        full = take < want;
+                    }
+                }
+                int more = 0;
+                for (uint32_t t = 0; t < threads; t++)
+                    more |= p[t] < c1;
+                n = qn < qcap ? qn : qcap;
+                if (!more || n >= qcap / 2)
+                    break;
+            }
+            for (uint32_t i = 0; i < n; i++) { /* gs_bv_verify */
+                const uint32_t at = queue[i][0], k = ent[2 * queue[i][1]];
+                const uint32_t off = ent[2 * queue[i][1] + 1] & 0xFFFF;
+                const uint32_t rank = ent[2 * queue[i][1] + 1] >> 16, m = gs_key_len(ks, k);
+                if (!edits) {
+                    if (at < off || at - off + m > stop)
+                        continue;
+                    uint32_t s = at - off;
+                    CHECKF(s >= t0 && s + m <= t1, "mismatch window outside the block's text");
+                    uint32_t d = gs_seed_mismatches(gs_key(ks, k), m, K, rank, tx + (s - t0));
+                    if (d <= K)
+                        raw_push(out, s + m, d, k);
+                    continue;
+                }
+                uint64_t w0, lo, hi, pq[4];
+                gs_seed_window(at, off, m, K, stop, &w0, &lo, &hi);
+                CHECKF(w0 >= t0 && hi <= t1 && lo >= w0, "edit window %llu..%llu outside %u..%u",
+                       (unsigned long long)w0, (unsigned long long)hi, t0, t1);
+                make_peq(gs_key(ks, k), m, pq, NULL);
+                gs_seed_ends r;
+                if (m <= 32) {
+                    uint32_t p32[4] = {(uint32_t)pq[0], (uint32_t)pq[1], (uint32_t)pq[2],
+                                       (uint32_t)pq[3]};
+                    r = gs_seed_edits32(p32, m, K, tx + (w0 - t0), (uint32_t)(hi - w0),
+                                        (uint32_t)(lo - w0));
+                } else {
+                    r = gs_seed_edits64(pq, m, K, tx + (w0 - t0), (uint32_t)(hi - w0),
+                                        (uint32_t)(lo - w0));
+                }
+                while (r.mask) {
+                    uint32_t b = (uint32_t)__builtin_ctz(r.mask);
+                    r.mask &= r.mask - 1;
+                    raw_push(out, (uint32_t)lo + 1 + b, gs_seed_end_dist(&r, b), k);
+                }
+            }
+            int more = 0;
+            for (uint32_t t = 0; t < threads; t++)
+                more |= p[t] < c1;
+            if (!more)
+                break;
+        }
+    }
+    free(queue);
+    free(tx);
+}
+
+/* The filter's hits (sorted, duplicates removed) against every end of every
+ * filtered key by the plain DP or a direct count. */
+static void check_filter(gs_match_mode mode, uint32_t K, int degenerate)
+{
+    gs_patset ps = {0};
+    const uint32_t n_pat = 6 + rnd(6), n = 1200 + rnd(900);
+    uint8_t *text = malloc(n), *bits = malloc(n);
+    random_text(text, n, 0);
+    for (uint32_t i = 0; i < n_pat; i++) {
+        uint32_t m = 4 * (K + 1) + rnd(mode == GS_MATCH_EDITS ? 65 - 4 * (K + 1) : 90);
+        char s[160];
+        for (uint32_t j = 0; j < m; j++)
+            s[j] = degenerate && rnd(6) == 0 ? "RYSWKMN"[rnd(7)] : "ACGT"[rnd(4)];
+        if (i == 0) /* a common seed: many entries at many positions */
+            memset(s, 'A', m < 12 ? m : 12);
+        gs_test_add_pattern(&ps, s, m, 0);
+        for (int c = 0; c < 3; c++) { /* planted with 0 .. K + 1 changes */
+            uint8_t cp[200];
+            uint32_t l = 0, changes = rnd(K + 2);
+            for (uint32_t j = 0; j < m; j++) {
+                static const char *const sets[] = {"AG", "CT", "GC", "AT", "GT", "AC", "ACGT"};
+                const char *base = strchr("ACGT", s[j]);
+                cp[l++] = base ? (uint8_t)*base
+                               : (uint8_t)sets[strchr("RYSWKMN", s[j]) - "RYSWKMN"][rnd(2)];
+            }
+            for (uint32_t x = 0; x < changes; x++) {
+                uint32_t at = rnd(l), kind = mode == GS_MATCH_EDITS ? rnd(3) : 0;
+                if (kind == 0)
+                    cp[at] = (uint8_t)"ACGT"[rnd(4)];
+                else if (kind == 1 && l > 1)
+                    memmove(cp + at, cp + at + 1, --l - at);
+                else if (kind == 2) {
+                    memmove(cp + at + 1, cp + at, l++ - at);
+                    cp[at] = (uint8_t)"ACGT"[rnd(4)];
+                }
+            }
+            memcpy(text + rnd(n - l), cp, l);
+        }
+    }
+    for (uint32_t i = 100; i < 160; i++) /* a poly-A run for the common seed */
+        text[i] = 'A';
+    gs_keyset ks;
+    gs_seeds sd;
+    gs_error err = {0};
+    uint32_t *tab = NULL, *ent = NULL;
+    size_t n_tab, n_ent;
+    if (gs_keyset_build_approx(&ps, 1, mode, K, &ks, &err) != GS_OK ||
+        gs_seeds_build(&ks, &sd, &err) != GS_OK) {
+        CHECKF(0, "keyset: %s", err.msg);
+        exit(1);
+    }
+    if (sd.n_filtered == 0 || gs_seeds_flatten(&sd, &tab, &n_tab, &ent, &n_ent, &err) != GS_OK) {
+        CHECKF(getenv("GS_BV_NOFILTER") != NULL, "no key filtered (%s)", mode == GS_MATCH_EDITS ? "edits" : "mismatches");
+        gs_seeds_free(&sd);
+        gs_keyset_free(&ks);
+        gs_patset_free(&ps);
+        free(text);
+        free(bits);
+        return;
+    }
+    /* the reference */
+    raw want = {0};
+    gs_approx_text_bits(text, n, bits);
+    const uint32_t stop = n - rnd(ks.span); /* a segment's stop: own + span - 1 */
+    uint32_t *best = malloc(n * sizeof *best);
+    for (uint32_t k = 0; k < ks.n_keys; k++) {
+        if (!sd.filtered[k])
+            continue;
+        const uint8_t *key = gs_key(&ks, k);
+        uint32_t m = gs_key_len(&ks, k);
+        if (mode == GS_MATCH_EDITS) {
+            dp_best(key, m, bits, stop, best);
+            for (uint32_t j = 0; j < stop; j++)
+                if (best[j] <= K)
+                    raw_push(&want, j + 1, best[j], k);
+        } else {
+            for (uint32_t s = 0; s + m <= stop; s++) {
+                uint32_t d = 0;
+                for (uint32_t x = 0; x < m; x++)
+                    d += !(key[x] & bits[s + x]);
+                if (d <= K)
+                    raw_push(&want, s + m, d, k);
+            }
+        }
+    }
+    qsort(want.v, want.n, sizeof *want.v, u64_cmp);
+
+    static const uint32_t chunks[] = {1, 7, 64, 4096}, thr[] = {1, 5, 32, 64}, qc[] = {2, 7, 64};
+    for (int c = 0; c < 4; c++) {
+        raw got = {0};
+        replay_filter(&ks, &sd, tab, ent, text, stop, chunks[c], thr[(c + rnd(4)) % 4], qc[rnd(3)],
+                      &got);
+        qsort(got.v, got.n, sizeof *got.v, u64_cmp);
+        size_t u = 0; /* DeviceSelect::Unique */
+        for (size_t i = 0; i < got.n; i++)
+            if (i == 0 || got.v[i] != got.v[i - 1])
+                got.v[u++] = got.v[i];
+        if (mode == GS_MATCH_MISMATCHES)
+            CHECKF(u == got.n, "mismatch hits reported twice (%zu of %zu)", got.n - u, got.n);
+        int ok = u == want.n && (u == 0 || memcmp(got.v, want.v, u * 8) == 0);
+        CHECKF(ok, "filter %s K=%u chunk %u: %zu hits, expected %zu",
+               mode == GS_MATCH_EDITS ? "edits" : "mismatches", K, chunks[c], u, want.n);
+        free(got.v);
+    }
+    free(want.v);
+    free(best);
+    free(tab);
+    free(ent);
+    gs_seeds_free(&sd);
+    gs_keyset_free(&ks);
+    gs_patset_free(&ps);
+    free(text);
+    free(bits);
+}
+
 int main(void)
 {
     for (int b = 0; b < 256; b++) /* the code arithmetic is gs_dna_code */
@@ -270,5 +513,10 @@ int main(void)
     const uint32_t longer[] = {100, 127, 128, 129, 191, 300, 700, 1024, 2100, 4200, 9000};
     for (size_t i = 0; i < sizeof longer / sizeof *longer; i++)
         check_edits(longer[i], longer[i] * 3, (int)(i & 1));
+    for (int rep = 0; rep < 6; rep++)
+        for (uint32_t K = 0; K <= 4; K++) {
+            check_filter(GS_MATCH_EDITS, K, rep & 1);
+            check_filter(GS_MATCH_MISMATCHES, K, rep & 1);
+        }
     return gs_test_done("test_bv_step");
 }

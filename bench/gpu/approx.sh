@@ -8,13 +8,16 @@
 #      the FASTA (every 4th with one IUPAC code), --max-edits 3, both strands,
 #      --report hits, `gscan scan -d gpu` against `-d cpu -t 16`, median of 3
 #      runs (the CPU runs 1 time when its first run takes over 60 s), and
-#      that both wrote the same hits.
+#      that both wrote the same hits; also the GPU with its seed filter off
+#      (GS_BV_NOFILTER=1, every key scanned in full) and that it wrote the
+#      same hits as the filter.
 #
 #   bench/gpu/approx.sh BUILD_DIR FASTA [WORK_DIR]
 #
 # BUILD_DIR holds gscan and tests/bench_bv (a CUDA build); FASTA is ~1 GiB of
 # real DNA (plain or gzip). About 2-3 minutes of GPU time. Environment: RUNS
-# (3), GS_THREADS (16), SEED (42), LOG2N ("22 30"; "" skips table a),
+# (3), CPU_RUNS (RUNS; 0 skips the CPU row), GS_THREADS (16), SEED (42),
+# LOG2N ("22 30"; "" skips table a),
 # RUN_TIMEOUT (600 s a gscan run). Prints the tables and
 # writes them to WORK_DIR/approx.md (WORK_DIR default /tmp/gs_approx).
 set -uo pipefail
@@ -24,7 +27,7 @@ G=$B/gscan
 FA=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 W=${3:-/tmp/gs_approx}
 mkdir -p "$W" && cd "$W" || exit 1
-RUNS=${RUNS:-3} T=${GS_THREADS:-16} SEED=${SEED:-42} LOG2N=${LOG2N-"22 30"}
+RUNS=${RUNS:-3} CPU_RUNS=${CPU_RUNS:-${RUNS:-3}} T=${GS_THREADS:-16} SEED=${SEED:-42} LOG2N=${LOG2N-"22 30"}
 md=$W/approx.md
 status=0
 
@@ -53,6 +56,7 @@ now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 timed() { # label out.h5 args...: the whole process, RUNS times (fewer for slow CPU runs)
   local label=$1 out=$2 r t0 t1 runs=$RUNS
+  [ "$label" = cpu ] && runs=$CPU_RUNS
   shift 2
   : >"$label.times"
   for ((r = 0; r < runs; r++)); do
@@ -68,10 +72,16 @@ timed() { # label out.h5 args...: the whole process, RUNS times (fewer for slow 
 args=(--max-edits 3 --strand both --report hits -p primers.txt)
 "$G" scan -q -d gpu "${args[@]}" -o warm.h5 "$FA" >/dev/null 2>&1 # page cache and driver
 tg=$(timed gpu gpu.h5 -d gpu "${args[@]}")
-tc=$(timed cpu cpu.h5 -d cpu -t "$T" "${args[@]}")
-same=no
-h5diff -q gpu.h5 cpu.h5 /hits /hits >/dev/null && h5diff -q gpu.h5 cpu.h5 /counts /counts >/dev/null && same=yes
-[ $same = yes ] || status=1
+tn=$(GS_BV_NOFILTER=1 timed gpu-nofilter gpu-nofilter.h5 -d gpu "${args[@]}")
+tc=""
+[ "$CPU_RUNS" = 0 ] || tc=$(timed cpu cpu.h5 -d cpu -t "$T" "${args[@]}")
+sameh() { # a.h5 b.h5: yes when hits and counts are equal
+  h5diff -q "$1" "$2" /hits /hits >/dev/null && h5diff -q "$1" "$2" /counts /counts >/dev/null &&
+    echo yes || echo no
+}
+same=skipped samen=$(sameh gpu.h5 gpu-nofilter.h5)
+[ "$CPU_RUNS" = 0 ] || same=$(sameh gpu.h5 cpu.h5)
+[ $same != no ] && [ $samen = yes ] || status=1
 nh=$(h5ls gpu.h5/hits/start 2>/dev/null | sed -n 's/.*{\([0-9]*\).*/\1/p')
 {
   echo
@@ -79,8 +89,9 @@ nh=$(h5ls gpu.h5/hits/start 2>/dev/null | sed -n 's/.*{\([0-9]*\).*/\1/p')
   echo
   echo "| run | seconds (median) | runs | hits | same hits |"
   echo "|---|---|---|---|---|"
-  echo "| gscan scan -d gpu | $tg | $(wc -l <gpu.times) | $nh | $same |"
-  echo "| gscan scan -d cpu -t $T | $tc | $(wc -l <cpu.times) | | |"
+  echo "| gscan scan -d gpu | $tg | $(wc -l <gpu.times) | $nh | $same (vs CPU) |"
+  echo "| GS_BV_NOFILTER=1 gscan scan -d gpu | $tn | $(wc -l <gpu-nofilter.times) | | $samen (vs filter) |"
+  [ -z "$tc" ] || echo "| gscan scan -d cpu -t $T | $tc | $(wc -l <cpu.times) | | |"
   [ -n "$tg" ] && [ -n "$tc" ] && echo "| speed-up | $(awk -v c="$tc" -v g="$tg" 'BEGIN { printf "%.1f", c / g }') | | | |"
 } | tee -a "$md"
 exit $status

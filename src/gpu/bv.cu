@@ -7,8 +7,14 @@
  * scan sizes each class's launch to the segment (bv_plan) and queues one
  * kernel per class. Counts are not kept here: in approximate modes they are
  * taken from the hits (engine.h), so the key counts stay zero, as on the CPU.
- * The CPU's seed filter has no counterpart: every key is scanned in full,
- * which the device affords (docs/performance.md).
+ *
+ * Keys the pigeonhole seed filter takes (src/match/seeds.c decides, for the
+ * CPU engine too) are in no class: gs_bv_filter (bv.cuh) finds their seed
+ * occurrences and verifies the windows around them, about 2-3 windows of
+ * ~33 word steps per residue for 2000 primer keys at K = 3 where the full
+ * scan takes 2000 key steps. Edit ends found through several seeds come
+ * back once per seed; gpu.cu removes the repeats after sorting.
+ * GS_BV_NOFILTER=1 scans every key in full, as on the CPU.
  */
 #include <algorithm>
 #include <cstdlib>
@@ -38,6 +44,8 @@ typedef struct bv_class {
 
 typedef struct bv_state {
     int edits;
+    gs_seeds seeds;         /* which keys the filter takes (seeds.h) */
+    uint32_t *d_tab, *d_ent; /* their tables, flat (gs_seeds_flatten) */
     uint32_t K, n_keys, span;
     int sm_count;
     uint32_t smem; /* bytes a block may take */
@@ -63,6 +71,9 @@ static void bv_close(void *p)
     cudaFree(st->d_rpeq);
     cudaFree(st->d_koff);
     cudaFree(st->d_kbytes);
+    cudaFree(st->d_tab);
+    cudaFree(st->d_ent);
+    gs_seeds_free(&st->seeds);
     delete st;
 }
 
@@ -112,6 +123,10 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
                 "GPU engine bv takes approximate dna keysets of < 2^27 keys, K <= 15 (gpu)");
         goto fail;
     }
+    /* keys the seed filter takes skip the full scan (want_hits is 0 only in
+     * benchmarks of the full-scan kernels: all of them are scanned) */
+    if (want_hits && gs_seeds_build(ks, &st->seeds, err) != GS_OK)
+        goto fail;
     for (uint32_t k = 0; k < ks->n_keys; k++) {
         const uint8_t *key = gs_key(ks, k);
         uint32_t m = gs_key_len(ks, k), nw = (m + 63) / 64;
@@ -133,7 +148,8 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
                     if (m <= 64)
                         rpeq[4 * (size_t)k + c] |= 1ull << (m - 1 - i);
                 }
-        ids[bv_class_of(st->edits, m)].push_back(k);
+        if (!st->seeds.filtered || !st->seeds.filtered[k])
+            ids[bv_class_of(st->edits, m)].push_back(k);
     }
     for (int c = 0; c < NCLASS; c++) {
         std::vector<uint32_t> &v = ids[c];
@@ -156,11 +172,29 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
         gs_gpu_upload((void **)&st->d_koff, ks->key_off, (size_t)ks->n_keys * 8, err) ||
         gs_gpu_upload((void **)&st->d_kbytes, ks->key_bytes, ks->key_off[ks->n_keys], err))
         goto fail;
+    if (st->seeds.n_filtered) {
+        uint32_t *tab = NULL, *ent = NULL;
+        size_t n_tab = 0, n_ent = 0;
+        if (gs_seeds_flatten(&st->seeds, &tab, &n_tab, &ent, &n_ent, err) != GS_OK)
+            goto fail;
+        gs_status r = gs_gpu_upload((void **)&st->d_tab, tab, n_tab * 4, err);
+        if (r == GS_OK)
+            r = gs_gpu_upload((void **)&st->d_ent, ent, (n_ent ? n_ent : 1) * 8, err);
+        free(tab);
+        free(ent);
+        if (r != GS_OK)
+            goto fail;
+    }
     *state = st;
     return GS_OK;
 fail:
     bv_close(st);
     return err->code;
+}
+
+static gs_bv_keys bv_keys(const bv_state *st)
+{
+    return gs_bv_keys{st->d_mlen, st->d_woff, st->d_wpeq, st->d_kbytes, st->d_koff};
 }
 
 /* Size one class's launch for `stop` ends: keys per block, pieces per
@@ -180,11 +214,7 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
     v.n_ids = c->n_ids;
     v.K = st->K;
     v.stop = stop;
-    v.mlen = st->d_mlen;
-    v.woff = st->d_woff;
-    v.wpeq = st->d_wpeq;
-    v.kbytes = st->d_kbytes;
-    v.koff = st->d_koff;
+    v.keys = bv_keys(st);
     v.profile = st->profile;
     const uint32_t groups = GS_BV_THREADS / c->G;
     v.kb = std::min(c->n_ids, groups);
@@ -273,6 +303,34 @@ fail:
     return err->code;
 }
 
+/* The seed filter's launch: one block per chunk of seed starts, its text
+ * with the margins of every window (seeds.h: a window reaches m - 1 + 2K
+ * before its seed and m + K past it; mismatches less) in shared memory
+ * after the candidate queue. */
+static gs_status bv_filter_launch(const bv_state *st, const gs_gpu_scan *a, uint32_t stop,
+                                  cudaStream_t s, gs_error *err)
+{
+    enum { CHUNK = 4096 };
+    gs_bv_fview v;
+    memset(&v, 0, sizeof v);
+    v.tab = st->d_tab;
+    v.ent = (const uint2 *)st->d_ent;
+    v.chunk = CHUNK;
+    v.pre = st->seeds.max_len - 1 + 2 * st->K;
+    v.post = std::max<uint32_t>(st->seeds.max_len + st->K, GS_SEED_MAX);
+    v.stop = stop;
+    v.K = st->K;
+    v.edits = st->edits;
+    v.keys = bv_keys(st);
+    /* under 21 KiB: filtered keys are at most GS_SEED_MAX_KEY long */
+    const size_t smem = GS_BV_QCAP * sizeof(uint2) + ((size_t)v.chunk + v.pre + v.post + 15) / 16 * 16;
+    gs_bv_filter<<<gs_gpu_div_up(stop, v.chunk), GS_BV_THREADS, smem, s>>>(v, *a);
+    GS_CUDA_LAUNCH_CHECK();
+    return GS_OK;
+fail:
+    return err->code;
+}
+
 static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)
 {
     bv_state *st = (bv_state *)state;
@@ -313,6 +371,8 @@ static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_e
         if (r != GS_OK)
             return r;
     }
+    if (st->seeds.n_filtered && stop > 0 && a->hits)
+        return bv_filter_launch(st, a, stop, s, err);
     return GS_OK;
 }
 

@@ -24,16 +24,31 @@
  * price. Longer mismatch keys are counted directly per start (with an early
  * exit past K: a few residues per start on genomic text).
  *
+ * Keys of the seed filter (src/match/seeds.h) take gs_bv_filter instead:
+ * seed occurrences queued in shared memory, their windows verified one a
+ * thread with the same word steps.
+ *
  * A hit is pushed as (end << 32 | distance << 27 | key); gs_bv_finish turns
  * it into a sort key once the start is known.
  */
 #ifndef GS_GPU_BV_CUH
 #define GS_GPU_BV_CUH
 
-#include "../match/bv_step.h"
+extern "C" {
+#include "../match/seeds.h"
+}
 #include "text.cuh"
 
 enum { GS_BV_THREADS = 256, GS_BV_KEYBITS = 27, GS_BV_DBITS = 4 };
+
+/* The keys on the device, as every kernel reads them. */
+typedef struct gs_bv_keys {
+    const uint32_t *mlen;  /* [n_keys] */
+    const uint32_t *woff;  /* [n_keys] first word of the key in wpeq */
+    const uint64_t *wpeq;  /* [words][4]: bit i of word w: row 64 w + i holds the base */
+    const uint8_t *kbytes; /* key base sets (A=1 C=2 G=4 T=8) */
+    const uint64_t *koff;  /* [n_keys] offsets into kbytes */
+} gs_bv_keys;
 
 /* One launch: the keys of one class over one segment. */
 typedef struct gs_bv_view {
@@ -47,11 +62,7 @@ typedef struct gs_bv_view {
     uint32_t pre;          /* residues before a piece its keys need (warm-up) */
     uint32_t stop;         /* ends 1 .. stop are scanned (ownership: engine.h) */
     uint32_t K;
-    const uint32_t *mlen;  /* [n_keys] */
-    const uint32_t *woff;  /* [n_keys] first word of the key in wpeq */
-    const uint64_t *wpeq;  /* [words][4]: bit i of word w: row 64 w + i holds the base */
-    const uint8_t *kbytes; /* key base sets (A=1 C=2 G=4 T=8), long mismatch keys */
-    const uint64_t *koff;  /* [n_keys] offsets into kbytes */
+    gs_bv_keys keys;
     uint16_t *profile;     /* [stop] best distance at every end, one key (benchmarks); or NULL */
 } gs_bv_view;
 
@@ -161,11 +172,11 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
     const uint32_t st = c0 + sub * v.sub_len, en = min(st + v.sub_len, c1);
     if (st >= en)
         return;
-    const uint32_t k = v.ids[slot], m = v.mlen[k], K = v.K;
-    const uint64_t *pq = v.wpeq + 4 * (size_t)v.woff[k];
+    const uint32_t k = v.ids[slot], m = v.keys.mlen[k], K = v.K;
+    const uint64_t *pq = v.keys.wpeq + 4 * (size_t)v.keys.woff[k];
 
     if constexpr (MODE == 2) { /* long mismatch keys: count per start */
-        const uint8_t *key = v.kbytes + v.koff[k];
+        const uint8_t *key = v.keys.kbytes + v.keys.koff[k];
         for (uint32_t j = max(st, m - 1); j < en; j++) {
             const uint8_t *s = sm + (j + 1 - m - t0);
             uint32_t d = 0;
@@ -256,6 +267,118 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
             }
             hprev = h;
         }
+    }
+}
+
+/* The seed filter (seeds.h) of the keys it takes: one launch a segment. */
+typedef struct gs_bv_fview {
+    const uint32_t *tab;   /* gs_seeds_flatten's tab */
+    const uint2 *ent;      /* its entries: key, off | rank << 16 */
+    uint32_t chunk;        /* seed starts per block */
+    uint32_t pre, post;    /* residues a block holds before and after its chunk */
+    uint32_t stop;         /* ends 1 .. stop are scanned (ownership: engine.h) */
+    uint32_t K;
+    int edits;
+    gs_bv_keys keys;
+} gs_bv_fview;
+
+/* Candidates (seed start, entry) a block queues before verifying them. */
+enum { GS_BV_QCAP = 1024 };
+
+/* Verify one candidate: the seed of entry x found at text position at; tx
+ * holds the codes of the block's text from t0. */
+__device__ __forceinline__ void gs_bv_verify(const gs_bv_fview &v, const gs_gpu_scan &a,
+                                             const uint8_t *tx, uint32_t t0, uint32_t at, uint2 x)
+{
+    const uint32_t k = x.x, off = x.y & 0xFFFFu, rank = x.y >> 16, m = v.keys.mlen[k], K = v.K;
+    if (!v.edits) {
+        if (at < off || at - off + m > v.stop)
+            return;
+        const uint32_t s = at - off;
+        const uint8_t *key = v.keys.kbytes + v.keys.koff[k];
+        uint32_t d = gs_seed_mismatches(key, m, K, rank, tx + (s - t0));
+        if (d <= K)
+            gs_bv_hit(a, s + m, d, k);
+        return;
+    }
+    uint64_t w0, lo, hi;
+    gs_seed_window(at, off, m, K, v.stop, &w0, &lo, &hi);
+    const uint64_t *pq = v.keys.wpeq + 4 * (size_t)v.keys.woff[k];
+    const uint8_t *t = tx + ((uint32_t)w0 - t0);
+    const uint32_t n = (uint32_t)(hi - w0), first = (uint32_t)(lo - w0);
+    gs_seed_ends r;
+    if (m <= 32) {
+        const uint32_t p[4] = {(uint32_t)pq[0], (uint32_t)pq[1], (uint32_t)pq[2], (uint32_t)pq[3]};
+        r = gs_seed_edits32(p, m, K, t, n, first);
+    } else {
+        const uint64_t p[4] = {pq[0], pq[1], pq[2], pq[3]};
+        r = gs_seed_edits64(p, m, K, t, n, first);
+    }
+    while (r.mask) { /* every end of the window within K; other seeds may find it too */
+        uint32_t i = __ffs(r.mask) - 1;
+        r.mask &= r.mask - 1;
+        gs_bv_hit(a, (uint32_t)lo + 1 + i, gs_seed_end_dist(&r, i), k);
+    }
+}
+
+/* A block takes the seed starts [c0, c1) of the segment, with its text from
+ * c0 - pre to c1 + post (every window of a seed starting there) as codes in
+ * shared memory. Rounds: every thread queues the table entries of its
+ * position (gs_seed_cursor) in a shared queue, moving to its next position
+ * (blockDim apart) once all are queued, until the queue is half full; then
+ * the whole block verifies the queue, one candidate a thread. A thread that
+ * finds the queue full keeps its cursor for the next round, so a position
+ * with many entries (a common q-mer) costs rounds, never correctness. */
+__global__ void __launch_bounds__(GS_BV_THREADS)
+    gs_bv_filter(const __grid_constant__ gs_bv_fview v, const __grid_constant__ gs_gpu_scan a)
+{
+    extern __shared__ __align__(16) uint8_t gs_bv_smem[];
+    __shared__ uint32_t qn;
+    uint2 *queue = (uint2 *)gs_bv_smem;
+    uint8_t *tx = gs_bv_smem + GS_BV_QCAP * sizeof(uint2);
+    const uint32_t c0 = blockIdx.x * v.chunk, c1 = min(c0 + v.chunk, v.stop);
+    const uint32_t t0 = c0 > v.pre ? c0 - v.pre : 0, t1 = min(c1 + v.post, v.stop);
+    for (uint32_t i = t0 + threadIdx.x; i < t1; i += blockDim.x)
+        tx[i - t0] = (uint8_t)gs_bv_code(a.text[i]);
+    uint32_t p = c0 + threadIdx.x; /* this thread's position */
+    gs_seed_cursor cur;
+    bool have = false; /* cur walks p */
+    for (;;) {
+        if (threadIdx.x == 0)
+            qn = 0;
+        __syncthreads();
+        uint32_t n;
+        for (;;) { /* fill */
+            bool full = false;
+            while (p < c1 && !full) {
+                if (!have) {
+                    gs_seed_start(&cur, tx + (p - t0), t1 - p);
+                    have = true;
+                }
+                if (!gs_seed_next(&cur, v.tab)) {
+                    p += blockDim.x;
+                    have = false;
+                    break; /* one position a round: the queue fills evenly */
+                }
+                uint32_t want = cur.e - cur.i, slot = atomicAdd(&qn, want);
+                uint32_t take = slot < GS_BV_QCAP ? min(want, GS_BV_QCAP - slot) : 0;
+                for (uint32_t j = 0; j < take; j++)
+                    queue[slot + j] = make_uint2(p, cur.i + j);
+                cur.i += take;
+                full = take < want;
+            }
+            const int more = __syncthreads_or(p < c1);
+            n = min(qn, (uint32_t)GS_BV_QCAP);
+            __syncthreads(); /* every thread has read qn before it grows again */
+            if (!more || n >= GS_BV_QCAP / 2)
+                break;
+        }
+        for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+            uint2 c = queue[i];
+            gs_bv_verify(v, a, tx, t0, c.x, __ldg(&v.ent[c.y]));
+        }
+        if (!__syncthreads_or(p < c1))
+            break;
     }
 }
 

@@ -115,8 +115,8 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_direct(const __grid_const
     w.en = min(w.st + v.sub_len, v.stop);
     w.k = v.ids[slot];
     w.K = v.K;
-    const uint32_t m = v.mlen[w.k];
-    const uint64_t *pq = v.wpeq + 4 * (size_t)v.woff[w.k];
+    const uint32_t m = v.keys.mlen[w.k];
+    const uint64_t *pq = v.keys.wpeq + 4 * (size_t)v.keys.woff[w.k];
     w.lastw = (m - 1) / 64;
 #pragma unroll
     for (int r = 0; r < R; r++) {

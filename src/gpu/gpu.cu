@@ -38,7 +38,8 @@
  * layout, and the runs drop those that the previous segment of the record
  * owns (engine.h). Hits are owned by their end, so the starts of
  * neighbouring segments interleave by a few rows: the expansion merges
- * those.
+ * those. bv's seed filter may push one edit hit once per seed that finds
+ * it: equal sort keys are removed on the device after the sort.
  *
  * Overflow of a slot's hit buffer is found at retire (the kernels count past
  * the capacity): the buffer grows and the batch, still on the device, is
@@ -53,6 +54,7 @@
 #define CCCL_DISABLE_NVTX
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "gpu_cuda.h"
 #include "hits.cuh"
@@ -392,20 +394,33 @@ static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
     return GS_OK;
 }
 
-/* Sort the n keys of d_keys on slot s's stream, copy them to h_sorted and
- * wait. */
-static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
+/* Sort the *n keys of d_keys on slot s's stream, copy them to h_sorted and
+ * wait. unique: equal keys are copied once and *n becomes their number
+ * (bv's seed filter finds an edit hit once per seed that holds it). */
+static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t *n, int unique,
+                               gs_error *err)
 {
-    size_t t2 = 0;
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, n, 0,
+    size_t t2 = 0, t3 = 0;
+    unsigned long long *out = g->d_sorted;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, *n, 0,
                                                  (int)g->sort_bits));
-    if (gpu_reserve(&g->d_temp, &g->temp_cap, t2, 1, 0, err))
+    if (unique)
+        GS_CUDA_CHECK(cub::DeviceSelect::Unique(NULL, t3, g->d_sorted, g->d_keys, s->d_nhits, *n));
+    if (gpu_reserve(&g->d_temp, &g->temp_cap, std::max(t2, t3), 1, 0, err))
         goto fail;
-    t2 = g->temp_cap;
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, n, 0,
+    t2 = t3 = g->temp_cap;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, *n, 0,
                                                  (int)g->sort_bits, s->st));
+    if (unique) { /* into d_keys, free again; the slot's hit counter is read */
+        GS_CUDA_CHECK(cub::DeviceSelect::Unique(g->d_temp, t3, g->d_sorted, g->d_keys, s->d_nhits,
+                                                *n, s->st));
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->h_nhits, s->d_nhits, 4, cudaMemcpyDeviceToHost, s->st));
+        GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+        *n = *s->h_nhits;
+        out = g->d_keys;
+    }
     GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, g->d_sorted, (size_t)n * 8, cudaMemcpyDeviceToHost,
+    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, out, (size_t)*n * 8, cudaMemcpyDeviceToHost,
                                   s->st));
     GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
@@ -425,7 +440,7 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
     if (gpu_keys_reserve(g, n, err) != GS_OK ||
         gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
                          err) != GS_OK ||
-        gpu_sort_back(g, s, n, err) != GS_OK)
+        gpu_sort_back(g, s, &n, 1, err) != GS_OK)
         goto fail;
     {
         /* an edit key over 64 residues comes back with length 0 and its end
@@ -519,7 +534,7 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
         s->d_kh, n, g->d_out_off, g->d_outkey, g->d_offs, 1 + g->pbits + g->lbits, g->d_keys);
     GS_CUDA_LAUNCH_CHECK();
-    if (gpu_sort_back(g, s, total, err) != GS_OK ||
+    if (gpu_sort_back(g, s, &total, 0, err) != GS_OK ||
         gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
                               g->copy_threads, err) != GS_OK)
         goto fail;

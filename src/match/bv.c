@@ -16,11 +16,12 @@
  * segment, so their state stays in registers and their chains overlap.
  *
  * Most primer-like keys never take that scan: a pigeonhole filter (K + 1
- * exact seeds per key, build_seeds) finds the few places worth verifying,
- * which is 5-10x less work on a genome (docs/engines.md has the numbers).
+ * exact seeds per key, seeds.h; degenerate seeds by expansion) finds the
+ * few places worth verifying, which is 5-10x less work on a genome
+ * (docs/engines.md has the numbers).
  */
 #include "approx.h"
-#include "bv_step.h"
+#include "seeds.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,38 +69,11 @@ uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits,
     return best;
 }
 
-/* Pigeonhole filter: K + 1 disjoint pieces cover each key, their lengths
- * differing by at most one (all m residues used: a longer piece is a rarer
- * seed), and each piece's first q residues, q its length capped at
- * GS_BV_MAX_SEED, are its seed. K mismatches or edits leave at least one
- * piece, hence its seed, untouched, so only text around an exact seed
- * occurrence is verified. Seeds of length q: tables[q]. */
-enum { GS_BV_MIN_SEED = 4, GS_BV_MAX_SEED = 8 };
-
-static uint32_t piece_off(uint32_t m, uint32_t K, uint32_t r) { return r * m / (K + 1); }
-
-static uint32_t seed_len(uint32_t m, uint32_t K, uint32_t r)
-{
-    uint32_t q = piece_off(m, K, r + 1) - piece_off(m, K, r);
-    return q > GS_BV_MAX_SEED ? GS_BV_MAX_SEED : q;
-}
-
-typedef struct seed {
-    uint32_t key, off, rank; /* rank: the seed's index in its key (0..K) */
-} seed;
-
-typedef struct seed_table {
-    uint32_t *off; /* [4^q + 1] into seeds, NULL when no key has seeds of this q */
-    seed *seeds;
-} seed_table;
-
 typedef struct bv {
     const gs_keyset *ks; /* borrowed: outlives the compiled engine */
     uint64_t (*peq)[5];  /* [n_keys][base 0..3, non-base] for keys of <= 64 */
     uint32_t max_len;
-    int filter;          /* some key is found through seeds */
-    seed_table tables[GS_BV_MAX_SEED + 1];
-    uint8_t *q;          /* [n_keys]: 1 when the key is found through seeds */
+    gs_seeds seeds;      /* the pigeonhole filter (seeds.h), shared with the GPU */
 } bv;
 
 static void bv_destroy(void *p)
@@ -108,80 +82,8 @@ static void bv_destroy(void *p)
     if (b == NULL)
         return;
     free(b->peq);
-    for (int q = 0; q <= GS_BV_MAX_SEED; q++) {
-        free(b->tables[q].off);
-        free(b->tables[q].seeds);
-    }
-    free(b->q);
+    gs_seeds_free(&b->seeds);
     free(b);
-}
-
-/* Seed q-mer code of key k at offset o, or -1 when a position is degenerate. */
-static long seed_code(const uint8_t *key, uint32_t o, uint32_t q)
-{
-    long code = 0;
-    for (uint32_t i = 0; i < q; i++) {
-        int c = key[o + i] == 1 ? 0 : key[o + i] == 2 ? 1 : key[o + i] == 4 ? 2 : key[o + i] == 8 ? 3 : -1;
-        if (c < 0)
-            return -1;
-        code = code << 2 | c;
-    }
-    return code;
-}
-
-/* Seeds for every key whose pieces are at least GS_BV_MIN_SEED long and
- * plain at the seed positions (docs/engines.md has the measurements); the
- * others keep the bit-vector scan. */
-static gs_status build_seeds(bv *b, const gs_keyset *ks, gs_error *err)
-{
-    const uint32_t K = ks->max_dist;
-    if (ks->n_keys == 0 || getenv("GS_BV_NOFILTER"))
-        return GS_OK;
-    if ((b->q = gs_calloc(ks->n_keys, 1, err, "bv seeds")) == NULL)
-        return GS_ESYS;
-    uint32_t per_q[GS_BV_MAX_SEED + 1] = {0};
-    for (uint32_t k = 0; k < ks->n_keys; k++) {
-        uint32_t m = gs_key_len(ks, k);
-        /* edits verify with one Myers word */
-        uint32_t ok = m / (K + 1) >= GS_BV_MIN_SEED && (ks->mode == GS_MATCH_MISMATCHES || m <= 64);
-        for (uint32_t r = 0; r <= K && ok; r++)
-            ok = seed_code(gs_key(ks, k), piece_off(m, K, r), seed_len(m, K, r)) >= 0;
-        for (uint32_t r = 0; r <= K && ok; r++)
-            per_q[seed_len(m, K, r)]++;
-        b->q[k] = (uint8_t)ok;
-        b->filter |= (int)ok;
-    }
-    for (uint32_t q = GS_BV_MIN_SEED; q <= GS_BV_MAX_SEED; q++) {
-        if (per_q[q] == 0)
-            continue;
-        seed_table *t = &b->tables[q];
-        size_t n_codes = (size_t)1 << (2 * q);
-        t->off = gs_calloc(n_codes + 1, sizeof *t->off, err, "bv seeds");
-        t->seeds = gs_malloc((size_t)per_q[q] * sizeof *t->seeds, err, "bv seeds");
-        if (!t->off || !t->seeds)
-            return GS_ESYS;
-        for (int pass = 0; pass < 2; pass++) { /* count, then place */
-            for (uint32_t k = 0; k < ks->n_keys; k++) {
-                uint32_t m = gs_key_len(ks, k);
-                for (uint32_t r = 0; r <= K && b->q[k]; r++) {
-                    if (seed_len(m, K, r) != q)
-                        continue;
-                    long c = seed_code(gs_key(ks, k), piece_off(m, K, r), q);
-                    if (pass == 0)
-                        t->off[c + 1]++;
-                    else
-                        t->seeds[t->off[c]++] = (seed){k, piece_off(m, K, r), r};
-                }
-            }
-            if (pass == 0)
-                for (size_t c = 0; c < n_codes; c++)
-                    t->off[c + 1] += t->off[c];
-        }
-        for (size_t c = n_codes; c > 0; c--) /* placing advanced each start by its count */
-            t->off[c] = t->off[c - 1];
-        t->off[0] = 0;
-    }
-    return GS_OK;
 }
 
 static gs_status bv_compile(const gs_keyset *ks, void **compiled, gs_error *err)
@@ -205,7 +107,7 @@ static gs_status bv_compile(const gs_keyset *ks, void **compiled, gs_error *err)
                 if (gs_key(ks, k)[i] & (1u << c))
                     b->peq[k][c] |= 1ull << i;
     }
-    if (build_seeds(b, ks, err) != GS_OK) {
+    if (gs_seeds_build(ks, &b->seeds, err) != GS_OK) {
         bv_destroy(b);
         return GS_ESYS;
     }
@@ -351,7 +253,7 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* Mismatches: the window of the seed, reported by its first exact seed only. */
-static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, size_t at,
+static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *sd, size_t at,
                               size_t stop)
 {
     const uint32_t K = c->K, m = gs_key_len(ks, sd->key);
@@ -360,7 +262,7 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, 
     size_t s = at - sd->off;
     const uint8_t *key = gs_key(ks, sd->key);
     for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
-        uint32_t o = piece_off(m, K, r), q = seed_len(m, K, r), x = 0;
+        uint32_t o = gs_seed_piece(m, K, r), q = gs_seed_len(m, K, r), x = 0;
         while (x < q && (key[o + x] & c->bits[s + o + x]))
             x++;
         if (x == q)
@@ -373,23 +275,23 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const seed *sd, 
         c->out->oom = 1;
 }
 
-/* Edits: an alignment holding this seed exactly ends in [e0 - K, e0 + K],
- * e0 = at - off + m; Myers from e0 - m - 2K sees every start of those ends,
- * so its scores there are the true best distances. One window is one chain
- * of dependent steps, so up to G windows (of any keys) advance together, as
- * in edits_group; a lane past its window steps on a non-base and is ignored. */
+/* Edits: the window of gs_seed_window. One window is one chain of
+ * dependent steps, so up to G windows (of any keys) advance together, as in
+ * edits_group; a lane past its window steps on a non-base and is ignored. */
 typedef struct window {
     uint32_t key;
     size_t w0, lo, hi; /* steps from w0, ends lo + 1 .. hi are reported */
 } window;
 
-static window edit_window(const scan_ctx *c, const bv *b, const seed *sd, size_t at, size_t stop)
+static window edit_window(const scan_ctx *c, const bv *b, const gs_seed *sd, size_t at,
+                          size_t stop)
 {
-    const uint32_t K = c->K, m = gs_key_len(b->ks, sd->key);
-    size_t e0 = at + m - sd->off; /* off < m */
-    window w = {.key = sd->key, .hi = e0 + K < stop ? e0 + K : stop};
-    w.lo = e0 > (size_t)K + 1 ? e0 - K - 1 : 0;
-    w.w0 = e0 > (size_t)m + 2 * K ? e0 - m - 2 * K : 0;
+    window w = {.key = sd->key};
+    uint64_t w0, lo, hi;
+    gs_seed_window(at, sd->off, gs_key_len(b->ks, sd->key), c->K, stop, &w0, &lo, &hi);
+    w.w0 = (size_t)w0;
+    w.lo = (size_t)lo;
+    w.hi = (size_t)hi;
     return w;
 }
 
@@ -451,20 +353,21 @@ static void scan_filtered(scan_ctx *c, const bv *b)
         }
         code = code << 2 | (uint32_t)t; /* the last 16 bases */
         valid++;
-        for (uint32_t q = GS_BV_MIN_SEED; q <= GS_BV_MAX_SEED && q <= valid; q++) {
-            const seed_table *tb = &b->tables[q];
-            if (tb->off == NULL)
+        for (uint32_t q = GS_SEED_MIN; q <= GS_SEED_MAX && q <= valid; q++) {
+            const uint32_t *off = b->seeds.off[q];
+            if (off == NULL)
                 continue;
             uint32_t cq = code & (uint32_t)(((uint64_t)1 << (2 * q)) - 1);
-            for (uint32_t i = tb->off[cq]; i < tb->off[cq + 1]; i++) {
+            for (uint32_t i = off[cq]; i < off[cq + 1]; i++) {
+                const gs_seed *sd = &b->seeds.seeds[q][i];
                 if (edits) {
-                    pend[n_pend++] = edit_window(c, b, &tb->seeds[i], j + 1 - q, stop);
+                    pend[n_pend++] = edit_window(c, b, sd, j + 1 - q, stop);
                     if (n_pend == G) {
                         verify_edits(c, b, pend, n_pend, &cv);
                         n_pend = 0;
                     }
                 } else
-                    verify_mismatches(c, ks, &tb->seeds[i], j + 1 - q, stop);
+                    verify_mismatches(c, ks, sd, j + 1 - q, stop);
             }
         }
     }
@@ -502,7 +405,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
     for (uint32_t k = 0; k < ks->n_keys && !out->oom; k++) {
         uint32_t m = gs_key_len(ks, k);
         const uint8_t *key = gs_key(ks, k);
-        if (b->q && b->q[k])
+        if (b->seeds.filtered && b->seeds.filtered[k])
             continue; /* found through the seeds below */
         if (m > 64) {
             if (ks->mode == GS_MATCH_EDITS)
@@ -519,7 +422,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
     }
     if (n && !out->oom)
         (ks->mode == GS_MATCH_EDITS ? edits_group : mismatches_group)(&c, b, group, n);
-    if (b->filter && !out->oom)
+    if (b->seeds.n_filtered && !out->oom)
         scan_filtered(&c, b);
 done:
     free(bits);

@@ -10,6 +10,10 @@
 # wavefront kernels), tiny blocks (37 and 1000 residues: segment edges);
 # a real genome from data/cache with primers cut from it (some mutated, some
 # with IUPAC codes). Also --verify, -d auto, and the usage errors.
+# The seed filter (keys of >= 4 (K + 1) residues, src/match/seeds.h) runs
+# wherever it applies; the "filter-*" workloads (primers of 18..30 with and
+# without N, K = 0..4) also run the GPU's full scan (GS_BV_NOFILTER=1) and
+# compare both with the CPU (bf, bv), at blocks of 37, 1000 and 16M.
 #
 #   tests/gpu/approx.sh build-cu/gscan [data/cache]
 #
@@ -31,6 +35,7 @@ if ! "$GSCAN" scan -q -d "$DEV" --max-edits 1 -p probe.txt -o probe.h5 probe.fa 
   exit 77
 fi
 fails=0 runs=0
+variants="" # GS_BV_NOFILTER values the GPU side also runs with (the filter on always)
 only=${GS_APPROX_ONLY:-.} # a regex: only the workloads (and "verify") whose name matches
 result() { # name status
   runs=$((runs + 1))
@@ -52,9 +57,11 @@ run_cases() {
           r=$ref; [ -n "$bps" ] && r=bv # the post-pass is the same code on both sides
           "$GSCAN" scan -q -d cpu -e "$r" -t "$(nproc)" "${opts[@]}" -o ref.h5 "$fa" || { result "$name ref" 1; continue; }
           for block in $4; do
-            st=0
-            "$GSCAN" scan -q -d "$DEV" -e bv --block-size "$block" "${opts[@]}" -o out.h5 "$fa" && same ref.h5 out.h5 || st=1
-            result "$name --max-$mode $K --strand $strand ${bps:-all-hits} block=$block (vs $r)" $st
+            for nof in "" $variants; do
+              st=0
+              env ${nof:+GS_BV_NOFILTER=$nof} "$GSCAN" scan -q -d "$DEV" -e bv --block-size "$block" "${opts[@]}" -o out.h5 "$fa" && same ref.h5 out.h5 || st=1
+              result "$name --max-$mode $K --strand $strand ${bps:-all-hits} block=$block${nof:+ nofilter} (vs $r)" $st
+            done
           done
         done
       done
@@ -86,11 +93,28 @@ run_cases long-keys bv "0 1 4" "16M 3000" w3.fa w3.patterns
 # the read-only cache (bv_direct.cuh), one to four 64-bit words a thread
 "$GSCAN" gen -o w4 -s 6 -n 400K -r 3 -k 8 --min-length 12 --max-length 250 --planted 1 \
   --mutations 3 --degenerate 0.1 --lowercase 0.1 --n-runs 8
+variants=1 # keys of <= 64 take the seed filter unless it is off
 run_cases few-keys bv "0 1 4" "16M 1000 37" w4.fa w4.patterns
+variants=""
 # the same, every class of <= 4 words on that kernel (a short text sends keys
 # of 2 to 4 words to lanes), and every class on the shared-memory kernel
-GS_BV_DIRECT=1 run_cases few-keys-direct bv "0 4" "16M 1000" w4.fa w4.patterns
-GS_BV_SHARED=1 run_cases few-keys-shared bv "0 4" "16M 1000" w4.fa w4.patterns
+GS_BV_NOFILTER=1 GS_BV_DIRECT=1 run_cases few-keys-direct bv "0 4" "16M 1000" w4.fa w4.patterns
+GS_BV_NOFILTER=1 GS_BV_SHARED=1 run_cases few-keys-shared bv "0 4" "16M 1000" w4.fa w4.patterns
+
+# the seed filter: primers of 18..30, every fourth with one N (as in the GPU
+# primer screen) and a few with other IUPAC codes, planted with up to 4
+# edits, N runs and lowercase in the text; filter and full scan against bf
+"$GSCAN" gen -o wf -s 5 -n 200K -r 7 -k 120 --min-length 18 --max-length 30 --planted 0.9 \
+  --mutations 3 --degenerate 0.1 --lowercase 0.1 --n-runs 30
+awk -F'\t' 'NR % 4 == 0 { p = $2; i = 2 + NR % (length(p) - 2); $2 = substr(p, 1, i - 1) "N" substr(p, i + 1) }
+  { print $1 "\t" $2 }' wf.patterns >wf-n.patterns
+variants=1
+run_cases filter-primers bf "0 1 2 3 4" "16M 37" wf.fa wf-n.patterns
+# plain ACGT primers only, one record
+"$GSCAN" gen -o wg -s 6 -n 300K -r 1 -k 200 --min-length 18 --max-length 30 --planted 0.9 \
+  --mutations 4 --n-runs 5
+run_cases filter-plain bv "0 3" "16M 1000" wg.fa wg.patterns
+variants=""
 
 # a real genome, primers cut from it (every fifth mutated, some with IUPAC codes)
 genome=""
