@@ -241,13 +241,16 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
 
 /* Edit keys of up to 4 words in classes of at most BV_DIRECT_KEYS keys
  * take gs_bv_direct (bv_direct.cuh): text from the read-only cache, pieces
- * of 8 warm-ups (multiples of 16 ends), at least two threads a core slot of
- * the device where the segment allows. A key of 2 or 4 words is one thread
- * there but 2 or 4 lanes in gs_bv_kernel, so on a short segment, where
- * pieces of 4 warm-ups would not fill the device once, the lanes win (one
- * key of 256 on 2^22 residues: 1.30 ms against 0.34). GS_BV_SHARED=1 keeps
- * every class on gs_bv_kernel, GS_BV_DIRECT=1 sends every class it can take
- * to gs_bv_direct (tests, comparisons). */
+ * of 8 warm-ups (multiples of 16 ends), or shorter where that leaves fewer
+ * than a quarter of the device's thread slots busy: on a short segment a
+ * quarter with short chains beat a full device with long ones (one key of
+ * 32 on 2^22 residues: 0.058 ms with pieces for two full waves, 0.032 with
+ * a quarter wave). A key of 3 or 4 words is one thread there but 4 lanes
+ * in gs_bv_kernel, so on a short segment, where pieces of 4 warm-ups would
+ * not fill the device once, the lanes win (256 residues on 2^22: 0.44 ms
+ * direct, 0.34 on lanes; 128 residues: 0.13 direct, 0.23 on lanes).
+ * GS_BV_SHARED=1 keeps every class on gs_bv_kernel, GS_BV_DIRECT=1 sends
+ * every class it can take to gs_bv_direct (tests, comparisons). */
 enum { BV_DIRECT_KEYS = 8 };
 
 static int bv_direct(const bv_state *st, const gs_bv_view *v)
@@ -256,7 +259,7 @@ static int bv_direct(const bv_state *st, const gs_bv_view *v)
     if (off || !st->edits || v->n_ids > BV_DIRECT_KEYS || v->pre == 0)
         return 0;
     const uint32_t words = (v->pre - st->K + 63) / 64; /* pre = longest key + K */
-    return words == 1 || (on && words <= 4) ||
+    return words <= 2 || (on && words <= 4) ||
            (words <= 4 && (uint64_t)v->stop * v->n_ids / (4ull * v->pre) >= 2048ull * st->sm_count);
 }
 
@@ -265,7 +268,7 @@ static gs_status bv_launch_direct(const bv_state *st, gs_bv_view v, const gs_gpu
                                   cudaStream_t s, gs_error *err)
 {
     uint64_t len = (8ull * v.pre + 15) / 16 * 16;
-    const uint64_t want = 2ull * 2048 * st->sm_count; /* threads */
+    const uint64_t want = 512ull * st->sm_count; /* threads: a quarter of the device's */
     const uint64_t fill = (uint64_t)v.stop * v.n_ids / want;
     if (fill < len)
         len = std::max<uint64_t>(16, (fill + 15) / 16 * 16);
