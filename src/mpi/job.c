@@ -65,11 +65,11 @@ typedef struct job {
     gs_seqfile *fds;       /* ranges mode: [readers][n_files], each reader's files */
     gs_plan plan;          /* ranges mode: size x readers parts; rank r reads parts
                             * r x readers .. (r + 1) x readers - 1 */
+    uint64_t plan_residues; /* ranges mode: residues of the whole plan, else 0 */
     gs_lz_index lz;        /* MODE_LZ: the whole index, on every rank */
     uint64_t bytes_read;
     double progress_t0, progress_last;
     gs_progress prog;        /* every rank's residues, summed on rank 0 */
-    uint64_t progress_total; /* ranges mode: residues of the whole plan */
     double t[GS_N_PHASES];
 } job;
 
@@ -516,13 +516,12 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     bcast_bytes(j->plan.pieces, np * sizeof *j->plan.pieces, j->comm);
     GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
+    for (uint64_t p = 0; p < np; p++)
+        j->plan_residues += j->plan.pieces[p].end - j->plan.pieces[p].begin;
     /* no block larger than the whole corpus: a GPU's pinned buffers (three
      * blocks) cost ~1 ms a MiB to allocate, 50 ms of a phage's whole run */
-    uint64_t all = 0;
-    for (uint64_t p = 0; p < np; p++)
-        all += j->plan.pieces[p].end - j->plan.pieces[p].begin;
-    if (o->block == 0 && all < j->block)
-        j->block = all > 4096 ? (size_t)all : 4096;
+    if (o->block == 0 && j->plan_residues < j->block)
+        j->block = j->plan_residues > 4096 ? (size_t)j->plan_residues : 4096;
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
     j->layout.n_files = o->n_corpus;
@@ -556,8 +555,8 @@ static gs_status make_plan(job *j, gs_error *err)
 static void print_progress(job *j, uint64_t all, double now)
 {
     double mb = (double)all / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
-    if (j->progress_total) {
-        double pct = 100.0 * (double)all / (double)j->progress_total;
+    if (j->plan_residues) {
+        double pct = 100.0 * (double)all / (double)j->plan_residues;
         fprintf(stderr, "\rgscan: %5.1f%% (%.1f M residues, %d rank%s, %.0f M/s)   ",
                 pct < 100.0 ? pct : 100.0, mb, j->size, j->size > 1 ? "s" : "", rate);
     } else {
@@ -599,9 +598,6 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         cfg.progress_ctx = j;
         j->progress_t0 = gs_now();
         j->progress_last = 0;
-        j->progress_total = 0;
-        for (size_t p = 0; j->mode == MODE_RANGES && p < j->plan.n_pieces; p++)
-            j->progress_total += j->plan.pieces[p].end - j->plan.pieces[p].begin;
         gs_progress_start(&j->prog, j->comm); /* without it: rank 0's share only */
     }
     gs_layout scratch = {0};
