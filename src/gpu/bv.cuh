@@ -108,6 +108,13 @@ template <typename W> __device__ __forceinline__ W gs_bv_pick(const W (&p)[4], u
     return e;
 }
 
+/* eq for a code known to be a base (0..3): a select tree on its two bits. */
+template <typename W> __device__ __forceinline__ W gs_bv_pick2(const W (&p)[4], uint32_t c)
+{
+    const W lo = (c & 1u) ? p[1] : p[0], hi = (c & 1u) ? p[3] : p[2];
+    return (c & 2u) ? hi : lo;
+}
+
 /* The block's chunk of ends and its text as codes in shared memory, from t0. */
 __device__ __forceinline__ void gs_bv_load(const gs_bv_view &v, const gs_gpu_scan &a, uint8_t *sm,
                                            uint32_t c0, uint32_t &t0, uint32_t &c1)
@@ -125,34 +132,6 @@ __device__ __forceinline__ void gs_bv_hit(const gs_gpu_scan &a, uint32_t e, uint
     if (a.hits)
         gs_push_hit(&a, e, d << GS_BV_KEYBITS | k);
 }
-
-/* The profile (benchmarks: the best distance at every end) as one thread
- * writes it: ends j of a piece are consecutive, but a warp's 32 threads are
- * 32 pieces apart, so a 2-byte store per end would be 32 scattered sector
- * writes a step. Eight ends are gathered in two registers and stored as
- * one 16-byte vector (cudaMalloc'd profile: j & ~7 is 16-byte aligned);
- * the partial groups at a piece's two ends are stored one by one. */
-struct gs_bv_prof {
-    uint64_t lo = 0, hi = 0;
-    __device__ __forceinline__ void put(uint16_t *prof, uint32_t st, uint32_t en, uint32_t j,
-                                        uint32_t d)
-    {
-        const uint64_t x = (uint64_t)(d & 0xFFFFu) << (16 * (j & 3));
-        lo |= (j & 4) ? 0 : x;
-        hi |= (j & 4) ? x : 0;
-        if ((j & 7) != 7 && j + 1 != en)
-            return;
-        const uint32_t base = j & ~7u;
-        if (base >= st && (j & 7) == 7) {
-            *reinterpret_cast<uint4 *>(prof + base) =
-                make_uint4((uint32_t)lo, (uint32_t)(lo >> 32), (uint32_t)hi, (uint32_t)(hi >> 32));
-        } else {
-            for (uint32_t i = max(base, st); i <= j; i++)
-                prof[i] = (uint16_t)(((i & 4) ? hi : lo) >> (16 * (i & 3)));
-        }
-        lo = hi = 0;
-    }
-};
 
 /* MODE 0: mismatches, 1: edits, 2: mismatches counted per start (long
  * keys). G lanes a key, R 64-bit words a lane (G, R > 1: edits, W 64-bit). */
@@ -210,12 +189,11 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
         for (int i = 0; i < 4; i++)
             p[i] = (W)pq[i];
         uint32_t score = m;
-        gs_bv_prof prof;
         for (uint32_t j = w0; j < en; j++) {
             score += gs_bv_step(gs_bv_pick(p, sm[j - t0]), pv, mv, 0, hb);
             if (j >= st) {
-                if (v.profile)
-                    prof.put(v.profile, st, en, j, score);
+                if (v.profile) /* benchmarks; one key takes gs_bv_direct */
+                    v.profile[j] = (uint16_t)score;
                 if (score <= K)
                     gs_bv_hit(a, j + 1, score, k);
             }

@@ -8,8 +8,9 @@
  * piece: pieces of 4 warm-ups left 3 blocks an SM, and each Myers step is a
  * chain of dependent operations that 24 warps could not hide (shorter
  * pieces were faster despite the extra warm-up). Here each thread walks its
- * own piece through the read-only cache, 16 residues a load, turning four
- * bytes into codes at a time, and writes its profile 16 ends at a time:
+ * own piece through the read-only cache, 16 residues a load, four bytes
+ * turned into codes at a time (text.cuh), and writes its profile 16 ends
+ * at a time:
  * nothing limits the warps an SM holds but registers, and pieces can be 8
  * warm-ups long. Used for edit keys of <= 64 residues when a class has few
  * keys (bv.cu decides); the results are the shared-memory kernel's.
@@ -19,23 +20,6 @@
 #define GS_GPU_BV_DIRECT_CUH
 
 #include "bv.cuh"
-
-/* Codes of the four bytes of w (byte b: bits 8b..8b+1) and, in ok4, 0xFF
- * for each byte that is A, C, G or T in either case (0 for a non-base). */
-__device__ __forceinline__ void gs_bv_codes4(uint32_t w, uint32_t &c4, uint32_t &ok4)
-{
-    const uint32_t x = w & 0xDFDFDFDFu;
-    c4 = ((x >> 1) ^ (x >> 2)) & 0x03030303u;
-    const uint32_t t = c4 | (c4 >> 4); /* codes as nibbles: a byte-permute selector */
-    const uint32_t sel = (t & 0xFFu) | ((t >> 8) & 0xFF00u);
-    ok4 = __vcmpeq4(__byte_perm(0x54474341u, 0u, sel), x);
-}
-
-template <typename W> __device__ __forceinline__ W gs_bv_pick2(const W (&p)[4], uint32_t c)
-{
-    const W lo = (c & 1u) ? p[1] : p[0], hi = (c & 1u) ? p[3] : p[2];
-    return (c & 2u) ? hi : lo;
-}
 
 /* One thread's state over its piece of ends [st, en) of key k: the key's
  * R 64-bit words (the last, lastw, holding row m - 1) chained in the
@@ -68,8 +52,7 @@ template <int R> struct gs_bv_walk {
         uint32_t prof[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 #pragma unroll
         for (int i4 = 0; i4 < 4; i4++) {
-            uint32_t c4, ok4;
-            gs_bv_codes4(ws[i4], c4, ok4);
+            const uint32_t c4 = gs_dna_codes4(ws[i4]), ok4 = gs_dna_ok4(ws[i4], c4);
 #pragma unroll
             for (int b = 0; b < 4; b++) {
                 const int i = 4 * i4 + b;

@@ -36,6 +36,16 @@ __device__ __forceinline__ uint32_t gs_dna_bad4(uint32_t w, uint32_t c4)
     return (e01 ^ x01) | (e23 ^ x23);
 }
 
+/* Per byte of w, 0xFF when it is A, C, G or T in either case, else 0;
+ * c4 = gs_dna_codes4(w). The codes become a byte-permute selector that
+ * spells each byte's expected letter, compared byte by byte. */
+__device__ __forceinline__ uint32_t gs_dna_ok4(uint32_t w, uint32_t c4)
+{
+    const uint32_t t = c4 | (c4 >> 4); /* codes as nibbles */
+    const uint32_t sel = (t & 0xFFu) | ((t >> 8) & 0xFF00u);
+    return __vcmpeq4(__byte_perm(0x54474341u, 0u, sel), w & 0xDFDFDFDFu);
+}
+
 /* Code of one byte, or 4 (GS_NONBASE) for anything but ACGTacgt. */
 __device__ __forceinline__ uint32_t gs_dna_code1(uint32_t b)
 {
