@@ -239,7 +239,7 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
     return v;
 }
 
-/* Edit keys of up to 4 words in classes of at most BV_DIRECT_KEYS keys
+/* Edit keys of up to 8 words in classes of at most BV_DIRECT_KEYS keys
  * take gs_bv_direct (bv_direct.cuh): text from the read-only cache, pieces
  * of 8 warm-ups (multiples of 16 ends), or shorter where that leaves fewer
  * than a quarter of the device's thread slots busy: on a short segment a
@@ -248,10 +248,14 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
  * a quarter wave). A key of 3 or 4 words is one thread there but 4 lanes
  * in gs_bv_kernel, so on a short segment, where pieces of 4 warm-ups would
  * not fill the device once, the lanes win (256 residues on 2^22: 0.44 ms
- * direct, 0.34 on lanes; 128 residues: 0.13 direct, 0.23 on lanes).
+ * direct, 0.34 on lanes; 128 residues: 0.13 direct, 0.23 on lanes). Keys
+ * of 5 to 8 words hold an SM to 384 threads (registers), and cross over
+ * between 2^26 and 2^27 residues for one key of 512 on an H200 (lanes 3.83
+ * and 7.36 ms, direct 3.96 and 5.98; at 2^30 55.0 and 30.4): direct from
+ * 192 pieces of 4 warm-ups an SM.
  * GS_BV_SHARED=1 keeps every class on gs_bv_kernel, GS_BV_DIRECT=1 sends
  * every class it can take to gs_bv_direct (tests, comparisons). */
-enum { BV_DIRECT_KEYS = 8 };
+enum { BV_DIRECT_KEYS = 8, BV_DIRECT_SLOTS8 = 192 };
 
 static int bv_direct(const bv_state *st, const gs_bv_view *v)
 {
@@ -259,8 +263,11 @@ static int bv_direct(const bv_state *st, const gs_bv_view *v)
     if (off || !st->edits || v->n_ids > BV_DIRECT_KEYS || v->pre == 0)
         return 0;
     const uint32_t words = (v->pre - st->K + 63) / 64; /* pre = longest key + K */
-    return words <= 2 || (on && words <= 4) ||
-           (words <= 4 && (uint64_t)v->stop * v->n_ids / (4ull * v->pre) >= 2048ull * st->sm_count);
+    const uint64_t pieces = (uint64_t)v->stop * v->n_ids / (4ull * v->pre); /* of 4 warm-ups */
+    if (words <= 2 || on)
+        return words <= 8;
+    return words <= 4 ? pieces >= 2048ull * st->sm_count
+                      : words <= 8 && pieces >= (uint64_t)BV_DIRECT_SLOTS8 * st->sm_count;
 }
 
 template <int R>
@@ -274,12 +281,13 @@ static gs_status bv_launch_direct(const bv_state *st, gs_bv_view v, const gs_gpu
         len = std::max<uint64_t>(16, (fill + 15) / 16 * 16);
     v.sub_len = (uint32_t)std::min<uint64_t>(len, 1u << 30);
     v.n_chunks = gs_gpu_div_up(v.stop, v.sub_len);
-    const uint64_t blocks = gs_gpu_div_up((uint64_t)v.n_chunks * v.n_ids, GS_BV_THREADS);
+    const uint32_t threads = gs_bv_direct_shape<R>::THREADS;
+    const uint64_t blocks = gs_gpu_div_up((uint64_t)v.n_chunks * v.n_ids, threads);
     if (blocks > 0x7FFFFFFFull)
         return gs_fail(err, GS_EUSAGE,
                        "GPU bv launch of %llu blocks: use a smaller --block-size (gpu)",
                        (unsigned long long)blocks);
-    gs_bv_direct<R><<<(unsigned)blocks, GS_BV_THREADS, 0, s>>>(v, *a);
+    gs_bv_direct<R><<<(unsigned)blocks, threads, 0, s>>>(v, *a);
     GS_CUDA_LAUNCH_CHECK();
     return GS_OK;
 fail:
@@ -363,7 +371,9 @@ static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_e
         case CL4:
             r = direct ? bv_launch_direct<4>(st, v, a, s, err) : bv_launch<uint64_t, 4, 1, 1>(v, a, s, err);
             break;
-        case CL8: r = bv_launch<uint64_t, 8, 1, 1>(v, a, s, err); break;
+        case CL8:
+            r = direct ? bv_launch_direct<8>(st, v, a, s, err) : bv_launch<uint64_t, 8, 1, 1>(v, a, s, err);
+            break;
         case CL16: r = bv_launch<uint64_t, 16, 1, 1>(v, a, s, err); break;
         case CL32: r = bv_launch<uint64_t, 32, 1, 1>(v, a, s, err); break;
         case CR2: r = bv_launch<uint64_t, 32, 2, 1>(v, a, s, err); break;

@@ -1,5 +1,6 @@
-/* bv_direct.cuh - the one-word edit kernel for few keys: text read straight
- * from device memory, so the piece length no longer sets the occupancy.
+/* bv_direct.cuh - the edit kernel for few keys, 1 to 8 words chained in a
+ * thread: text read straight from device memory, so the piece length no
+ * longer sets the occupancy.
  *
  * gs_bv_kernel (bv.cuh) copies a block's chunk into shared memory so that
  * 256 keys share each residue. With one key (the seeds' benchmark: one
@@ -12,8 +13,9 @@
  * turned into codes at a time (text.cuh), and writes its profile 16 ends
  * at a time:
  * nothing limits the warps an SM holds but registers, and pieces can be 8
- * warm-ups long. Used for edit keys of <= 64 residues when a class has few
- * keys (bv.cu decides); the results are the shared-memory kernel's.
+ * warm-ups long. Used for edit keys of up to 8 words (512 residues) when a
+ * class has few keys (bv.cu decides); the results are the shared-memory
+ * kernel's.
  * Device code and its launch; included by bv.cu only.
  */
 #ifndef GS_GPU_BV_DIRECT_CUH
@@ -82,9 +84,15 @@ template <int R> struct gs_bv_walk {
     }
 };
 
+/* Threads a block: keys of 5-8 words take ~160 registers a thread, so
+ * blocks of 128 let an SM hold 3 of them (12 warps) where 256 would hold 1. */
+template <int R> struct gs_bv_direct_shape {
+    enum { THREADS = R > 4 ? 128 : GS_BV_THREADS, MIN_BLOCKS = R > 4 ? 3 : 0 };
+};
+
 /* v.sub_len: ends a piece (a multiple of 16); v.n_chunks: pieces a key. */
 template <int R>
-__global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_direct(const __grid_constant__ gs_bv_view v,
+__global__ void __launch_bounds__(gs_bv_direct_shape<R>::THREADS, gs_bv_direct_shape<R>::MIN_BLOCKS) gs_bv_direct(const __grid_constant__ gs_bv_view v,
                                                              const __grid_constant__ gs_gpu_scan a)
 {
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -90,14 +90,14 @@ run_cases one-record bv "0 2 4" "16M 1000" w2.fa w2.patterns
 run_cases long-keys bv "0 1 4" "16M 3000" w3.fa w3.patterns
 
 # few keys (<= 8 a length class): the edit kernel that reads the text from
-# the read-only cache (bv_direct.cuh), one to four 64-bit words a thread
-"$GSCAN" gen -o w4 -s 6 -n 400K -r 3 -k 8 --min-length 12 --max-length 250 --planted 1 \
+# the read-only cache (bv_direct.cuh), one to eight 64-bit words a thread
+"$GSCAN" gen -o w4 -s 6 -n 400K -r 3 -k 8 --min-length 12 --max-length 512 --planted 1 \
   --mutations 3 --degenerate 0.1 --lowercase 0.1 --n-runs 8
 variants=1 # keys of <= 64 take the seed filter unless it is off
 run_cases few-keys bv "0 1 4" "16M 1000 37" w4.fa w4.patterns
 variants=""
-# the same, every class of <= 4 words on that kernel (a short text sends keys
-# of 2 to 4 words to lanes), and every class on the shared-memory kernel
+# the same, every class of <= 8 words on that kernel (a short text sends keys
+# of 3 to 8 words to lanes), and every class on the shared-memory kernel
 GS_BV_NOFILTER=1 GS_BV_DIRECT=1 run_cases few-keys-direct bv "0 4" "16M 1000" w4.fa w4.patterns
 GS_BV_NOFILTER=1 GS_BV_SHARED=1 run_cases few-keys-shared bv "0 4" "16M 1000" w4.fa w4.patterns
 
