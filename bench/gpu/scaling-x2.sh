@@ -3,6 +3,9 @@
 # host, one rank per GPU: 4 GiB (strong) and 1 GiB per GPU (weak) of real DNA
 # in 4 Mbp records, indexed, 16000 8-mers, both strands, counts; median of 3
 # whole-process runs each; the counts of every rank count are compared.
+# Each row also gives the /timing phases of its median run, the largest
+# over the ranks (init, plan, read, scan, write, total), and the wall time
+# outside them (start-up, exit).
 #
 #   bench/gpu/scaling-x2.sh BUILD_DIR WORK_DIR GENOME_SEQ [MAX_GPUS]
 set -uo pipefail
@@ -15,29 +18,42 @@ gib=1073741824
 "$w/mkfasta" "$seq" "$w/g1.fa" $gib 4194304 60 && "$w/kmers" -n 16000 -k 8 -s 42 "$w/g1.fa" >"$w/k.txt" || exit 1
 "$w/mkfasta" "$seq" "$w/g4.fa" $((4 * gib)) 4194304 60 || exit 1
 "$G" index "$w/g1.fa" "$w/g4.fa" || exit 1
-run() { # n files... -> median wall of 3
+phases="init plan read scan write total"
+# the largest value over the ranks of /timing/$2 in file $1
+phase() {
+  h5dump -y -d "/timing/$2" "$1" 2>/dev/null |
+    awk '/DATA \{/ { on = 1; next } /\}/ { on = 0 } on { gsub(",", " "); for (i = 1; i <= NF; i++) if ($i > m) m = $i }
+         END { printf "%.3f", m }'
+}
+run() { # n files... -> "wall phases..." of the median of 3 runs
   local n=$1; shift
   : >"$w/t"
   for _ in 1 2 3; do
     local t0; t0=$(now)
     mpiexec -n "$n" "$G" scan -q -d gpu -p "$w/k.txt" -o "$w/s$n.h5" "$@" || return 1
-    awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f\n", b - a }' >>"$w/t"
+    local wall; wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
+    echo "$wall $(for p in $phases; do printf '%s ' "$(phase "$w/s$n.h5" $p)"; done)" >>"$w/t"
   done
   sort -n "$w/t" | sed -n 2p
 }
-echo "| study | GPUs | GiB | wall s (median of 3) | efficiency |"
-echo "|---|---|---|---|---|"
+# row STUDY N GIB "wall phases..." EFFICIENCY
+row() {
+  set -- "$1" "$2" "$3" $4 "$5"
+  echo "| $1 | $2 | $3 | $4 | ${11} | $5 | $6 | $7 | $8 | $9 | ${10} | $(awk -v a="$4" -v b="${10}" 'BEGIN { printf "%.3f", a - b }') |"
+}
+echo "| study | GPUs | GiB | wall s (median of 3) | efficiency | init | plan | read | scan | write | total | outside |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 s1=$(run 1 "$w/g4.fa"); cp "$w/s1.h5" "$w/strong1.h5"
-echo "| strong | 1 | 4 | $s1 | 1.00 |"
+row strong 1 4 "$s1" 1.00
 for n in $(seq 2 "$max"); do
   t=$(run "$n" "$w/g4.fa")
   h5diff -q "$w/strong1.h5" "$w/s$n.h5" /counts /counts || echo "counts differ at $n GPUs"
-  echo "| strong | $n | 4 | $t | $(awk -v a="$s1" -v b="$t" -v n="$n" 'BEGIN { printf "%.2f", a / b / n }') |"
+  row strong "$n" 4 "$t" "$(awk -v a="${s1%% *}" -v b="${t%% *}" -v n="$n" 'BEGIN { printf "%.2f", a / b / n }')"
 done
 w1=$(run 1 "$w/g1.fa")
-echo "| weak | 1 | 1 | $w1 | 1.00 |"
+row weak 1 1 "$w1" 1.00
 for n in $(seq 2 "$max"); do
   files=(); for _ in $(seq 1 "$n"); do files+=("$w/g1.fa"); done
   t=$(run "$n" "${files[@]}")
-  echo "| weak | $n | $n | $t | $(awk -v a="$w1" -v b="$t" 'BEGIN { printf "%.2f", a / b }') |"
+  row weak "$n" "$n" "$t" "$(awk -v a="${w1%% *}" -v b="${t%% *}" 'BEGIN { printf "%.2f", a / b }')"
 done

@@ -434,9 +434,13 @@ static const uint8_t *ahead_view(gs_seqfile *f, size_t n, uint64_t at, uint64_t 
 }
 
 /* Text bytes [at, at + n) of f: 0, 1 when the text ends first, -1 with err
- * set. The bytes asked for are added to *bytes (compressed bytes for BGZF). */
-static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
-                     gs_error *err)
+ * set. The bytes asked for are added to *bytes (compressed bytes for BGZF).
+ * seq_pread serves small reads from the read-ahead buffer (a range's lines,
+ * read in order); seq_pread_direct reads exactly the bytes asked for, for
+ * reads far apart (an index check reads the gap before each record: through
+ * the read-ahead, 1 MiB a record, the whole file for records of 4 Mbp). */
+static int seq_pread_direct(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
+                            gs_error *err)
 {
     if (f->bgzf) {
         size_t got;
@@ -444,18 +448,23 @@ static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_
             return -1;
         return got < n;
     }
-    if (n <= AHEAD_READ_MAX) {
-        int rc;
-        const uint8_t *s = ahead_view(f, n, at, bytes, &rc, err);
-        if (s)
-            memcpy(out, s, n);
-        return rc;
-    }
     int rc = gs_pread_full(f->fd, out, n, at);
     if (rc < 0)
         gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), f->path);
     if (rc == 0)
         *bytes += n;
+    return rc;
+}
+
+static int seq_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
+                     gs_error *err)
+{
+    if (f->bgzf || n > AHEAD_READ_MAX)
+        return seq_pread_direct(f, out, n, at, bytes, err);
+    int rc;
+    const uint8_t *s = ahead_view(f, n, at, bytes, &rc, err);
+    if (s)
+        memcpy(out, s, n);
     return rc;
 }
 
@@ -701,7 +710,7 @@ static void *check_part(void *arg)
         else if (to - from > GAP_MAX)
             why = "unindexed bytes before it";
         else {
-            int rc = seq_pread(&sf, gap, (size_t)(to - from), from, &ignored, &p->err);
+            int rc = seq_pread_direct(&sf, gap, (size_t)(to - from), from, &ignored, &p->err);
             if (rc < 0) {
                 p->st = p->err.code;
                 goto done;
