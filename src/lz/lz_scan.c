@@ -1,5 +1,6 @@
-/* lz_scan.c - scan through the hybrid index: the kernel as a segment
- * source, then primary occurrences into all occurrences (see lz.h).
+/* lz_scan.c - scan through the hybrid index: the part of the kernel the
+ * patterns need, as a segment source, then primary occurrences into all
+ * occurrences (see lz.h).
  *
  * Locate walks the copy phrases in source order with their max-tree
  * (lz_sources.c), read with the index. It runs in levels: level 0 takes the
