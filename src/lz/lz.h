@@ -20,6 +20,12 @@
  * (the phrase holding it), so each is reported once, and sources lie
  * strictly before their phrases, so the recursion ends.
  *
+ * A primary occurrence of m residues crosses a phrase start b (or is a
+ * literal) and so lies in [b - (m - 1), b + (m - 1)): a scan whose patterns
+ * span at most s < M residues reads only the windows of s inside the
+ * pieces (gs_lz_trim), under half the kernel for primers of 18..30 with the
+ * default M = 64.
+ *
  * The copy phrases ordered by source start, with a max-tree over their
  * source ends, answer "which phrases' sources hold [g, g + m)". The order is
  * made once, when the index is built, and stored in the file (its sources
@@ -70,6 +76,16 @@ typedef struct gs_lz_index {
                            * one level down; no padding to a power of two */
     int tree_h;           /* the leaves' level (0: one leaf or none) */
     uint64_t tree_off[65], tree_n[65]; /* each level's first node in cp_tree, its nodes */
+    /* The pieces a scan reads (gs_lz_trim): the stored ones when its
+     * patterns span M residues, else the windows of their span around the
+     * phrase starts, merged as the stored ones are, each inside one stored
+     * piece. Set before gs_lz_src_init and gs_lz_locate. */
+    uint64_t n_scan;
+    const uint64_t *sc_pos;  /* [n_scan] global start of each */
+    const uint64_t *sc_koff; /* [n_scan + 1] offset of each in the scanned kernel */
+    uint64_t sc_len;         /* sc_koff[n_scan]: the residues a scan reads */
+    uint64_t *sc_own;        /* trimmed: sc_pos's and sc_koff's memory; else NULL
+                              * (they are pc_pos and pc_koff) */
     size_t n_kchunks;
     struct gs_lz_kchunk *kchunks; /* read: the kernel's chunks, left packed */
     uint8_t *map;         /* read: the index file, mapped (or read), which kchunks use */
@@ -143,19 +159,28 @@ void gs_lz_info(const gs_lz_index *ix, FILE *out);
 
 void gs_lz_free(gs_lz_index *ix);
 
-/* A gs_source over the kernel, pieces joined by the separator `sep` (a byte
- * no pattern position matches, so no hit is made or hidden by it) into
- * segments of at most `block` owned positions: engines pay per residue, not
- * per piece (1000 strains: 4.4 M pieces of ~150 residues). The owned kernel
- * offsets [k_begin, k_end) are cut into segments, the last owned piece of
- * each extended by up to `overlap` residues inside itself. Positions are
- * "joined": kernel offset k of piece p is k + p (one separator after each
- * piece), record 0; gs_lz_locate maps them back. With sep < 0 (a bytes scan
- * whose patterns use all 256 values) each segment holds one piece. */
+/* The pieces a scan of patterns spanning at most `span` residues reads
+ * (sc_*), derived from the stored ones and the phrases on `threads`
+ * threads, or the stored ones themselves when span >= M: memory 16 bytes a
+ * trimmed piece (at most one a phrase). GS_ESYS when out of memory. */
+gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, gs_error *err);
+
+/* A gs_source over the scanned kernel (gs_lz_trim), pieces joined by the
+ * separator `sep` (a byte no pattern position matches, so no hit is made or
+ * hidden by it) into segments of at most `block` owned positions: engines
+ * pay per residue, not per piece (1000 strains: 4.4 M pieces of ~150
+ * residues). The owned offsets [cur, end) of the scanned kernel are cut
+ * into segments, the last owned piece of each extended by up to `overlap`
+ * residues inside itself; each piece's residues are unpacked from the
+ * stored piece that holds it. Positions are "joined": scanned offset k of
+ * piece p is k + p (one separator after each piece), record 0;
+ * gs_lz_locate maps them back. With sep < 0 (a bytes scan whose patterns
+ * use all 256 values) each segment holds one piece. */
 typedef struct gs_lz_src {
     const gs_lz_index *ix;
-    uint64_t cur, end;  /* next owned kernel offset, end of the owned range */
-    uint64_t piece;     /* piece holding cur */
+    uint64_t cur, end;  /* next owned scanned offset, end of the owned range */
+    uint64_t piece;     /* scanned piece holding cur */
+    uint64_t stored;    /* stored piece holding that one */
     size_t block, overlap;
     int sep;            /* the separator byte, or -1 */
 } gs_lz_src;
@@ -164,7 +189,7 @@ typedef struct gs_lz_src {
  * byte in no pattern, -1 when every byte is in some pattern. */
 int gs_lz_separator(const gs_patset *ps, gs_alphabet alphabet);
 
-/* Owned range of part r of n: kernel offsets split evenly. */
+/* Owned range of part r of n: scanned offsets split evenly. */
 void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, size_t block,
                     size_t overlap, int sep);
 gs_source gs_source_lz(gs_lz_src *s);
@@ -183,8 +208,8 @@ gs_status gs_lz_sources_sort(gs_lz_index *ix, int threads, gs_error *err);
 int gs_lz_sources_finish(gs_lz_index *ix, int threads);
 #define GS_LZ_SOURCE_UNSET (UINT64_MAX - 1) /* ph_src of a copy before the sources section */
 
-/* From the hits the pipeline found in this part of the kernel (any order,
- * joined positions: gs_lz_src),
+/* From the hits the pipeline found in this part of the scanned kernel (any
+ * order, joined positions: gs_lz_src),
  * keep the primary ones and derive all their secondary occurrences on
  * `threads` threads. counts[p * n_strands + s] is added to for every
  * occurrence; with want_hits, *out receives them all, sorted in contract §3

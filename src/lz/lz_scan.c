@@ -1,5 +1,6 @@
-/* lz_scan.c - scan through the hybrid index: the kernel as a segment
- * source, then primary occurrences into all occurrences (see lz.h).
+/* lz_scan.c - scan through the hybrid index: the part of the kernel the
+ * patterns need, as a segment source, then primary occurrences into all
+ * occurrences (see lz.h).
  *
  * Locate walks the copy phrases in source order with their max-tree
  * (lz_sources.c), read with the index. It runs in levels: level 0 takes the
@@ -26,6 +27,128 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the pieces a scan reads ---------------------------------------------
+ *
+ * Each stored piece is the union of the M-windows of the phrases starting
+ * inside it (a phrase start lies in its own window when M >= 2), so the
+ * s-windows of those phrases, merged by the build's rule (overlapping, not
+ * touching), are the trimmed pieces inside it, and stored pieces split
+ * among threads are derived alone: a pass that counts, then a pass that
+ * writes at the offsets the counts give. Clipping to the stored piece is
+ * clipping to the record, and the writes are bounded by the counts even in
+ * an index whose pieces lie. */
+
+typedef struct trim_job {
+    const gs_lz_index *ix;
+    uint64_t q0, q1;     /* stored pieces [q0, q1) */
+    uint64_t w;          /* span - 1 */
+    uint64_t n, len;     /* count pass: trimmed pieces and residues; fill pass: the
+                          * first one's index and scanned offset */
+    uint64_t *pos, *koff; /* fill pass: the output (NULL: count) */
+} trim_job;
+
+/* A trimmed piece [a, e) closed: counted, and written in the fill pass. */
+static void trim_close(trim_job *t, uint64_t *n, uint64_t *len, uint64_t a, uint64_t e)
+{
+    if (t->pos) {
+        t->pos[*n] = a;
+        t->koff[*n + 1] = *len + (e - a);
+    }
+    ++*n;
+    *len += e - a;
+}
+
+static void *trim_pieces(void *arg)
+{
+    trim_job *t = arg;
+    const gs_lz_index *ix = t->ix;
+    const uint64_t w = t->w;
+    uint64_t n = t->n, len = t->len;
+    uint64_t j = t->q0 < t->q1 ? gs_lz_last_le(ix->ph_start, ix->n_phrases, ix->pc_pos[t->q0]) : 0;
+    if (j == ix->n_phrases)
+        j = 0;
+    for (uint64_t q = t->q0; q < t->q1; q++) {
+        const uint64_t lo = ix->pc_pos[q], hi = lo + (ix->pc_koff[q + 1] - ix->pc_koff[q]);
+        uint64_t a0 = 0, e0 = 0; /* the open trimmed piece, empty when a0 == e0 */
+        for (; j < ix->n_phrases && ix->ph_start[j] < hi; j++) {
+            uint64_t b = ix->ph_start[j];
+            if (b < lo) /* before the piece: an empty window (M = 1) or a lying index */
+                continue;
+            uint64_t a = b - lo > w ? b - w : lo, e = hi - b > w ? b + w : hi;
+            if (e == b && ix->ph_src[j] == GS_LZ_LITERAL)
+                e = b + 1; /* w = 0: the literal's residue (ph_src read only then) */
+            if (a >= e)
+                continue;
+            if (a0 < e0 && a < e0) { /* overlaps the open piece */
+                e0 = e > e0 ? e : e0;
+                continue;
+            }
+            if (a0 < e0)
+                trim_close(t, &n, &len, a0, e0);
+            a0 = a;
+            e0 = e;
+        }
+        if (a0 < e0)
+            trim_close(t, &n, &len, a0, e0);
+    }
+    t->n = n - t->n;
+    t->len = len - t->len;
+    return NULL;
+}
+
+gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, gs_error *err)
+{
+    free(ix->sc_own);
+    ix->sc_own = NULL;
+    ix->n_scan = ix->n_pieces;
+    ix->sc_pos = ix->pc_pos;
+    ix->sc_koff = ix->pc_koff;
+    ix->sc_len = ix->kernel_len;
+    if (span == 0 || span >= ix->max_pat || ix->n_pieces == 0)
+        return GS_OK;
+    double t0 = gs_now();
+    if (threads < 1)
+        threads = 1;
+    if (threads > GS_PARALLEL_MAX)
+        threads = GS_PARALLEL_MAX;
+    if ((uint64_t)threads > ix->n_pieces)
+        threads = (int)ix->n_pieces;
+    trim_job job[GS_PARALLEL_MAX];
+    for (int i = 0; i < threads; i++)
+        job[i] = (trim_job){.ix = ix, .q0 = ix->n_pieces * (uint64_t)i / (uint64_t)threads,
+                            .q1 = ix->n_pieces * (uint64_t)(i + 1) / (uint64_t)threads,
+                            .w = span - 1};
+    gs_run_parallel(trim_pieces, job, sizeof *job, threads);
+    uint64_t n = 0, len = 0;
+    for (int i = 0; i < threads; i++) {
+        uint64_t jn = job[i].n, jl = job[i].len;
+        job[i].n = n;
+        job[i].len = len;
+        n += jn;
+        len += jl;
+    }
+    uint64_t *own = gs_malloc((2 * n + 1) * sizeof *own, err, "scanned pieces");
+    if (own == NULL)
+        return GS_ESYS;
+    own[n] = 0; /* koff[0] */
+    for (int i = 0; i < threads; i++) {
+        job[i].pos = own;
+        job[i].koff = own + n;
+    }
+    gs_run_parallel(trim_pieces, job, sizeof *job, threads);
+    ix->sc_own = own;
+    ix->n_scan = n;
+    ix->sc_pos = own;
+    ix->sc_koff = own + n;
+    ix->sc_len = len;
+    if (getenv("GS_DEBUG_TIME")) /* the trim figures of docs/performance.md */
+        fprintf(stderr, "gscan: trim: %.3f s: span %u of M %u, %llu of %llu kernel residues, "
+                "%llu pieces (%d threads)\n", gs_now() - t0, span, ix->max_pat,
+                (unsigned long long)len, (unsigned long long)ix->kernel_len,
+                (unsigned long long)n, threads);
+    return GS_OK;
+}
+
 /* ---- the kernel as a source --------------------------------------------- */
 
 int gs_lz_separator(const gs_patset *ps, gs_alphabet alphabet)
@@ -45,12 +168,27 @@ int gs_lz_separator(const gs_patset *ps, gs_alphabet alphabet)
 void gs_lz_src_init(gs_lz_src *s, const gs_lz_index *ix, int part, int n_parts, size_t block,
                     size_t overlap, int sep)
 {
-    uint64_t k = ix->kernel_len;
+    uint64_t k = ix->sc_len;
     /* 128-bit free split: k * part overflows only past 2^64 / n_parts residues */
     uint64_t a = (uint64_t)((unsigned __int128)k * (unsigned)part / (unsigned)n_parts);
     uint64_t b = (uint64_t)((unsigned __int128)k * (unsigned)(part + 1) / (unsigned)n_parts);
     *s = (gs_lz_src){.ix = ix, .cur = a, .end = b, .block = block, .overlap = overlap, .sep = sep};
-    s->piece = a < b ? gs_lz_last_le(ix->pc_koff, ix->n_pieces, a) : 0;
+    if (a < b) {
+        s->piece = gs_lz_last_le(ix->sc_koff, ix->n_scan, a);
+        s->stored = gs_lz_last_le(ix->pc_pos, ix->n_pieces, ix->sc_pos[s->piece]);
+    }
+}
+
+/* Scanned residues [k, k + n) of the current piece, unpacked from the
+ * stored piece that holds it (the stored pieces are in global order, as the
+ * scanned ones are, so that one only moves forward). */
+static void copy_scanned(gs_lz_src *s, uint64_t k, uint64_t n, uint8_t *dst)
+{
+    const gs_lz_index *ix = s->ix;
+    uint64_t g = ix->sc_pos[s->piece] + (k - ix->sc_koff[s->piece]);
+    while (ix->pc_pos[s->stored] + (ix->pc_koff[s->stored + 1] - ix->pc_koff[s->stored]) <= g)
+        s->stored++;
+    gs_lz_kernel_copy(ix, ix->pc_koff[s->stored] + (g - ix->pc_pos[s->stored]), n, dst);
 }
 
 /* Owned residues from cur on, then the next pieces after a separator while
@@ -63,20 +201,20 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
     if (s->cur >= s->end)
         return 0;
     const gs_lz_index *ix = s->ix;
-    while (ix->pc_koff[s->piece + 1] <= s->cur)
+    while (ix->sc_koff[s->piece + 1] <= s->cur)
         s->piece++;
     *seg = (gs_segment){.record = 0, .base = s->cur + s->piece, .text = buf};
     size_t n = 0;
     for (;;) {
-        uint64_t p_end = ix->pc_koff[s->piece + 1];
+        uint64_t p_end = ix->sc_koff[s->piece + 1];
         uint64_t own_end = p_end < s->end ? p_end : s->end;
         uint64_t own = own_end - s->cur < s->block - n ? own_end - s->cur : s->block - n;
-        gs_lz_kernel_copy(ix, s->cur, own, buf + n);
+        copy_scanned(s, s->cur, own, buf + n);
         n += own;
         s->cur += own;
         if (s->cur < p_end) { /* the block is full or the range ends inside the piece */
             uint64_t stop = s->cur + s->overlap < p_end ? s->cur + s->overlap : p_end;
-            gs_lz_kernel_copy(ix, s->cur, stop - s->cur, buf + n);
+            copy_scanned(s, s->cur, stop - s->cur, buf + n);
             seg->own = n;
             seg->len = n + (size_t)(stop - s->cur);
             return 1;
@@ -189,16 +327,16 @@ static int take(locate_thread *t, const occ *o)
  * primary (inside one copy phrase: found again as a copy of its source). */
 static int primary(const gs_lz_index *ix, const gs_patset *ps, const gs_hit *h, occ *o)
 {
-    /* joined position j: piece p is the last with pc_koff[p] + p <= j */
-    uint64_t lo = 0, hi = ix->n_pieces;
+    /* joined position j: scanned piece p is the last with sc_koff[p] + p <= j */
+    uint64_t lo = 0, hi = ix->n_scan;
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (ix->pc_koff[mid] + mid <= h->start)
+        if (ix->sc_koff[mid] + mid <= h->start)
             lo = mid;
         else
             hi = mid;
     }
-    uint64_t g = ix->pc_pos[lo] + (h->start - lo - ix->pc_koff[lo]);
+    uint64_t g = ix->sc_pos[lo] + (h->start - lo - ix->sc_koff[lo]);
     uint64_t j = gs_lz_last_le(ix->ph_start, ix->n_phrases, g);
     if (ix->ph_src[j] != GS_LZ_LITERAL && g + ps->v[h->pattern].len <= ix->ph_start[j + 1])
         return 0;

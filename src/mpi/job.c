@@ -453,6 +453,8 @@ static gs_status open_lz(job *j, gs_error *err)
                          "pattern '%s' has %u residues; the index serves patterns of at most %u "
                          "(gscan index --lz --max-pattern-length) (%s)",
                          j->ps.v[p].name, j->ps.v[p].len, j->lz.max_pat, j->o->index);
+    if (st == GS_OK) /* only the windows the patterns' span needs are scanned */
+        st = gs_lz_trim(&j->lz, j->ks.span, j->threads, err);
     return st;
 }
 

@@ -105,6 +105,58 @@ for seed in $seeds; do
   check r.fa r.patterns $m --report hits
 done
 
+# Patterns shorter than M: the scan reads only the windows of their span
+# around the phrase starts. Every distinct k-mer of a small strain set (many
+# short records, N runs, lowercase) is a pattern, so some occurrence sits at
+# each end of every window and at every record edge: a window one residue
+# too short loses hits. Mixed lengths (the longest sets the span), span M -
+# 1, span 1 (the literals alone), IUPAC, both strands, ranks, threads and
+# readers.
+"$GSCAN" gen -o w -s 4 -n 2K -r 6 -k 200 --min-length 8 --max-length 30 --degenerate 0.3 \
+  --n-runs 2 --lowercase 0.05 --variants 3 --snp-rate 0.02 --indel-rate 0.01
+kmers() { # fasta, out, k...: every distinct k-mer of ACGT (case folded) of the records
+  python3 - "$@" <<'PY'
+import sys
+recs, cur = [], None
+for line in open(sys.argv[1]):
+    if line.startswith(">"):
+        cur = []; recs.append(cur)
+    else:
+        cur.append(line.strip().upper())
+seen = []
+for k in map(int, sys.argv[3:]):
+    got = set()
+    for r in ("".join(c) for c in recs):
+        for i in range(len(r) - k + 1):
+            p = r[i:i + k]
+            if p not in got and set(p) <= set("ACGT"):
+                got.add(p); seen.append(p)
+open(sys.argv[2], "w").write("".join(f"k{i}\t{p}\n" for i, p in enumerate(seen)))
+PY
+}
+kmers w.fa w12.patterns 12 5
+kmers w.fa w1.patterns 1
+kmers w.fa w2.patterns 2 1
+check w.fa w12.patterns 64 --report hits --strand both
+check w.fa w12.patterns 13 --report hits --strand forward -t 2
+check w.fa w12.patterns 12 --report hits
+check w.fa w1.patterns 2 --report hits
+check w.fa w2.patterns 3 --report hits --strand both
+check w.fa w.patterns 64 --report hits --strand both
+check w.fa w.patterns 31 --report counts --readers 3 --block-size 40 -t 2
+if [ "$quick" != 1 ]; then
+  check w.fa w12.patterns 64 --report counts --readers 3 --block-size 30 -t 2
+  check w.fa w12.patterns 40 --report hits --readers 1 -t 1 --block-size 1K
+  GS_LZ_CHUNK=9 check w.fa w12.patterns 64 --report hits --readers 3 -t 2
+fi
+"$GSCAN" index --lz -m 64 -o w.gsx w.fa
+"$GSCAN" scan -q -d cpu -p w12.patterns -o plain.h5 --report hits w.fa
+for n in 2 3; do
+  "$MPIEXEC" -n $n "$GSCAN" scan -q -d "$dev" -t 2 --readers 2 -p w12.patterns -o lzw$n.h5 \
+    --report hits --block-size 100 --index w.gsx
+  same "trimmed, mpi n=$n" plain.h5 lzw$n.h5
+done
+
 # Empty records first, between and last: the reference is the first
 # non-empty one.
 printf '>e0\n>a\nACGTACGTTTGACCA\n>e1\n>b\nACGTACGTTTGACCA\nACGTAC\n>e2\n>c\nTTGACCAACGTNNACGTACG\n>e3\n' > e.fa
