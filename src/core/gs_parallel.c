@@ -4,6 +4,15 @@
 
 #include <pthread.h>
 
+int gs_parallel_threads(int threads, size_t tasks)
+{
+    if (threads > GS_PARALLEL_MAX)
+        threads = GS_PARALLEL_MAX;
+    if ((size_t)threads > tasks)
+        threads = (int)tasks;
+    return threads < 1 ? 1 : threads;
+}
+
 void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
 {
     pthread_t tid[GS_PARALLEL_MAX];

@@ -14,4 +14,8 @@
 enum { GS_PARALLEL_MAX = 256 };
 void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n);
 
+/* The threads to ask for: `threads`, at least 1, at most GS_PARALLEL_MAX
+ * and at most `tasks` (work that splits into fewer shares). */
+int gs_parallel_threads(int threads, size_t tasks);
+
 #endif

@@ -275,7 +275,9 @@ static gs_status bv_launch_direct(const bv_state *st, gs_bv_view v, const gs_gpu
                                   cudaStream_t s, gs_error *err)
 {
     uint64_t len = (8ull * v.pre + 15) / 16 * 16;
-    const uint64_t want = 512ull * st->sm_count; /* threads: a quarter of the device's */
+    /* threads: a quarter of the device's slots (2048 an SM), 1.3 waves of
+     * the 5-8 word kernel's 384 */
+    const uint64_t want = 512ull * st->sm_count;
     const uint64_t fill = (uint64_t)v.stop * v.n_ids / want;
     if (fill < len)
         len = std::max<uint64_t>(16, (fill + 15) / 16 * 16);

@@ -441,24 +441,15 @@ static chunk *plan_chunks(const gs_lz_index *ix, size_t *n, gs_error *err)
     return c;
 }
 
-static int clamp_threads(int threads, size_t tasks)
-{
-    if (threads > GS_BGZF_MAX_THREADS)
-        threads = GS_BGZF_MAX_THREADS;
-    if ((size_t)threads > tasks)
-        threads = (int)tasks;
-    return threads < 1 ? 1 : threads;
-}
-
 gs_status gs_lz_write(const char *path, gs_lz_index *ix, int threads, gs_error *err)
 {
     size_t n = 0;
     chunk *c = plan_chunks(ix, &n, err);
     if (c == NULL)
         return GS_ESYS;
-    threads = clamp_threads(threads, n);
+    threads = gs_parallel_threads(threads, n);
     chunk_pool pool = {.ix = ix, .c = c, .n = n};
-    chunk_pool *share[GS_BGZF_MAX_THREADS]; /* every thread takes from one pool */
+    chunk_pool *share[GS_PARALLEL_MAX]; /* every thread takes from one pool */
     for (int t = 0; t < threads; t++)
         share[t] = &pool;
     gs_run_parallel(write_chunks, share, sizeof *share, threads);
@@ -929,8 +920,8 @@ gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *e
     pthread_once(&four_once, make_four);
     double t_chunks = gs_now();
     chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1};
-    chunk_pool *share[GS_BGZF_MAX_THREADS];
-    threads = clamp_threads(threads, n - 1);
+    chunk_pool *share[GS_PARALLEL_MAX];
+    threads = gs_parallel_threads(threads, n - 1);
     for (int t = 0; t < threads; t++)
         share[t] = &pool;
     if (n > 1)

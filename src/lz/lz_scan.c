@@ -107,12 +107,7 @@ gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, gs_error *err)
     if (span == 0 || span >= ix->max_pat || ix->n_pieces == 0)
         return GS_OK;
     double t0 = gs_now();
-    if (threads < 1)
-        threads = 1;
-    if (threads > GS_PARALLEL_MAX)
-        threads = GS_PARALLEL_MAX;
-    if ((uint64_t)threads > ix->n_pieces)
-        threads = (int)ix->n_pieces;
+    threads = gs_parallel_threads(threads, ix->n_pieces);
     trim_job job[GS_PARALLEL_MAX];
     for (int i = 0; i < threads; i++)
         job[i] = (trim_job){.ix = ix, .q0 = ix->n_pieces * (uint64_t)i / (uint64_t)threads,
@@ -543,10 +538,7 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
     gs_status st = GS_OK;
     memset(out, 0, sizeof *out);
     double t0 = gs_now();
-    if (threads < 1)
-        threads = 1;
-    if (threads > GS_PARALLEL_MAX)
-        threads = GS_PARALLEL_MAX;
+    threads = gs_parallel_threads(threads, SIZE_MAX);
     size_t n_counts = (size_t)ps->n * (size_t)n_strands;
     locate_ctx c = {.ix = ix, .ps = ps, .n_strands = n_strands, .want_hits = want_hits,
                     .kernel = kernel_hits->v, .n = kernel_hits->n,

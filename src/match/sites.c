@@ -87,9 +87,7 @@ void gs_hits_count(const gs_hits *h, int n_strands, size_t n_counts, uint64_t *c
 {
     /* a share of fewer than 4 hits per count costs more to sum than to count */
     size_t most = h->n / (4 * (n_counts ? n_counts : 1));
-    int t = threads < 1 ? 1 : threads > GS_PARALLEL_MAX ? GS_PARALLEL_MAX : threads;
-    if ((size_t)t > most)
-        t = most > 1 ? (int)most : 1;
+    int t = gs_parallel_threads(threads, most);
     count_share sh[GS_PARALLEL_MAX];
     uint64_t *own = t > 1 ? calloc((size_t)(t - 1) * n_counts, sizeof *own) : NULL;
     if (t > 1 && own == NULL)

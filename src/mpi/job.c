@@ -609,9 +609,10 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         /* primaries need their positions even when only counts are asked */
         gs_lz_src ls[GS_MAX_READERS];
         gs_source src[GS_MAX_READERS];
+        const int sep = gs_lz_separator(&j->ps, o->alphabet);
         for (int r = 0; r < j->readers; r++) {
             gs_lz_src_init(&ls[r], &j->lz, j->rank * j->readers + r, j->size * j->readers,
-                           j->block, j->overlap, gs_lz_separator(&j->ps, o->alphabet));
+                           j->block, j->overlap, sep);
             src[r] = gs_source_lz(&ls[r]);
         }
         cfg.want_hits = 1;
