@@ -531,6 +531,54 @@ static void check_many_records(void)
     unlink(fai_path);
 }
 
+/* The same checks where records lie far apart (each gap read on its own)
+ * and close together (gaps shared from one read-ahead window), and where
+ * the two kinds meet: a renamed header in each place is stale. */
+static void check_stale_far(void)
+{
+    enum { LONG = 40000, SHORT = 30, N = 6 };
+    static const int len[N] = {LONG, LONG, SHORT, SHORT, LONG, SHORT};
+    size_t cap = N * (LONG + LONG / 60 + 16) + 1;
+    char *orig = malloc(cap), *after = malloc(cap);
+    CHECK(orig && after);
+    if (!orig || !after) {
+        free(orig);
+        free(after);
+        return;
+    }
+    size_t n = 0, hdr[N];
+    for (int r = 0; r < N; r++) {
+        hdr[r] = n;
+        n += (size_t)snprintf(orig + n, cap - n, ">r%d\n", r);
+        for (int i = 0; i < len[r]; i++) {
+            orig[n++] = "ACGT"[(i * 7 + r) % 4];
+            if (i % 60 == 59 || i == len[r] - 1)
+                orig[n++] = '\n';
+        }
+    }
+    orig[n] = 0;
+    { /* fresh, the same file reads back through its index */
+        const char *fa = tmp_path("far.fa");
+        char fai_path[600];
+        snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
+        spit(fa, orig, n);
+        index_file(fa, fai_path);
+        gs_error err = {0};
+        CHECK(read_through_index(fa, NULL, &err) == GS_OK);
+        unlink(fai_path);
+    }
+    for (int r = 1; r < N; r++) {
+        memcpy(after, orig, n + 1);
+        after[hdr[r] + 1] = 'q'; /* >rK -> >qK, same length */
+        char label[64];
+        snprintf(label, sizeof label, "renamed record %d of %d (%s)", r, N,
+                 len[r - 1] == LONG ? "after a long one" : "after a short one");
+        check_stale(label, orig, after);
+    }
+    free(orig);
+    free(after);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fai.XXXXXX");
@@ -618,6 +666,7 @@ int main(void)
     check_stale("renamed", orig, ">a x\nACGTACGT\nACGTACGT\nACG\n>q\nTTTTTTTT\nTTTTTTTT\nTT\n");
     check_stale("shifted", orig, ">ab x\nACGTACGT\nACGTACGT\nACG\n>b\nTTTTTTTT\nTTTTTTTT\nTT\n");
     check_stale_edges(&rs);
+    check_stale_far();
 
     /* samtools faidx keeps only the first record of a name: its index is
      * not stale but incomplete, so it is not used (omits_dups), wherever the

@@ -63,6 +63,10 @@
 #include <zlib.h>
 
 enum { FAI_CHUNK = 1 << 20, GAP_MAX = 1 << 20, AHEAD = 1 << 20, AHEAD_READ_MAX = 1 << 16 };
+/* The index check reads a gap through the read-ahead when it lies at most
+ * this far past the last one: a read call costs about what copying 16 KiB
+ * does, so short records share one window, long ones are read one by one. */
+enum { NEAR_GAP = 1 << 14 };
 
 void gs_fai_free(gs_fai *fai)
 {
@@ -437,8 +441,9 @@ static const uint8_t *ahead_view(gs_seqfile *f, size_t n, uint64_t at, uint64_t 
  * set. The bytes asked for are added to *bytes (compressed bytes for BGZF).
  * seq_pread serves small reads from the read-ahead buffer (a range's lines,
  * read in order); seq_pread_direct reads exactly the bytes asked for, for
- * reads far apart (an index check reads the gap before each record: through
- * the read-ahead, 1 MiB a record, the whole file for records of 4 Mbp). */
+ * reads far apart (an index check reads the gap before each record: for
+ * records of 4 Mbp, through the read-ahead, 1 MiB a record, the whole file;
+ * for records of 500 bp, direct, a read call a record: NEAR_GAP picks). */
 static int seq_pread_direct(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
                             gs_error *err)
 {
@@ -695,7 +700,7 @@ static void *check_part(void *arg)
         p->st = GS_ESYS;
         goto done;
     }
-    uint64_t size = text_size(&sf), ignored = 0;
+    uint64_t size = text_size(&sf), ignored = 0, last = 0;
     for (size_t i = p->first; i < end + (size_t)p->last; i++) {
         const gs_fai_entry *e = i < fai->n ? &fai->v[i] : NULL, *prev = i ? &fai->v[i - 1] : NULL;
         uint64_t from = prev == NULL         ? 0
@@ -710,7 +715,12 @@ static void *check_part(void *arg)
         else if (to - from > GAP_MAX)
             why = "unindexed bytes before it";
         else {
-            int rc = seq_pread_direct(&sf, gap, (size_t)(to - from), from, &ignored, &p->err);
+            /* gaps close together (short records) come from the read-ahead,
+             * a read a window of them; far apart, each its own read */
+            int rc = to - last <= NEAR_GAP
+                         ? seq_pread(&sf, gap, (size_t)(to - from), from, &ignored, &p->err)
+                         : seq_pread_direct(&sf, gap, (size_t)(to - from), from, &ignored, &p->err);
+            last = to;
             if (rc < 0) {
                 p->st = p->err.code;
                 goto done;
