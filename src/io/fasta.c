@@ -511,9 +511,13 @@ long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err
     size_t cap = 64;
     while (cap < l->n_rec + l->n_rec / 2)
         cap *= 2;
-    uint64_t *slot = gs_calloc(cap, sizeof *slot, err, "record names");
+    /* zeroed by writing, not calloc: a table calloc maps to the zero page
+     * takes a second fault (and a TLB flush on every thread's core) on each
+     * page's first store, after the probe that read it */
+    uint64_t *slot = gs_malloc(cap * sizeof *slot, err, "record names");
     if (slot == NULL)
         return -1;
+    memset(slot, 0, cap * sizeof *slot);
     for (size_t i = 0; i < l->n_rec; i++) {
         const char *name = l->rec[i].name;
         uint64_t h = name_hash(name), tag = h >> 32 << 32;
