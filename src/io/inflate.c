@@ -17,7 +17,7 @@
  * inflate_parallel.c instead, which decodes it on all of them; callers see
  * the same bytes through the same calls.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
 #include "inflate.h"
 
 #include <errno.h>
@@ -198,6 +198,13 @@ gs_status gs_zfile_fdopen(int fd, const char *name, gs_zfile **out, gs_error *er
         (f->buf = gs_malloc(ZCHUNK, err, "input buffer")) == NULL)
         goto fail;
     memcpy(f->name, name, l);
+    /* A pipe holds 64 KiB by default: each read then returns 64 KiB and the
+     * writer and this reader take turns on it, a switch a piece. Ask for
+     * one of ZCHUNK bytes (Linux; at most fs/pipe-max-size, 1 MiB by
+     * default): where it is refused the default stays. */
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+        (void)fcntl(fd, F_SETPIPE_SZ, ZCHUNK);
     /* sniff: the magic needs two bytes, a pipe may give them one at a time */
     while (f->end < 2 && !f->eof) {
         ssize_t got = read_some(fd, f->buf + f->end, ZCHUNK - f->end);
