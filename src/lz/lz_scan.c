@@ -237,12 +237,16 @@ typedef struct occ {
     int8_t strand;
 } occ;
 
+struct locate_thread;
+
 typedef struct locate_ctx {
     const gs_lz_index *ix;
     const gs_patset *ps;
     int n_strands, want_hits;
     const gs_hit *kernel; /* level 0: the kernel's hits (joined positions) */
-    const occ *level;     /* later levels: the copies the level before found */
+    const struct locate_thread *th; /* later levels: item i is thread t's cur[i - off[t]], */
+    const uint64_t *off;  /* off[t] <= i < off[t + 1]: the copies the level before found */
+    int n_th;
     uint64_t n;           /* items in this level */
     atomic_ullong next;   /* the next item to take */
     uint64_t n_prim;      /* primaries found at level 0 */
@@ -255,6 +259,8 @@ typedef struct locate_ctx {
 typedef struct locate_thread {
     _Alignas(64) locate_ctx *c;
     uint64_t *counts;
+    occ *cur;             /* copies this thread found at the level before */
+    size_t n_cur, cap_cur;
     occ *next;            /* copies for the next level */
     size_t n_next, cap_next;
     occ *hits;            /* every occurrence this thread took (want_hits) */
@@ -350,11 +356,19 @@ static void *locate_level(void *arg)
     uint64_t a;
     while (!t->oom && (a = atomic_fetch_add(&c->next, CHUNK)) < c->n) {
         uint64_t b = a + CHUNK < c->n ? a + CHUNK : c->n;
+        int l = 0; /* the list item a lies in: the last with off[l] <= a */
+        for (int lo = 0, hi = c->n_th; c->kernel == NULL && hi - lo > 1;) {
+            int mid = lo + (hi - lo) / 2;
+            *(c->off[mid] <= a ? &lo : &hi) = mid;
+            l = lo;
+        }
         for (uint64_t i = a; i < b && !t->oom; i++) {
             occ o;
-            if (c->kernel == NULL)
-                o = c->level[i];
-            else if (primary(c->ix, c->ps, &c->kernel[i], &o))
+            if (c->kernel == NULL) {
+                while (i >= c->off[l + 1])
+                    l++;
+                o = c->th[l].cur[i - c->off[l]];
+            } else if (primary(c->ix, c->ps, &c->kernel[i], &o))
                 t->n_prim++;
             else
                 continue;
@@ -365,96 +379,113 @@ static void *locate_level(void *arg)
 }
 
 /* Run the levels: level 0 the kernel's hits, each later one the copies the
- * one before found, until none is found. *levels: how many ran. */
-static gs_status run_levels(locate_ctx *c, locate_thread *th, int threads, int *levels,
-                            gs_error *err)
+ * one before found, until none is found. A level's items stay in the lists
+ * of the threads that found them (cur and next swap, no copy into one
+ * array on one thread). off: threads + 1 entries. *levels: how many ran. */
+static gs_status run_levels(locate_ctx *c, locate_thread *th, int threads, uint64_t *off,
+                            int *levels, gs_error *err)
 {
-    occ *cur = NULL;
-    size_t n_cur = 0;
-    gs_status st = GS_OK;
     *levels = 0;
+    c->th = th;
+    c->off = off;
+    c->n_th = threads;
     while (c->n > 0) {
         int use = (uint64_t)threads < (c->n + 63) / 64 ? threads : (int)((c->n + 63) / 64);
         atomic_store(&c->next, 0);
         gs_run_parallel(locate_level, th, sizeof *th, use);
         ++*levels;
-        size_t total = 0;
+        uint64_t total = 0;
         for (int i = 0; i < threads; i++) {
-            if (th[i].oom) {
-                st = gs_fail(err, GS_ESYS, "out of memory (locating occurrences)");
-                goto done;
-            }
-            total += th[i].n_next;
-        }
-        free(cur);
-        cur = total ? malloc(total * sizeof *cur) : NULL;
-        if (total && cur == NULL) {
-            st = gs_fail(err, GS_ESYS, "out of memory (locating occurrences)");
-            goto done;
-        }
-        n_cur = 0;
-        for (int i = 0; i < threads; i++) {
-            if (th[i].n_next)
-                memcpy(cur + n_cur, th[i].next, th[i].n_next * sizeof *cur);
-            n_cur += th[i].n_next;
+            if (th[i].oom)
+                return gs_fail(err, GS_ESYS, "out of memory (locating occurrences)");
+            occ *v = th[i].cur;
+            size_t cap = th[i].cap_cur;
+            th[i].cur = th[i].next;
+            th[i].n_cur = th[i].n_next;
+            th[i].cap_cur = th[i].cap_next;
+            th[i].next = v;
+            th[i].cap_next = cap;
             th[i].n_next = 0;
+            off[i] = total;
+            total += th[i].n_cur;
         }
+        off[threads] = total;
         c->kernel = NULL;
-        c->level = cur;
-        c->n = n_cur;
+        c->n = total;
     }
-done:
-    free(cur);
-    return st;
+    return GS_OK;
 }
 
 /* The occurrences as hits in contract §3 order. Global positions order
  * (record, start), so a key (position, reverse, pattern) orders them; it
  * fits 64 bits short of 2^40 residues with a million patterns (else the
- * hits are sorted by qsort). Each thread's keys are made and radix-sorted
- * on that thread, the sorted runs merged pairwise (the pairs of a round on
- * threads), and the hits made from the keys on all threads: a sort of all
- * keys on one thread bounded locate on 16. */
+ * hits are sorted by qsort). The keys are cut by their top bits into
+ * buckets of position ranges (8 a thread or more, about 16 k keys each,
+ * at most HB: each bucket's radix sort pays for its digit counts, 2048 a
+ * pass, so tiny buckets cost more than they sort); each thread counts its occurrences per
+ * bucket, the counts give every (bucket, thread) its place, each thread
+ * writes its keys there, and then threads take whole buckets, sort each
+ * (radix) and make its hits. Nothing runs on one thread but the prefix
+ * sum of the counts: merging per-thread sorted runs pairwise ended in a
+ * merge of all keys on one thread, which bounded locate on 16 threads. */
+enum { HB_BITS = 11, HB = 1 << HB_BITS };
+
 typedef struct hits_job {
     const gs_lz_index *ix;
-    const locate_thread *t; /* make: the thread whose occurrences these are */
-    uint64_t *key, *tmp;    /* make: its keys, at its offset; merge: the two arrays */
-    size_t a, b, c;         /* merge: runs [a, b) and [b, c); expand: hits [a, b) */
-    int b_pat, step;
+    const locate_thread *t; /* count, place: the thread whose occurrences these are */
+    uint64_t *key, *tmp;    /* all keys; sort scratch */
+    uint64_t *count;        /* count: [nb] keys per bucket; place: the next slot per bucket */
+    const uint64_t *bucket; /* sort: bucket b is key[bucket[b], bucket[b + 1]) */
+    atomic_uint *next;      /* sort: the next bucket to take */
+    unsigned nb;            /* buckets */
+    int b_pat, bits, shift, step;
     gs_hit *out;
 } hits_job;
 
-enum { HITS_MAKE, HITS_MERGE, HITS_EXPAND };
+enum { HITS_COUNT, HITS_PLACE, HITS_SORT };
+
+static uint64_t occ_key(const occ *o, int b_pat)
+{
+    return o->g << (1 + b_pat) | (uint64_t)(o->strand < 0) << b_pat | o->pattern;
+}
 
 static void *hits_step(void *arg)
 {
     hits_job *j = arg;
     int b_pat = j->b_pat;
-    if (j->step == HITS_MAKE) {
-        for (size_t k = 0; k < j->t->n_hits; k++) {
-            const occ *o = &j->t->hits[k];
-            j->key[k] = o->g << (1 + b_pat) | (uint64_t)(o->strand < 0) << b_pat | o->pattern;
+    const occ *hits = j->t ? j->t->hits : NULL;
+    const size_t n = j->t ? j->t->n_hits : 0;
+    uint64_t *restrict count = j->count, *restrict key = j->key;
+    const int shift = j->shift; /* < 64: nb > 1 */
+    if (j->step == HITS_COUNT) {
+        for (size_t k = 0; k < n; k++)
+            count[occ_key(&hits[k], b_pat) >> shift]++;
+    } else if (j->step == HITS_PLACE && j->nb == 1) {
+        uint64_t *restrict dst = key + count[0];
+        for (size_t k = 0; k < n; k++)
+            dst[k] = occ_key(&hits[k], b_pat);
+    } else if (j->step == HITS_PLACE) {
+        for (size_t k = 0; k < n; k++) {
+            uint64_t x = occ_key(&hits[k], b_pat);
+            key[count[x >> shift]++] = x;
         }
-        gs_radix_sort_u64(j->key, j->tmp, j->t->n_hits, j->c);
-    } else if (j->step == HITS_MERGE) {
-        size_t x = j->a, y = j->b, d = j->a;
-        while (x < j->b && y < j->c)
-            j->tmp[d++] = j->key[x] <= j->key[y] ? j->key[x++] : j->key[y++];
-        memcpy(j->tmp + d, j->key + x, (j->b - x) * sizeof *j->key);
-        d += j->b - x;
-        memcpy(j->tmp + d, j->key + y, (j->c - y) * sizeof *j->key);
     } else {
         const gs_lz_index *ix = j->ix;
-        uint64_t r = 0; /* sorted: the record only moves forward */
-        for (size_t i = j->a; i < j->b; i++) {
-            uint64_t g = j->key[i] >> (1 + b_pat);
-            if (i == j->a)
-                r = gs_lz_last_le(ix->rec_off, ix->layout.n_rec, g);
-            while (r + 1 < ix->layout.n_rec && ix->rec_off[r + 1] <= g)
-                r++;
-            j->out[i] = (gs_hit){.start = g - ix->rec_off[r], .record = (uint32_t)r,
-                                 .pattern = (uint32_t)(j->key[i] & (((uint64_t)1 << b_pat) - 1)),
-                                 .strand = (j->key[i] >> b_pat & 1) ? -1 : 1};
+        unsigned b;
+        while ((b = atomic_fetch_add(j->next, 1)) < j->nb) {
+            size_t lo = j->bucket[b], hi = j->bucket[b + 1];
+            if (lo == hi)
+                continue;
+            gs_radix_sort_u64(j->key + lo, j->tmp + lo, hi - lo, j->bits);
+            uint64_t r = gs_lz_last_le(ix->rec_off, ix->layout.n_rec, j->key[lo] >> (1 + b_pat));
+            for (size_t i = lo; i < hi; i++) { /* sorted: the record only moves forward */
+                uint64_t g = j->key[i] >> (1 + b_pat);
+                while (r + 1 < ix->layout.n_rec && ix->rec_off[r + 1] <= g)
+                    r++;
+                j->out[i] = (gs_hit){.start = g - ix->rec_off[r], .record = (uint32_t)r,
+                                     .pattern = (uint32_t)(j->key[i] & (((uint64_t)1 << b_pat) - 1)),
+                                     .strand = (j->key[i] >> b_pat & 1) ? -1 : 1};
+            }
         }
     }
     return NULL;
@@ -471,15 +502,22 @@ static gs_status to_hits(const gs_lz_index *ix, const gs_patset *ps, locate_thre
         b_pat++; /* pattern ids < ps->n */
     while (b_pos < 64 && (ix->n_residues >> b_pos) != 0)
         b_pos++;
-    int fits = b_pos + 1 + b_pat <= 64;
+    const int bits = b_pos + 1 + b_pat, fits = bits <= 64;
+    int hb = 0; /* bucket bits (one thread: one bucket, no count pass) */
+    while (threads > 1 && hb < HB_BITS && hb < bits &&
+           (((size_t)1 << hb) < (size_t)threads * 8 || ((size_t)1 << hb) < n / 16384))
+        hb++;
+    const unsigned nb = 1u << hb;
     uint64_t *key = fits ? malloc((n ? n : 1) * sizeof *key) : NULL;
     uint64_t *tmp = fits ? malloc((n ? n : 1) * sizeof *tmp) : NULL;
+    uint64_t *count = fits ? calloc((size_t)threads * nb, sizeof *count) : NULL;
+    uint64_t *bucket = fits ? malloc((nb + 1) * sizeof *bucket) : NULL;
     hits_job *job = calloc((size_t)threads, sizeof *job);
-    size_t *run = calloc((size_t)threads + 1, sizeof *run); /* run i: [run[i], run[i + 1]) */
     out->v = malloc((n ? n : 1) * sizeof *out->v);
     out->cap = n ? n : 1;
     gs_status st = GS_OK;
-    if (out->v == NULL || job == NULL || run == NULL || (fits && (key == NULL || tmp == NULL))) {
+    if (out->v == NULL || job == NULL ||
+        (fits && (key == NULL || tmp == NULL || count == NULL || bucket == NULL))) {
         st = gs_fail(err, GS_ESYS, "out of memory (%zu hits)", n);
         goto done;
     }
@@ -497,36 +535,39 @@ static gs_status to_hits(const gs_lz_index *ix, const gs_patset *ps, locate_thre
         out->n = n;
         goto done;
     }
-    for (int i = 0; i < threads; i++) {
-        run[i + 1] = run[i] + th[i].n_hits;
-        job[i] = (hits_job){.ix = ix, .t = &th[i], .key = key + run[i], .tmp = tmp + run[i],
-                            .c = (size_t)(b_pos + 1 + b_pat), .b_pat = b_pat, .step = HITS_MAKE};
-    }
-    gs_run_parallel(hits_step, job, sizeof *job, threads);
-    for (int w = 1; w < threads; w *= 2) { /* merge runs i and i + w into key's place in tmp */
-        int m = 0;
-        for (int i = 0; i < threads; i += 2 * w) {
-            size_t c = run[i + 2 * w < threads ? i + 2 * w : threads];
-            size_t b = run[i + w < threads ? i + w : threads];
-            job[m++] = (hits_job){.key = key, .tmp = tmp, .a = run[i], .b = b, .c = c,
-                                  .step = HITS_MERGE};
-        }
-        gs_run_parallel(hits_step, job, sizeof *job, m);
-        uint64_t *sw = key;
-        key = tmp;
-        tmp = sw;
-    }
+    atomic_uint next = 0;
     for (int i = 0; i < threads; i++)
-        job[i] = (hits_job){.ix = ix, .key = key, .a = n * (size_t)i / (size_t)threads,
-                            .b = n * (size_t)(i + 1) / (size_t)threads, .b_pat = b_pat,
-                            .step = HITS_EXPAND, .out = out->v};
+        job[i] = (hits_job){.ix = ix, .t = &th[i], .key = key, .tmp = tmp,
+                            .count = count + (size_t)i * nb, .bucket = bucket, .next = &next,
+                            .nb = nb, .b_pat = b_pat, .bits = bits, .shift = bits - hb,
+                            .step = HITS_COUNT, .out = out->v};
+    if (nb > 1)
+        gs_run_parallel(hits_step, job, sizeof *job, threads);
+    else
+        count[0] = n;
+    uint64_t at = 0; /* bucket-major, thread-minor: each thread's keys of a bucket in one run */
+    for (unsigned b = 0; b < nb; b++) {
+        bucket[b] = at;
+        for (int i = 0; i < threads; i++) {
+            uint64_t c = count[(size_t)i * nb + b];
+            count[(size_t)i * nb + b] = at;
+            at += c;
+        }
+    }
+    bucket[nb] = at;
+    for (int i = 0; i < threads; i++)
+        job[i].step = HITS_PLACE;
+    gs_run_parallel(hits_step, job, sizeof *job, threads);
+    for (int i = 0; i < threads; i++)
+        job[i].step = HITS_SORT;
     gs_run_parallel(hits_step, job, sizeof *job, threads);
     out->n = n;
 done:
     free(key);
     free(tmp);
+    free(count);
+    free(bucket);
     free(job);
-    free(run);
     return st;
 }
 
@@ -535,6 +576,7 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
                        gs_hits *out, gs_error *err)
 {
     locate_thread *th = NULL;
+    uint64_t *off = NULL;
     gs_status st = GS_OK;
     memset(out, 0, sizeof *out);
     double t0 = gs_now();
@@ -559,7 +601,11 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
         }
     }
     int levels = 0;
-    if ((st = run_levels(&c, th, threads, &levels, err)) != GS_OK)
+    if ((off = malloc(((size_t)threads + 1) * sizeof *off)) == NULL) {
+        st = gs_fail(err, GS_ESYS, "out of memory (locate threads)");
+        goto fail;
+    }
+    if ((st = run_levels(&c, th, threads, off, &levels, err)) != GS_OK)
         goto fail;
     uint64_t n_prim = 0;
     for (int i = 0; i < threads; i++) {
@@ -577,10 +623,12 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
 fail:
     for (int i = 0; th && i < threads; i++) {
         free(th[i].counts);
+        free(th[i].cur);
         free(th[i].next);
         free(th[i].hits);
     }
     free(th);
+    free(off);
     gs_hits_free(kernel_hits);
     return st;
 }

@@ -79,6 +79,10 @@ GS_LZ_CHUNK=1 check t.fa s1.patterns 1 --report hits -t 2
 # The kernel unpacked from its chunks by several readers: segments of 50
 # residues cut across 13-residue chunks and the runs of N and lowercase.
 GS_LZ_CHUNK=13 check s.fa s3.patterns 24 --report hits --readers 3 --block-size 50 -t 2
+# Locate on many threads: a level's items in 16 threads' lists, hits cut
+# into 128 position buckets (more threads than cores is fine: the results
+# may not depend on who found what).
+check s.fa s3.patterns 24 --report hits -t 16
 if [ "$quick" != 1 ]; then
   GS_LZ_CHUNK=1000 check s.fa s.patterns 64 --report counts -t 2
   check s.fa s3.patterns 24 --report hits --strand forward
