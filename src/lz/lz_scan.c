@@ -356,12 +356,12 @@ static void *locate_level(void *arg)
     uint64_t a;
     while (!t->oom && (a = atomic_fetch_add(&c->next, CHUNK)) < c->n) {
         uint64_t b = a + CHUNK < c->n ? a + CHUNK : c->n;
-        int l = 0; /* the list item a lies in: the last with off[l] <= a */
-        for (int lo = 0, hi = c->n_th; c->kernel == NULL && hi - lo > 1;) {
-            int mid = lo + (hi - lo) / 2;
-            *(c->off[mid] <= a ? &lo : &hi) = mid;
-            l = lo;
-        }
+        int l = 0; /* later levels: the list item a lies in, the last with off[l] <= a */
+        if (c->kernel == NULL)
+            for (int hi = c->n_th; hi - l > 1;) {
+                int mid = l + (hi - l) / 2;
+                *(c->off[mid] <= a ? &l : &hi) = mid;
+            }
         for (uint64_t i = a; i < b && !t->oom; i++) {
             occ o;
             if (c->kernel == NULL) {
@@ -422,12 +422,13 @@ static gs_status run_levels(locate_ctx *c, locate_thread *th, int threads, uint6
  * hits are sorted by qsort). The keys are cut by their top bits into
  * buckets of position ranges (8 a thread or more, about 16 k keys each,
  * at most HB: each bucket's radix sort pays for its digit counts, 2048 a
- * pass, so tiny buckets cost more than they sort); each thread counts its occurrences per
- * bucket, the counts give every (bucket, thread) its place, each thread
- * writes its keys there, and then threads take whole buckets, sort each
- * (radix) and make its hits. Nothing runs on one thread but the prefix
- * sum of the counts: merging per-thread sorted runs pairwise ended in a
- * merge of all keys on one thread, which bounded locate on 16 threads. */
+ * pass, so tiny buckets cost more than they sort). Each thread counts its
+ * occurrences per bucket, the counts give every (bucket, thread) its
+ * place, each thread writes its keys there, and then threads take whole
+ * buckets, sort each (radix) and make its hits. Nothing runs on one
+ * thread but the prefix sum of the counts: merging per-thread sorted runs
+ * pairwise ended in a merge of all keys on one thread, which bounded
+ * locate on 16 threads. One thread: one bucket, no count pass. */
 enum { HB_BITS = 11, HB = 1 << HB_BITS };
 
 typedef struct hits_job {
@@ -544,7 +545,8 @@ static gs_status to_hits(const gs_lz_index *ix, const gs_patset *ps, locate_thre
     if (nb > 1)
         gs_run_parallel(hits_step, job, sizeof *job, threads);
     else
-        count[0] = n;
+        for (int i = 0; i < threads; i++)
+            count[i] = th[i].n_hits;
     uint64_t at = 0; /* bucket-major, thread-minor: each thread's keys of a bucket in one run */
     for (unsigned b = 0; b < nb; b++) {
         bucket[b] = at;
