@@ -10,7 +10,10 @@
 #     as a direct single-process `gscan scan` of the same input, and say
 #     n_ranks = 2;
 #  2. the same through GS_LAUNCHER=mpiexec;
-#  3. gscan-scaling.sh submits a 1- and 2-rank strong and weak sweep and its
+#  3. one job builds the genome's LZ77 index (gscan index --lz), a second
+#     scans it with gscan-scan.sbatch --index on 2 tasks: the same /records,
+#     /counts and /hits as the direct scan;
+#  4. gscan-scaling.sh submits a 1- and 2-rank strong and weak sweep and its
 #     dependent report job; the report must list the four runs, the weak 2-rank
 #     corpus must hold twice the residues of the 1-rank one, and both plots
 #     must be PNG files.
@@ -46,12 +49,17 @@ printf '%s\n' '# a few phage motifs, 6 to 12 residues' GGATCC GAATTC AAGCTT \
   CTGCAG GCGGCCGC ACGTACGT TTTTTT GCTGGCGCAGTT >pats.txt
 export GS_GSCAN=$gscan
 
-run_job() { # NAME [ENV=VALUE...]: submit a 2-task scan, wait, check it completed
+run_job() { # NAME [ENV=VALUE...]: submit a 2-task scan of the genome
+  local name=$1
+  shift
+  submit "$name" env "$@" sbatch --parsable --ntasks=2 --job-name="$name" --output="$name.log" \
+    "$root/jobs/slurm/gscan-scan.sbatch" -p pats.txt --report hits -o "$name/scan.h5" "$genome"
+}
+
+submit() { # NAME COMMAND...: run an sbatch command, wait for its job, check it completed
   local name=$1 id state
   shift
-  id=$(env "$@" sbatch --parsable --ntasks=2 --job-name="$name" --output="$name.log" \
-         "$root/jobs/slurm/gscan-scan.sbatch" -p pats.txt --report hits \
-         -o "$name/scan.h5" "$genome") || { fail "sbatch $name"; return 1; }
+  id=$("$@") || { fail "sbatch $name"; return 1; }
   gs_cluster_wait "$id" || { fail "$name: job $id did not finish"; return 1; }
   state=$(gs_cluster_job_state "$id")
   if [ "$state" != COMPLETED ]; then
@@ -86,6 +94,17 @@ EOF
 if run_job srun; then same_as_direct srun/scan_N1_R2_G0.h5; fi
 if run_job mpiexec GS_LAUNCHER=mpiexec; then same_as_direct mpiexec/scan_N1_R2_G0.h5; fi
 
+# A collection's LZ77 index built by one job, scanned by another (2 ranks,
+# no corpus file): the same result as the plain scan.
+if submit lzbuild sbatch --parsable --ntasks=1 --job-name=lzbuild --output=lzbuild.log \
+     --wrap "'$gscan' index --lz -t 1 -o '$work/lambda.gsx' '$genome'" &&
+   submit lzscan sbatch --parsable --ntasks=2 --job-name=lzscan --output=lzscan.log \
+     "$root/jobs/slurm/gscan-scan.sbatch" -p pats.txt --report hits -o lz/scan.h5 \
+     --index "$work/lambda.gsx"; then
+  same_as_direct lz/scan_N1_R2_G0.h5
+  h5diff lz/scan_N1_R2_G0.h5 direct.h5 /records /records || fail "lz: /records differ"
+fi
+
 # The scaling sweep and its dependent report.
 "$root/jobs/slurm/gscan-scaling.sh" --ranks "1 2" --ranks-per-node 2 --gpus-per-node 0 \
   --no-exclusive --corpus "$genome" --out-dir sweep -- -p pats.txt >sweep.out 2>&1 ||
@@ -113,4 +132,4 @@ if [ "$failed" -ne 0 ]; then
   echo "--- slurmctld"; tail -n 20 "$gs_cluster_dir/log/slurmctld.log"
   exit 1
 fi
-echo "ok: sbatch, srun/mpiexec launch, scaling sweep and report"
+echo "ok: sbatch, srun/mpiexec launch, an LZ index built and scanned by jobs, scaling sweep and report"
