@@ -31,8 +31,9 @@ const char gs_lz_index_usage[] =
     "                               first non-empty record)\n"
     "  -t, --threads N              threads parsing records (default: all cores)\n"
     "\n"
-    "Building holds the collection in memory (1 byte a residue) plus 13 bytes a\n"
-    "reference residue and 17 bytes a phrase.\n";
+    "Building holds the reference (14 bytes a residue while it is parsed), the\n"
+    "kernel (1 byte a residue), 17 bytes a phrase and one batch of the other\n"
+    "records (512 MiB, or the longest record), never the whole collection.\n";
 
 gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
 {

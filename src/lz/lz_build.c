@@ -15,11 +15,18 @@
  * whole collection takes 4-8 bytes a residue. Against one strain, the other
  * strains parse into about as many phrases as their mutations, which is
  * where LZ77 lands too, and the memory is bounded by the reference.
- * Records are joined with a separator byte that occurs nowhere else, so no
- * match (hence no phrase and no source) crosses a record.
+ * The reference's records are joined with a separator byte it never uses,
+ * and a target byte equal to it matches nothing, so no match (hence no
+ * phrase and no source) crosses a record. The collection is never held
+ * whole: the reference is read first, then the other records a batch at a
+ * time (read, parsed on the threads, their phrases and kernel pieces kept,
+ * their text let go), so memory is the reference, its suffix array, one
+ * batch, the phrases and the kernel.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
+
+#include "../core/gs_parallel.h"
 
 #include <divsufsort.h>
 #include <divsufsort64.h>
@@ -29,52 +36,104 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* The text with separators: record r occupies [toff[r], toff[r] + len) and
- * is followed by sep. */
+/* The reference with separators: reference record r occupies
+ * [rec_off[r] + r, + its length) and is followed by sep, a byte the
+ * reference never uses. */
 typedef struct text {
     uint8_t *t;
     uint64_t n, cap;
     uint8_t sep;
 } text;
 
-static gs_status read_text(const char *const *files, size_t n_files, gs_input_format fmt,
-                           gs_lz_index *ix, text *tx, gs_error *err)
+/* Room for need bytes in *p (capacity *cap, doubled from 1 MiB; a buffer
+ * even when need is 0). */
+static int reserve(uint8_t **p, uint64_t *cap, uint64_t need)
 {
-    enum { BLOCK = 1 << 22 };
-    gs_reader_opts ro = {.format = fmt, .block = BLOCK, .overlap = 0};
-    gs_reader *r = NULL;
-    uint8_t *buf = gs_malloc(BLOCK, err, "index build");
-    gs_status st = buf ? gs_reader_open(files, n_files, &ro, &ix->layout, &r, err) : GS_ESYS;
-    gs_segment seg;
-    int k;
-    while (st == GS_OK && (k = gs_reader_next(r, buf, &seg, err)) > 0) {
-        if (tx->n + seg.own > tx->cap) {
-            uint64_t cap = tx->cap ? tx->cap * 2 : (uint64_t)1 << 24;
-            while (cap < tx->n + seg.own)
-                cap *= 2;
-            uint8_t *t = gs_realloc(tx->t, cap + 1, err, "index build text");
-            if (t == NULL) {
-                st = GS_ESYS;
-                break;
-            }
-            tx->t = t;
-            tx->cap = cap;
-        }
-        memcpy(tx->t + tx->n, seg.text, seg.own);
-        tx->n += seg.own;
-    }
-    if (st == GS_OK && k < 0)
-        st = err->code;
-    gs_reader_close(r);
-    free(buf);
-    return st;
+    if (need <= *cap && *p)
+        return 0;
+    uint64_t c = *cap ? *cap : (uint64_t)1 << 20;
+    while (c < need)
+        c *= 2;
+    uint8_t *q = realloc(*p, c);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
 }
 
-/* Insert one separator after each record (in place, from the back), after
- * choosing a byte the text never uses. */
-static gs_status add_separators(gs_lz_index *ix, text *tx, gs_error *err)
+/* The collection, a record at a time: the build holds the reference and
+ * one batch of records, never the whole collection. */
+typedef struct feed {
+    gs_reader *r;
+    const gs_layout *layout;
+    uint8_t *buf;      /* the reader's block */
+    gs_segment seg;    /* read and not yet taken (have) */
+    int have, eof;
+    size_t next;       /* the record to yield next */
+    uint8_t *t;        /* its residues */
+    uint64_t n, cap;
+} feed;
+
+/* The next record, empty ones included: 1 with *r its index and
+ * f->t[0 .. f->n) its residues (until the next call), 0 at the end, -1
+ * with err set. */
+static int next_record(feed *f, size_t *r, gs_error *err)
 {
-    size_t n_rec = ix->layout.n_rec;
+    f->n = 0;
+    for (;;) {
+        if (!f->have && !f->eof) {
+            int k = gs_reader_next(f->r, f->buf, &f->seg, err);
+            if (k < 0)
+                return -1;
+            f->have = k > 0;
+            f->eof = k == 0;
+        }
+        if (f->have && f->seg.record == f->next) {
+            if (reserve(&f->t, &f->cap, f->n + f->seg.own)) {
+                gs_fail(err, GS_ESYS, "out of memory (index build text)");
+                return -1;
+            }
+            memcpy(f->t + f->n, f->seg.text, f->seg.own);
+            f->n += f->seg.own;
+            f->have = 0;
+            continue;
+        }
+        if (f->have ? f->seg.record < f->next : f->next >= f->layout->n_rec)
+            return f->have ? (gs_fail(err, GS_ESYS, "records out of order (index build)"), -1) : 0;
+        *r = f->next++;
+        return 1;
+    }
+}
+
+/* Which records are the reference: ref_records when given, else those of
+ * the first file when there are several files (one strain a file), else
+ * the first record; empty records before the first non-empty one count
+ * with it. Asked for record after record, in order. */
+typedef struct ref_rule {
+    size_t ref_records;
+    int several_files, closed;
+    int have_first;
+    uint32_t file; /* of the first non-empty record */
+} ref_rule;
+
+static int in_reference(ref_rule *q, const gs_layout *l, size_t r, uint64_t len)
+{
+    if (!q->closed && q->ref_records)
+        q->closed = r >= q->ref_records;
+    else if (!q->closed && !q->have_first) {
+        q->have_first = len > 0;
+        q->file = l->rec[r].file;
+    } else if (!q->closed)
+        q->closed = !q->several_files || l->rec[r].file != q->file;
+    return !q->closed;
+}
+
+/* After the reference's records were read back to back: the separator (a
+ * byte the reference never uses; a target byte equal to it matches
+ * nothing) inserted after each record, in place from the back. */
+static gs_status add_separators(const gs_lz_index *ix, size_t n_ref, text *tx, gs_error *err)
+{
     uint8_t seen[256] = {0};
     for (uint64_t i = 0; i < tx->n; i++)
         seen[tx->t[i]] = 1;
@@ -84,29 +143,17 @@ static gs_status add_separators(gs_lz_index *ix, text *tx, gs_error *err)
             sep = c;
     if (sep < 0)
         return gs_fail(err, GS_EINPUT,
-                       "the collection uses all 256 byte values, none is left to separate records "
+                       "the reference uses all 256 byte values, none is left to separate records "
                        "(gscan index --lz)");
     tx->sep = (uint8_t)sep;
-    uint8_t *t = gs_realloc(tx->t, tx->n + n_rec + 1, err, "index build text");
-    if (t == NULL)
-        return GS_ESYS;
-    tx->t = t;
-    ix->rec_off = gs_malloc((n_rec + 1) * sizeof *ix->rec_off, err, "records");
-    if (ix->rec_off == NULL)
-        return GS_ESYS;
-    ix->rec_off[0] = 0;
-    for (size_t r = 0; r < n_rec; r++)
-        ix->rec_off[r + 1] = ix->rec_off[r] + ix->layout.rec[r].length;
-    ix->n_residues = ix->rec_off[n_rec];
-    if (ix->n_residues != tx->n)
-        return gs_fail(err, GS_ESYS, "read %llu residues, the layout says %llu (index build)",
-                       (unsigned long long)tx->n, (unsigned long long)ix->n_residues);
-    for (size_t r = n_rec; r-- > 0;) {
-        uint64_t len = ix->layout.rec[r].length;
-        memmove(t + ix->rec_off[r] + r, t + ix->rec_off[r], len);
-        t[ix->rec_off[r] + r + len] = tx->sep;
+    if (reserve(&tx->t, &tx->cap, tx->n + n_ref + 1))
+        return gs_fail(err, GS_ESYS, "out of memory (index build text)");
+    for (size_t r = n_ref; r-- > 0;) {
+        uint64_t len = ix->rec_off[r + 1] - ix->rec_off[r];
+        memmove(tx->t + ix->rec_off[r] + r, tx->t + ix->rec_off[r], len);
+        tx->t[ix->rec_off[r] + r + len] = tx->sep;
     }
-    tx->n += n_rec;
+    tx->n += n_ref;
     return GS_OK;
 }
 
@@ -149,11 +196,11 @@ static uint64_t match_len(const uint8_t *t, uint64_t i, uint64_t j, uint64_t lim
     return l;
 }
 
-/* The record holding separator-text position x: the last r with
- * toff(r) = rec_off[r] + r <= x. */
-static size_t rec_of_text(const gs_lz_index *ix, uint64_t x)
+/* The reference record holding separator-text position x: the last r <
+ * n_ref with rec_off[r] + r <= x. */
+static size_t rec_of_text(const gs_lz_index *ix, size_t n_ref, uint64_t x)
 {
-    size_t lo = 0, hi = ix->layout.n_rec;
+    size_t lo = 0, hi = n_ref;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
         if (ix->rec_off[mid] + mid <= x)
@@ -164,20 +211,87 @@ static size_t rec_of_text(const gs_lz_index *ix, uint64_t x)
     return lo;
 }
 
-/* One record's phrases, parsed by a thread of its own. */
+/* The kernel pieces of some records, under construction. */
+typedef struct pieces {
+    struct piece {
+        uint64_t pos, len;
+    } *v;
+    uint8_t *bytes;
+    size_t n, cap;
+    uint64_t nb, capb;
+} pieces;
+
+static int piece_push(pieces *k, uint64_t pos, const uint8_t *bytes, uint64_t len)
+{
+    if (gs_grow(&k->v, &k->cap, k->n, sizeof *k->v, 64) ||
+        reserve(&k->bytes, &k->capb, k->nb + len))
+        return -1;
+    memcpy(k->bytes + k->nb, bytes, len);
+    k->v[k->n++] = (struct piece){pos, len};
+    k->nb += len;
+    return 0;
+}
+
+static void pieces_free(pieces *k)
+{
+    free(k->v);
+    free(k->bytes);
+    *k = (pieces){0};
+}
+
+/* Windows of w residues either side of each phrase start of one record
+ * (global start g0, residues x[0 .. len)), merged where they overlap, as
+ * pieces; a literal's window holds at least its residue. start/src: the
+ * record's phrases. 0, or -1 when out of memory. */
+static int cut_record(pieces *k, const uint8_t *x, uint64_t g0, uint64_t len,
+                      const uint64_t *start, const uint64_t *src, uint64_t n_ph, uint64_t w)
+{
+    uint64_t lo = 0, hi = 0; /* the open piece, empty when lo == hi */
+    for (uint64_t j = 0; j <= n_ph; j++) {
+        uint64_t a = 0, b = 0;
+        if (j < n_ph) {
+            uint64_t s = start[j];
+            a = s - g0 > w ? s - w : g0;
+            b = s + w;
+            if (src[j] == GS_LZ_LITERAL && b < s + 1)
+                b = s + 1;
+            if (b > g0 + len)
+                b = g0 + len;
+            if (a >= b)
+                continue;
+            if (lo < hi && a < hi) {
+                if (b > hi)
+                    hi = b;
+                continue;
+            }
+        }
+        if (lo < hi && piece_push(k, lo, x + (lo - g0), hi - lo))
+            return -1;
+        lo = a;
+        hi = b;
+    }
+    return 0;
+}
+
+/* One target record's phrases and kernel pieces, made by a thread. */
 typedef struct rec_job {
+    size_t r;
+    uint64_t at, len;  /* its residues: the batch's [at, at + len) */
+    const uint8_t *x;  /* the same, once the batch is read */
     phrases ph;
+    pieces k;
     int oom;
 } rec_job;
 
 typedef struct parse_ctx {
     const gs_lz_index *ix;
-    const text *tx;
-    const void *sa;   /* suffix array of the reference, saidx_t or saidx64_t */
+    const text *tx;   /* the reference, with separators */
+    const void *sa;   /* its suffix array, saidx_t or saidx64_t */
     int wide;         /* sa is 64-bit */
     uint64_t m;       /* reference length, separators included */
-    size_t first;     /* first record parsed against the reference */
-    rec_job *jobs;    /* [n_rec - first] */
+    size_t n_ref;     /* reference records */
+    rec_job *jobs;    /* this batch's records */
+    size_t n_jobs;
     atomic_size_t next;
 } parse_ctx;
 
@@ -187,17 +301,17 @@ static inline uint64_t sa_at(const parse_ctx *c, uint64_t k)
     return c->wide ? (uint64_t)((const saidx64_t *)c->sa)[k] : (uint64_t)((const saidx_t *)c->sa)[k];
 }
 
-/* The longest prefix of t[i .. end) that occurs in the reference, by
+/* The longest prefix of x[0 .. n) that occurs in the reference, by
  * narrowing the suffix array interval one residue at a time until one
  * suffix is left, then comparing directly. Every suffix of the reference
- * ends in a separator, which the target never holds, so no match runs off
- * the reference or across its records. */
-static uint64_t longest_match(const parse_ctx *c, uint64_t i, uint64_t end, uint64_t *src)
+ * ends in a separator, and a target byte equal to it matches nothing, so
+ * no match runs off the reference or across its records. */
+static uint64_t longest_match(const parse_ctx *c, const uint8_t *x, uint64_t n, uint64_t *src)
 {
-    const uint8_t *t = c->tx->t;
+    const uint8_t *t = c->tx->t, sep = c->tx->sep;
     uint64_t lo = 0, hi = c->m, l = 0;
-    while (i + l < end && hi - lo > 1) {
-        uint8_t ch = t[i + l];
+    while (l < n && x[l] != sep && hi - lo > 1) {
+        uint8_t ch = x[l];
         uint64_t a = lo, b = hi; /* first k with t[sa[k] + l] >= ch */
         while (a < b) {
             uint64_t mid = a + (b - a) / 2;
@@ -223,7 +337,7 @@ static uint64_t longest_match(const parse_ctx *c, uint64_t i, uint64_t end, uint
     if (l == 0 && hi - lo > 1)
         return 0;
     uint64_t s = sa_at(c, lo);
-    while (i + l < end && t[s + l] == t[i + l])
+    while (l < n && x[l] != sep && t[s + l] == x[l])
         l++;
     *src = s;
     return l;
@@ -233,20 +347,23 @@ static void *parse_records(void *arg)
 {
     parse_ctx *c = arg;
     const gs_lz_index *ix = c->ix;
+    const uint64_t w = ix->max_pat - 1;
     for (;;) {
-        size_t r = atomic_fetch_add(&c->next, 1);
-        if (r >= ix->layout.n_rec)
+        size_t q = atomic_fetch_add(&c->next, 1);
+        if (q >= c->n_jobs)
             return NULL;
-        rec_job *jb = &c->jobs[r - c->first];
-        uint64_t i = ix->rec_off[r] + r, end = i + ix->layout.rec[r].length;
-        while (i < end && !jb->oom) {
-            uint64_t src = 0, len = longest_match(c, i, end, &src);
+        rec_job *jb = &c->jobs[q];
+        const uint64_t g0 = ix->rec_off[jb->r];
+        for (uint64_t i = 0; i < jb->len && !jb->oom;) {
+            uint64_t src = 0, len = longest_match(c, jb->x + i, jb->len - i, &src);
             if (len == 0)
-                jb->oom = ph_push(&jb->ph, i - r, GS_LZ_LITERAL, c->tx->t[i]);
+                jb->oom = ph_push(&jb->ph, g0 + i, GS_LZ_LITERAL, jb->x[i]);
             else
-                jb->oom = ph_push(&jb->ph, i - r, src - rec_of_text(ix, src), 0);
+                jb->oom = ph_push(&jb->ph, g0 + i, src - rec_of_text(ix, c->n_ref, src), 0);
             i += len ? len : 1;
         }
+        if (!jb->oom)
+            jb->oom = cut_record(&jb->k, jb->x, g0, jb->len, jb->ph.start, jb->ph.src, jb->ph.n, w);
     }
 }
 
@@ -279,7 +396,7 @@ static void *parse_records(void *arg)
         while (top >= 0)                                                                         \
             nsv[sa[top--]] = -1;                                                                 \
         for (size_t r = 0; r < first; r++) {                                                     \
-            uint64_t i = ix->rec_off[r] + r, end = i + ix->layout.rec[r].length;                 \
+            uint64_t i = ix->rec_off[r] + r, end = ix->rec_off[r + 1] + r;                      \
             while (i < end) {                                                                    \
                 uint64_t best = 0, src = 0;                                                      \
                 IDX cand[2] = {psv[i], nsv[i]};                                                  \
@@ -293,7 +410,7 @@ static void *parse_records(void *arg)
                     }                                                                            \
                 }                                                                                \
                 int bad = best == 0 ? ph_push(ph, i - r, GS_LZ_LITERAL, t[i])                    \
-                                    : ph_push(ph, i - r, src - rec_of_text(ix, src), 0);         \
+                                    : ph_push(ph, i - r, src - rec_of_text(ix, first, src), 0);  \
                 if (bad) {                                                                       \
                     st = gs_fail(err, GS_ESYS, "out of memory (phrases)");                       \
                     goto fail;                                                                   \
@@ -311,172 +428,229 @@ static void *parse_records(void *arg)
 GS_LZ_KKP(kkp32, saidx_t)
 GS_LZ_KKP(kkp64, saidx64_t)
 
-/* The whole parse: the reference (records [0, first)) by LZ77, then every
- * later record against the reference on `threads` threads. */
-static gs_status parse(const gs_lz_index *ix, const text *tx, size_t first, int threads,
-                       phrases *ph, gs_error *err)
+/* The kernel as it grows: pieces appended record after record. */
+typedef struct kernel_out {
+    size_t cap;    /* pc_* capacity */
+    uint64_t kcap; /* kernel capacity */
+} kernel_out;
+
+/* Record rec's pieces k appended to the index's kernel; 0, or -1. */
+static int kernel_add(gs_lz_index *ix, kernel_out *o, uint32_t rec, const pieces *k)
 {
-    const uint64_t m = ix->rec_off[first] + first; /* reference with its separators */
-    const int wide = m >= (uint64_t)INT32_MAX;
-    const size_t n_rec = ix->layout.n_rec;
-    void *sa = gs_malloc(m * (wide ? sizeof(saidx64_t) : sizeof(saidx_t)), err, "suffix array");
-    rec_job *jobs = gs_calloc(n_rec - first + 1, sizeof *jobs, err, "phrases");
-    pthread_t *tid = gs_calloc((size_t)threads, sizeof *tid, err, "threads");
-    gs_status st = GS_OK;
-    if (!sa || !jobs || !tid) {
-        st = GS_ESYS;
-        goto fail;
+    if (ix->pc_koff == NULL || ix->n_pieces + k->n > o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 1024;
+        while (cap < ix->n_pieces + k->n)
+            cap *= 2;
+        uint32_t *pr = realloc(ix->pc_rec, cap * sizeof *pr);
+        if (pr)
+            ix->pc_rec = pr;
+        uint64_t *pp = realloc(ix->pc_pos, cap * sizeof *pp);
+        if (pp)
+            ix->pc_pos = pp;
+        uint64_t *pk = realloc(ix->pc_koff, (cap + 1) * sizeof *pk);
+        if (pk && ix->pc_koff == NULL)
+            pk[0] = 0;
+        if (pk)
+            ix->pc_koff = pk;
+        if (!pr || !pp || !pk)
+            return -1;
+        o->cap = cap;
     }
-    if ((wide ? divsufsort64(tx->t, sa, (saidx64_t)m) : divsufsort(tx->t, sa, (saidx_t)m)) != 0) {
-        st = gs_fail(err, GS_ESYS, "suffix array construction failed (libdivsufsort)");
-        goto fail;
+    if (reserve(&ix->kernel, &o->kcap, ix->kernel_len + k->nb))
+        return -1;
+    if (k->nb)
+        memcpy(ix->kernel + ix->kernel_len, k->bytes, k->nb);
+    ix->kernel_len += k->nb;
+    for (size_t i = 0; i < k->n; i++, ix->n_pieces++) {
+        ix->pc_rec[ix->n_pieces] = rec;
+        ix->pc_pos[ix->n_pieces] = k->v[i].pos;
+        ix->pc_koff[ix->n_pieces + 1] = ix->pc_koff[ix->n_pieces] + k->v[i].len;
     }
-    st = wide ? kkp64(ix, tx, sa, m, first, ph, err) : kkp32(ix, tx, sa, m, first, ph, err);
+    return 0;
+}
+
+/* The reference (records [0, n_ref), read back to back into tx): its
+ * separators, its suffix array (kept in c for the other records), its
+ * LZ77 parse (KKP) into ph and its pieces into the kernel. */
+static gs_status parse_reference(gs_lz_index *ix, parse_ctx *c, text *tx, size_t n_ref,
+                                 phrases *ph, kernel_out *ko, gs_error *err)
+{
+    gs_status st = add_separators(ix, n_ref, tx, err);
     if (st != GS_OK)
-        goto fail;
-    parse_ctx c = {.ix = ix, .tx = tx, .sa = sa, .wide = wide, .m = m, .first = first,
-                   .jobs = jobs};
-    atomic_init(&c.next, first);
-    int started = 0;
-    for (int i = 1; i < threads; i++) {
-        if (pthread_create(&tid[i], NULL, parse_records, &c) != 0)
-            break; /* fewer threads do the same work */
-        started = i;
+        return st;
+    const uint64_t m = tx->n;
+    const int wide = m >= (uint64_t)INT32_MAX;
+    void *sa = gs_malloc((m ? m : 1) * (wide ? sizeof(saidx64_t) : sizeof(saidx_t)), err,
+                         "suffix array");
+    if (sa == NULL)
+        return GS_ESYS;
+    *c = (parse_ctx){.ix = ix, .tx = tx, .sa = sa, .wide = wide, .m = m, .n_ref = n_ref};
+    if ((wide ? divsufsort64(tx->t, sa, (saidx64_t)m) : divsufsort(tx->t, sa, (saidx_t)m)) != 0)
+        return gs_fail(err, GS_ESYS, "suffix array construction failed (libdivsufsort)");
+    st = wide ? kkp64(ix, tx, sa, m, n_ref, ph, err) : kkp32(ix, tx, sa, m, n_ref, ph, err);
+    pieces k = {0};
+    for (size_t r = 0, j = 0; st == GS_OK && r < n_ref; r++) { /* j: record r's first phrase */
+        uint64_t g0 = ix->rec_off[r], len = ix->rec_off[r + 1] - g0, j1 = j;
+        while (j1 < ph->n && ph->start[j1] < g0 + len)
+            j1++;
+        k.n = 0;
+        k.nb = 0;
+        if (cut_record(&k, tx->t + g0 + r, g0, len, ph->start + j, ph->src + j, j1 - j,
+                       ix->max_pat - 1) ||
+            kernel_add(ix, ko, (uint32_t)r, &k))
+            st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
+        j = j1;
     }
-    parse_records(&c);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tid[i], NULL);
-    for (size_t r = 0; r < n_rec - first && st == GS_OK; r++) {
-        const phrases *q = &jobs[r].ph;
-        if (jobs[r].oom)
-            st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
-        for (uint64_t j = 0; st == GS_OK && j < q->n; j++)
-            if (ph_push(ph, q->start[j], q->src[j], q->lit[j]))
-                st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
-    }
-fail:
-    for (size_t r = 0; jobs && r < n_rec - first; r++) {
-        free(jobs[r].ph.start);
-        free(jobs[r].ph.src);
-        free(jobs[r].ph.lit);
-    }
-    free(jobs);
-    free(tid);
-    free(sa);
+    pieces_free(&k);
     return st;
 }
 
-/* The record holding global position g (the last one starting at or
- * before it: empty records before it start there too). */
-static uint32_t rec_of(const gs_lz_index *ix, uint64_t g)
+/* One batch of records after the reference, parsed against it on
+ * `threads` threads; their phrases and pieces appended in record order. */
+static gs_status parse_batch(gs_lz_index *ix, parse_ctx *c, rec_job *jobs, size_t n_jobs,
+                             int threads, phrases *ph, kernel_out *ko, gs_error *err)
 {
-    return (uint32_t)gs_lz_last_le(ix->rec_off, ix->layout.n_rec, g);
-}
-
-/* Windows around phrase starts, merged where they overlap inside a record;
- * copied out of the separator text. */
-static gs_status cut_kernel(gs_lz_index *ix, const text *tx, gs_error *err)
-{
-    const uint64_t w = ix->max_pat - 1;
-    uint64_t cap = 1024, kcap = 1 << 20;
-    ix->pc_rec = gs_malloc(cap * sizeof *ix->pc_rec, err, "kernel");
-    ix->pc_pos = gs_malloc(cap * sizeof *ix->pc_pos, err, "kernel");
-    ix->pc_koff = gs_malloc((cap + 1) * sizeof *ix->pc_koff, err, "kernel");
-    ix->kernel = gs_malloc(kcap, err, "kernel");
-    if (!ix->pc_rec || !ix->pc_pos || !ix->pc_koff || !ix->kernel)
-        return GS_ESYS;
-    ix->pc_koff[0] = 0;
-    uint64_t lo = 0, hi = 0; /* the open piece, empty when lo == hi */
-    uint32_t rec = 0;
-    for (uint64_t j = 0; j <= ix->n_phrases; j++) {
-        uint64_t a = 0, b = 0;
-        uint32_t r = 0;
-        if (j < ix->n_phrases) {
-            uint64_t s = ix->ph_start[j];
-            r = rec_of(ix, s);
-            a = s - ix->rec_off[r] > w ? s - w : ix->rec_off[r];
-            b = s + w;
-            if (ix->ph_src[j] == GS_LZ_LITERAL && b < s + 1)
-                b = s + 1;
-            if (b > ix->rec_off[r + 1])
-                b = ix->rec_off[r + 1];
-            if (a >= b)
-                continue;
-            if (lo < hi && r == rec && a < hi) {
-                if (b > hi)
-                    hi = b;
-                continue;
-            }
-        }
-        if (lo < hi) { /* close the open piece */
-            uint64_t len = hi - lo, k = ix->pc_koff[ix->n_pieces];
-            if (ix->n_pieces == cap) {
-                cap *= 2;
-                uint32_t *pr = gs_realloc(ix->pc_rec, cap * sizeof *pr, err, "kernel");
-                if (pr)
-                    ix->pc_rec = pr;
-                uint64_t *pp = gs_realloc(ix->pc_pos, cap * sizeof *pp, err, "kernel");
-                if (pp)
-                    ix->pc_pos = pp;
-                uint64_t *pk = gs_realloc(ix->pc_koff, (cap + 1) * sizeof *pk, err, "kernel");
-                if (pk)
-                    ix->pc_koff = pk;
-                if (!pr || !pp || !pk)
-                    return GS_ESYS;
-            }
-            while (k + len > kcap) {
-                kcap *= 2;
-                uint8_t *kb = gs_realloc(ix->kernel, kcap, err, "kernel");
-                if (kb == NULL)
-                    return GS_ESYS;
-                ix->kernel = kb;
-            }
-            memcpy(ix->kernel + k, tx->t + lo + rec, len);
-            ix->pc_rec[ix->n_pieces] = rec;
-            ix->pc_pos[ix->n_pieces] = lo;
-            ix->pc_koff[++ix->n_pieces] = k + len;
-        }
-        lo = a;
-        hi = b;
-        rec = r;
+    gs_status st = GS_OK;
+    c->jobs = jobs;
+    c->n_jobs = n_jobs;
+    atomic_init(&c->next, 0);
+    pthread_t tid[GS_PARALLEL_MAX];
+    int started = 0;
+    for (int i = 1; i < threads && i < GS_PARALLEL_MAX && (size_t)i < n_jobs; i++) {
+        if (pthread_create(&tid[i], NULL, parse_records, c) != 0)
+            break; /* fewer threads do the same work */
+        started = i;
     }
-    ix->kernel_len = ix->pc_koff[ix->n_pieces];
-    return GS_OK;
+    parse_records(c);
+    for (int i = 1; i <= started; i++)
+        pthread_join(tid[i], NULL);
+    for (size_t q = 0; q < n_jobs; q++) {
+        rec_job *jb = &jobs[q];
+        if (st == GS_OK && jb->oom)
+            st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
+        for (uint64_t j = 0; st == GS_OK && j < jb->ph.n; j++)
+            if (ph_push(ph, jb->ph.start[j], jb->ph.src[j], jb->ph.lit[j]))
+                st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
+        if (st == GS_OK && kernel_add(ix, ko, (uint32_t)jb->r, &jb->k))
+            st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
+        free(jb->ph.start);
+        free(jb->ph.src);
+        free(jb->ph.lit);
+        pieces_free(&jb->k);
+    }
+    return st;
 }
 
-/* The reference: ref_records records when given, else those of the first
- * file when there are several files (one strain a file), else the first
- * record; empty records before it do not count. */
-static size_t reference_records(const gs_lz_index *ix, size_t ref_records)
+/* Records after the reference are parsed a batch at a time: at least
+ * BATCH residues (or the rest), so that the threads share many records
+ * and the build holds the reference, its suffix array and one batch, not
+ * the collection. GS_LZ_BATCH (residues) lets the tests cut batches of a
+ * record or a few. */
+enum { READ_BLOCK = 1 << 22, BATCH = 1 << 29 };
+
+static uint64_t batch_residues(void)
 {
-    size_t n = ix->layout.n_rec, k = 0;
-    if (ref_records)
-        return ref_records < n ? ref_records : n;
-    while (k < n && ix->layout.rec[k].length == 0)
-        k++;
-    if (k < n && ix->layout.n_files > 1)
-        for (uint32_t f = ix->layout.rec[k].file; k < n && ix->layout.rec[k].file == f;)
-            k++;
-    else
-        k++;
-    return k < n ? k : n;
+    const char *e = getenv("GS_LZ_BATCH");
+    long long v = e ? atoll(e) : 0;
+    return v > 0 ? (uint64_t)v : BATCH;
 }
 
 gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,
                       uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
                       gs_error *err)
 {
-    text tx = {0};
-    phrases ph = {0};
     memset(ix, 0, sizeof *ix);
     ix->max_pat = max_pat;
-    gs_status st = read_text(files, n_files, fmt, ix, &tx, err);
-    if (st == GS_OK && ix->layout.n_rec == 0)
-        st = gs_fail(err, GS_EINPUT, "the collection has no record (gscan index --lz)");
-    if (st == GS_OK)
-        st = add_separators(ix, &tx, err);
-    if (st == GS_OK)
-        st = parse(ix, &tx, reference_records(ix, ref_records), threads, &ph, err);
+    if (threads < 1)
+        threads = 1;
+    feed f = {.layout = &ix->layout};
+    text tx = {0};
+    phrases ph = {0};
+    kernel_out ko = {0};
+    parse_ctx c = {0};
+    ref_rule q = {.ref_records = ref_records};
+    uint8_t *bt = NULL; /* the batch's residues */
+    uint64_t bn = 0, bcap = 0, total = 0;
+    rec_job *jobs = NULL;
+    size_t n_jobs = 0, cap_jobs = 0, cap_off = 0, n_ref = 0;
+    int ref_done = 0;
+    const uint64_t batch = batch_residues();
+    gs_reader_opts ro = {.format = fmt, .block = READ_BLOCK, .overlap = 0};
+    gs_status st = (f.buf = gs_malloc(READ_BLOCK, err, "index build")) == NULL
+                       ? GS_ESYS
+                       : gs_reader_open(files, n_files, &ro, &ix->layout, &f.r, err);
+    q.several_files = ix->layout.n_files > 1;
+    if (st == GS_OK && kernel_add(ix, &ko, 0, &(pieces){0})) /* its arrays, pc_koff[0] = 0 */
+        st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
+    while (st == GS_OK) {
+        size_t r = 0;
+        int got = next_record(&f, &r, err);
+        if (got < 0) {
+            st = err->code;
+            break;
+        }
+        if (got > 0) { /* its place in global coordinates */
+            if (gs_grow(&ix->rec_off, &cap_off, r + 1, sizeof *ix->rec_off, 1024)) {
+                st = gs_fail(err, GS_ESYS, "out of memory (records)");
+                break;
+            }
+            ix->rec_off[r] = total;
+            ix->rec_off[r + 1] = total += f.n;
+            if (f.n != ix->layout.rec[r].length) {
+                st = gs_fail(err, GS_ESYS, "read %llu residues of record %zu, the layout says "
+                             "%llu (index build)", (unsigned long long)f.n, r,
+                             (unsigned long long)ix->layout.rec[r].length);
+                break;
+            }
+        }
+        if (got > 0 && !ref_done && in_reference(&q, &ix->layout, r, f.n)) {
+            if (reserve(&tx.t, &tx.cap, tx.n + f.n)) {
+                st = gs_fail(err, GS_ESYS, "out of memory (index build text)");
+                break;
+            }
+            if (f.n) /* an empty record has no text at all */
+                memcpy(tx.t + tx.n, f.t, f.n);
+            tx.n += f.n;
+            n_ref = r + 1;
+            continue;
+        }
+        if (!ref_done) { /* the reference is complete */
+            ref_done = 1;
+            if (ix->layout.n_rec == 0) {
+                st = gs_fail(err, GS_EINPUT, "the collection has no record (gscan index --lz)");
+                break;
+            }
+            if ((st = parse_reference(ix, &c, &tx, n_ref, &ph, &ko, err)) != GS_OK)
+                break;
+        }
+        if (got > 0) { /* record r joins the batch */
+            if (gs_grow(&jobs, &cap_jobs, n_jobs, sizeof *jobs, 64) || reserve(&bt, &bcap, bn + f.n)) {
+                st = gs_fail(err, GS_ESYS, "out of memory (index build text)");
+                break;
+            }
+            if (f.n)
+                memcpy(bt + bn, f.t, f.n);
+            jobs[n_jobs++] = (rec_job){.r = r, .at = bn, .len = f.n};
+            bn += f.n;
+        }
+        if (got == 0 || bn >= batch) {
+            for (size_t i = 0; i < n_jobs; i++) /* the buffer is final now */
+                jobs[i].x = bt + jobs[i].at;
+            st = parse_batch(ix, &c, jobs, n_jobs, threads, &ph, &ko, err);
+            n_jobs = 0;
+            bn = 0;
+        }
+        if (got == 0)
+            break;
+    }
+    gs_reader_close(f.r);
+    free(f.buf);
+    free(f.t);
+    free(bt);
+    free(jobs);
+    free(tx.t);
+    free((void *)c.sa);
+    ix->n_residues = total;
     if (st == GS_OK && ph_push(&ph, ix->n_residues, 0, 0)) /* room for the end sentinel */
         st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
     if (st == GS_OK) {
@@ -485,11 +659,8 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
         ix->ph_src = ph.src;
         ix->lit = ph.lit;
         ph = (phrases){0};
-        st = cut_kernel(ix, &tx, err);
     }
-    free(tx.t);
-    tx.t = NULL;
-    if (st == GS_OK) /* locate's order, made once here (the text freed) and stored */
+    if (st == GS_OK) /* locate's order, made once here and stored */
         st = gs_lz_sources_sort(ix, threads, err);
     free(ph.start);
     free(ph.src);

@@ -83,6 +83,28 @@ GS_LZ_CHUNK=13 check s.fa s3.patterns 24 --report hits --readers 3 --block-size 
 # into 128 position buckets (more threads than cores is fine: the results
 # may not depend on who found what).
 check s.fa s3.patterns 24 --report hits -t 16
+# The build reads records after the reference a batch at a time
+# (GS_LZ_BATCH residues; a record at least): batches of one record, on 3
+# threads, make the very file one batch does.
+runs=$((runs + 1))
+"$GSCAN" index --lz -m 24 -t 1 -o one.gsx s.fa t.fa &&
+  GS_LZ_BATCH=1 "$GSCAN" index --lz -m 24 -t 3 -o many.gsx s.fa t.fa &&
+  cmp -s one.gsx many.gsx || { echo "FAIL build in batches of one record"; fails=$((fails + 1)); }
+GS_LZ_BATCH=1000 check s.fa s3.patterns 24 --report hits -t 2
+# Raw bytes: the separator is a byte the reference (the first file) never
+# uses; the second file uses it (NUL), and no match may run across it.
+printf 'ACGTACGTTTGACCA' >r1.raw
+printf 'ACGTAC\0GTTTGACCAACG\0\0TACGT' >r2.raw
+printf 'p1\tACG\np2\tGTTTGACCA\np3\tC\\x00G\np4\t\\x00\\x00T\np5\t\\x00\np6\tA\n' >raw.patterns
+if "$GSCAN" index --lz -m 9 --input-format raw -o raw.gsx r1.raw r2.raw &&
+  "$GSCAN" scan -q -d cpu -p raw.patterns --alphabet bytes --input-format raw --report hits \
+    -o plain.h5 r1.raw r2.raw &&
+  "$GSCAN" scan -q -d "$dev" -p raw.patterns --alphabet bytes --report hits -o lz.h5 \
+    --index raw.gsx; then
+  same "raw bytes, the separator in a target" plain.h5 lz.h5
+else
+  echo "FAIL raw bytes, the separator in a target: a command failed"; fails=$((fails + 1))
+fi
 if [ "$quick" != 1 ]; then
   GS_LZ_CHUNK=1000 check s.fa s.patterns 64 --report counts -t 2
   check s.fa s3.patterns 24 --report hits --strand forward
@@ -233,6 +255,10 @@ expect() { # name, want_rc, want_text, command...
     fails=$((fails + 1))
   fi
 }
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)))' >all256.raw
+expect "a reference with all 256 byte values" 2 "none is left to separate records" \
+  "$GSCAN" index --lz --input-format raw -o bad.gsx all256.raw r2.raw
+rm -f bad.gsx
 "$GSCAN" index --lz -m 8 -o m8.gsx s.fa
 expect "pattern longer than M" 2 "at most 8" "$GSCAN" scan -q -p s.patterns -o bad.h5 --index m8.gsx
 expect "pattern longer than M, 2 ranks" 2 "at most 8" "$MPIEXEC" -n 2 "$GSCAN" scan -q -p s.patterns -o bad.h5 --index m8.gsx
