@@ -33,7 +33,8 @@ const char gs_lz_index_usage[] =
     "\n"
     "Building holds the reference (14 bytes a residue while it is parsed), the\n"
     "kernel (1 byte a residue), 17 bytes a phrase and one batch of the other\n"
-    "records (512 MiB, or the longest record), never the whole collection.\n";
+    "records (512 MiB of residues plus at most one record), never the whole\n"
+    "collection.\n";
 
 gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
 {
