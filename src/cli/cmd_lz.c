@@ -31,7 +31,7 @@ const char gs_lz_index_usage[] =
     "                               first non-empty record)\n"
     "  -t, --threads N              threads parsing records (default: all cores)\n"
     "\n"
-    "Building holds the reference (14 bytes a residue while it is parsed), the\n"
+    "Building holds the reference (17 bytes a residue while it is parsed), the\n"
     "kernel (1 byte a residue), 17 bytes a phrase and one batch of the other\n"
     "records (512 MiB of residues plus at most one record), never the whole\n"
     "collection.\n";
