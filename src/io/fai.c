@@ -567,6 +567,15 @@ static int parse_u64(const char *s, const char *end, uint64_t *v)
  * checks took a third of a second on one core. */
 enum { LOAD_THREADS = 8, LOAD_BYTES_PER_THREAD = 1 << 20 };
 
+/* Threads for len bytes of index: one a MiB, at most LOAD_THREADS and the
+ * cores. */
+static int load_threads(size_t len)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = gs_parallel_threads(LOAD_THREADS, 1 + len / LOAD_BYTES_PER_THREAD);
+    return cores > 0 && n > cores ? (int)cores : n;
+}
+
 /* A share of the .fai read by one thread (the first st_size bytes of a
  * large index, in LOAD_THREADS parts: a 2 M-record EST index is 61 MB,
  * whose page faults and copy took 0.06 s on one thread). */
@@ -590,11 +599,10 @@ static gs_status read_index(int fd, const char *path, char **text, size_t *len, 
     size_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
     size_t cap = size + 1, n = 0;
     char *buf = gs_malloc(cap, err, "index");
-    if (buf != NULL && size >= 2 * LOAD_BYTES_PER_THREAD) {
+    const int k = load_threads(size);
+    if (buf != NULL && k > 1) {
         index_share sh[LOAD_THREADS];
-        int k = gs_parallel_threads(LOAD_THREADS, size / LOAD_BYTES_PER_THREAD), ok = 1;
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        k = cores > 0 && k > cores ? (int)cores : k;
+        int ok = 1;
         for (int i = 0; i < k; i++)
             sh[i] = (index_share){fd, 0, buf, size * (size_t)i / (size_t)k,
                                   size * (size_t)(i + 1) / (size_t)k - size * (size_t)i / (size_t)k};
@@ -802,10 +810,7 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
     fd = -1;
 
     /* parts of whole lines, about len / n bytes each */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int n = 1 + (int)(len / LOAD_BYTES_PER_THREAD);
-    n = n > LOAD_THREADS ? LOAD_THREADS : n;
-    n = cores > 0 && n > cores ? (int)cores : n;
+    const int n = load_threads(len);
     for (int k = 0; k < n; k++) {
         size_t from = k ? part[k - 1].to : 0, to = len * (size_t)(k + 1) / (size_t)n;
         const char *nl = to > from && k < n - 1 ? memchr(text + to - 1, '\n', len - (to - 1)) : NULL;

@@ -111,6 +111,22 @@ typedef struct gs_lz_kchunk {
  * the chunks of a read index. */
 void gs_lz_kernel_copy(const gs_lz_index *ix, uint64_t k, uint64_t n, uint8_t *dst);
 
+/* The kernel window of the phrase starting at b, inside [lo, hi) (its
+ * record, or the stored piece holding it; lo <= b < hi): w residues either
+ * side, and at least the residue itself for a literal (*src is the
+ * phrase's source, read only when w = 0). Sets [*a, *e); 0 when it is
+ * empty. The build cuts the kernel by it and a scan trims the kernel by it
+ * (w = its span - 1), so that the two agree. */
+static inline int gs_lz_window(uint64_t b, uint64_t lo, uint64_t hi, uint64_t w,
+                               const uint64_t *src, uint64_t *a, uint64_t *e)
+{
+    *a = b - lo > w ? b - w : lo;
+    *e = hi - b > w ? b + w : hi;
+    if (*e == b && *src == GS_LZ_LITERAL)
+        *e = b + 1;
+    return *a < *e;
+}
+
 /* The last i < n with a[i] <= x in the ascending a[0 .. n), or n when none:
  * the record holding a global position (a = rec_off), the phrase (ph_start),
  * the kernel piece (pc_koff). */

@@ -30,7 +30,6 @@
 
 #include <divsufsort.h>
 #include <divsufsort64.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,14 +249,7 @@ static int cut_record(pieces *k, const uint8_t *x, uint64_t g0, uint64_t len,
     for (uint64_t j = 0; j <= n_ph; j++) {
         uint64_t a = 0, b = 0;
         if (j < n_ph) {
-            uint64_t s = start[j];
-            a = s - g0 > w ? s - w : g0;
-            b = s + w;
-            if (src[j] == GS_LZ_LITERAL && b < s + 1)
-                b = s + 1;
-            if (b > g0 + len)
-                b = g0 + len;
-            if (a >= b)
+            if (!gs_lz_window(start[j], g0, g0 + len, w, &src[j], &a, &b))
                 continue;
             if (lo < hi && a < hi) {
                 if (b > hi)
@@ -277,7 +269,6 @@ static int cut_record(pieces *k, const uint8_t *x, uint64_t g0, uint64_t len,
 typedef struct rec_job {
     size_t r;
     uint64_t at, len;  /* its residues: the batch's [at, at + len) */
-    const uint8_t *x;  /* the same, once the batch is read */
     phrases ph;
     pieces k;
     int oom;
@@ -290,7 +281,8 @@ typedef struct parse_ctx {
     int wide;         /* sa is 64-bit */
     uint64_t m;       /* reference length, separators included */
     size_t n_ref;     /* reference records */
-    rec_job *jobs;    /* this batch's records */
+    const uint8_t *batch; /* this batch's residues */
+    rec_job *jobs;    /* and records */
     size_t n_jobs;
     atomic_size_t next;
 } parse_ctx;
@@ -345,7 +337,7 @@ static uint64_t longest_match(const parse_ctx *c, const uint8_t *x, uint64_t n, 
 
 static void *parse_records(void *arg)
 {
-    parse_ctx *c = arg;
+    parse_ctx *c = *(parse_ctx **)arg;
     const gs_lz_index *ix = c->ix;
     const uint64_t w = ix->max_pat - 1;
     for (;;) {
@@ -353,17 +345,18 @@ static void *parse_records(void *arg)
         if (q >= c->n_jobs)
             return NULL;
         rec_job *jb = &c->jobs[q];
+        const uint8_t *x = c->batch + jb->at;
         const uint64_t g0 = ix->rec_off[jb->r];
         for (uint64_t i = 0; i < jb->len && !jb->oom;) {
-            uint64_t src = 0, len = longest_match(c, jb->x + i, jb->len - i, &src);
+            uint64_t src = 0, len = longest_match(c, x + i, jb->len - i, &src);
             if (len == 0)
-                jb->oom = ph_push(&jb->ph, g0 + i, GS_LZ_LITERAL, jb->x[i]);
+                jb->oom = ph_push(&jb->ph, g0 + i, GS_LZ_LITERAL, x[i]);
             else
                 jb->oom = ph_push(&jb->ph, g0 + i, src - rec_of_text(ix, c->n_ref, src), 0);
             i += len ? len : 1;
         }
         if (!jb->oom)
-            jb->oom = cut_record(&jb->k, jb->x, g0, jb->len, jb->ph.start, jb->ph.src, jb->ph.n, w);
+            jb->oom = cut_record(&jb->k, x, g0, jb->len, jb->ph.start, jb->ph.src, jb->ph.n, w);
     }
 }
 
@@ -507,23 +500,20 @@ static gs_status parse_reference(gs_lz_index *ix, parse_ctx *c, text *tx, size_t
 
 /* One batch of records after the reference, parsed against it on
  * `threads` threads; their phrases and pieces appended in record order. */
-static gs_status parse_batch(gs_lz_index *ix, parse_ctx *c, rec_job *jobs, size_t n_jobs,
-                             int threads, phrases *ph, kernel_out *ko, gs_error *err)
+static gs_status parse_batch(gs_lz_index *ix, parse_ctx *c, const uint8_t *batch, rec_job *jobs,
+                             size_t n_jobs, int threads, phrases *ph, kernel_out *ko,
+                             gs_error *err)
 {
     gs_status st = GS_OK;
+    c->batch = batch;
     c->jobs = jobs;
     c->n_jobs = n_jobs;
     atomic_init(&c->next, 0);
-    pthread_t tid[GS_PARALLEL_MAX];
-    int started = 0;
-    for (int i = 1; i < threads && i < GS_PARALLEL_MAX && (size_t)i < n_jobs; i++) {
-        if (pthread_create(&tid[i], NULL, parse_records, c) != 0)
-            break; /* fewer threads do the same work */
-        started = i;
-    }
-    parse_records(c);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tid[i], NULL);
+    parse_ctx *share[GS_PARALLEL_MAX]; /* every thread takes records from c */
+    threads = gs_parallel_threads(threads, n_jobs);
+    for (int t = 0; t < threads; t++)
+        share[t] = c;
+    gs_run_parallel(parse_records, share, sizeof *share, threads);
     for (size_t q = 0; q < n_jobs; q++) {
         rec_job *jb = &jobs[q];
         if (st == GS_OK && jb->oom)
@@ -634,9 +624,7 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format 
             bn += f.n;
         }
         if (got == 0 || bn >= batch) {
-            for (size_t i = 0; i < n_jobs; i++) /* the buffer is final now */
-                jobs[i].x = bt + jobs[i].at;
-            st = parse_batch(ix, &c, jobs, n_jobs, threads, &ph, &ko, err);
+            st = parse_batch(ix, &c, bt, jobs, n_jobs, threads, &ph, &ko, err);
             n_jobs = 0;
             bn = 0;
         }

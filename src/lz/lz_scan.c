@@ -74,10 +74,8 @@ static void *trim_pieces(void *arg)
             uint64_t b = ix->ph_start[j];
             if (b < lo) /* before the piece: an empty window (M = 1) or a lying index */
                 continue;
-            uint64_t a = b - lo > w ? b - w : lo, e = hi - b > w ? b + w : hi;
-            if (e == b && ix->ph_src[j] == GS_LZ_LITERAL)
-                e = b + 1; /* w = 0: the literal's residue (ph_src read only then) */
-            if (a >= e)
+            uint64_t a, e;
+            if (!gs_lz_window(b, lo, hi, w, &ix->ph_src[j], &a, &e))
                 continue;
             if (a0 < e0 && a < e0) { /* overlaps the open piece */
                 e0 = e > e0 ? e : e0;

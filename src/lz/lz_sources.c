@@ -16,7 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
-#include "../io/bgzf.h"
+#include "../core/gs_parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -139,10 +139,7 @@ static void srcs_run(srcs_job *job, int threads, int step, uint64_t lo, uint64_t
  * for starting them); NULL when out of memory. */
 static srcs_job *jobs(gs_lz_index *ix, int *threads)
 {
-    if (*threads > GS_BGZF_MAX_THREADS)
-        *threads = GS_BGZF_MAX_THREADS;
-    if (*threads < 1 || ix->n_phrases < 65536)
-        *threads = 1;
+    *threads = ix->n_phrases < 65536 ? 1 : gs_parallel_threads(*threads, SIZE_MAX);
     srcs_job *job = calloc((size_t)*threads, sizeof *job);
     for (int t = 0; job && t < *threads; t++)
         job[t].ix = ix;
