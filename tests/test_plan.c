@@ -20,38 +20,45 @@ static void check_layout(const uint64_t *len, size_t n, int ranks, uint64_t over
     for (size_t i = 0; i < n; i++)
         total += len[i];
     CHECK_EQ_U64(plan.total, total);
-    CHECK_EQ_U64(plan.first[0], 0);
-    CHECK_EQ_U64(plan.first[ranks], plan.n_pieces);
-    /* Walk pieces in order: they must tile every record's starts exactly once. */
+    /* Walk each rank's pieces in rank order: together they must tile every
+     * record's starts exactly once. */
     size_t rec = 0;
     uint64_t pos = 0;
-    for (size_t i = 0; i < plan.n_pieces; i++) {
-        const gs_piece *p = &plan.pieces[i];
-        while (rec < n && pos == len[rec]) {
-            rec++;
-            pos = 0;
+    for (int r = 0; r < ranks; r++) {
+        const gs_part *part = &plan.parts[r];
+        CHECK(part->lo <= part->hi && part->hi <= total);
+        uint64_t owned = 0, pieces = 0, last = 0;
+        gs_plan_walk w;
+        gs_piece piece;
+        gs_plan_walk_init(&w, &plan, r);
+        while (gs_plan_next(&w, &piece)) {
+            const gs_piece *p = &piece;
+            while (rec < n && pos == len[rec]) {
+                rec++;
+                pos = 0;
+            }
+            CHECK(p->record == rec);
+            CHECK(pieces > 0 || p->record == part->rec);
+            CHECK(p->begin == pos);
+            CHECK(p->begin < p->end);
+            CHECK(p->end <= len[p->record]);
+            uint64_t want_read = p->end + overlap < len[p->record] ? p->end + overlap : len[p->record];
+            CHECK(p->read_end == want_read);
+            pos = p->end;
+            owned += p->end - p->begin;
+            last = p->record;
+            pieces++;
         }
-        CHECK(p->record == rec);
-        CHECK(p->begin == pos);
-        CHECK(p->begin < p->end);
-        CHECK(p->end <= len[p->record]);
-        uint64_t want_read = p->end + overlap < len[p->record] ? p->end + overlap : len[p->record];
-        CHECK(p->read_end == want_read);
-        pos = p->end;
+        CHECK(pieces == 0 || last == part->last); /* the files a rank opens come from these */
+        CHECK(owned == part->hi - part->lo);
+        uint64_t ideal_lo = total / (uint64_t)ranks, ideal_hi = ideal_lo + 1;
+        CHECK(owned >= ideal_lo && owned <= ideal_hi);
     }
     while (rec < n && pos == len[rec]) {
         rec++;
         pos = 0;
     }
     CHECK(rec == n);
-    for (int r = 0; r < ranks; r++) {
-        CHECK(plan.first[r] <= plan.first[r + 1]);
-        uint64_t owned = 0;
-        for (size_t i = plan.first[r]; i < plan.first[r + 1]; i++)
-            owned += plan.pieces[i].end - plan.pieces[i].begin;
-        uint64_t ideal_lo = total / (uint64_t)ranks, ideal_hi = ideal_lo + 1;
-        CHECK(owned >= ideal_lo && owned <= ideal_hi);
-    }
     gs_plan_free(&plan);
 }
 

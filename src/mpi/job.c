@@ -65,6 +65,8 @@ typedef struct job {
     gs_seqfile *fds;       /* ranges mode: [readers][n_files], each reader's files */
     gs_plan plan;          /* ranges mode: size x readers parts; rank r reads parts
                             * r x readers .. (r + 1) x readers - 1 */
+    uint64_t *rec_len;     /* ranges mode: [n_rec], the lengths the plan cuts */
+    uint64_t *file_residues; /* ranges mode: [n_files] */
     uint64_t plan_residues; /* ranges mode: residues of the whole plan, else 0 */
     gs_lz_index lz;        /* MODE_LZ: the whole index, on every rank */
     uint64_t bytes_read;
@@ -466,6 +468,7 @@ static gs_status make_plan(job *j, gs_error *err)
         return open_lz(j, err);
     int mode[2] = {MODE_LOCAL, 1}; /* the mode and the readers per rank */
     gs_fai *fai = NULL;
+    double t[3] = {gs_now(), 0, 0}; /* GS_DEBUG_TIME: the plan's steps */
     if (j->rank == 0) {
         int ok = 0;
         fai = gs_calloc(o->n_corpus, sizeof *fai, err, "indexes");
@@ -473,6 +476,7 @@ static gs_status make_plan(job *j, gs_error *err)
         mode[0] = ok ? MODE_RANGES : j->size > 1 ? MODE_STREAMED : MODE_LOCAL;
         if (ok)
             mode[1] = readers(j);
+        t[1] = gs_now();
         if (st == GS_OK && ok)
             st = take_layout(j, fai, err);
     }
@@ -481,6 +485,7 @@ static gs_status make_plan(job *j, gs_error *err)
             gs_fai_free(&fai[f]);
         free(fai);
     }
+    t[2] = gs_now();
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
     GS_MPI_CHECK(MPI_Bcast(mode, 2, MPI_INT, 0, j->comm));
@@ -491,35 +496,32 @@ static gs_status make_plan(job *j, gs_error *err)
         return GS_OK;
 
     if ((st = bcast_layout(j, err)) == GS_OK) {
-        uint64_t *len = gs_malloc(j->layout.n_rec * sizeof *len + 1, err, "plan");
-        if (len == NULL)
+        j->rec_len = gs_malloc(j->layout.n_rec * sizeof *j->rec_len + 1, err, "plan");
+        j->file_residues = gs_calloc(o->n_corpus, sizeof *j->file_residues, err, "plan");
+        if (j->rec_len == NULL || j->file_residues == NULL)
             st = GS_ESYS;
-        for (size_t i = 0; st == GS_OK && i < j->layout.n_rec; i++)
-            len[i] = j->layout.rec[i].length;
-        /* Rank 0 computes the plan and sends it; the plan is a pure function,
-         * so the others could compute it, but one source of truth is simpler
-         * to reason about when layouts grow large. */
+        for (size_t i = 0; st == GS_OK && i < j->layout.n_rec; i++) {
+            j->rec_len[i] = j->layout.rec[i].length;
+            j->file_residues[j->layout.rec[i].file] += j->rec_len[i];
+        }
+        /* Rank 0 computes the plan and sends its ranges; the plan is a pure
+         * function, so the others could compute it, but one source of truth
+         * is simpler to reason about when layouts grow large. */
         if (st == GS_OK && j->rank == 0)
-            st = gs_partition_plan(len, j->layout.n_rec, parts, j->overlap, &j->plan, err);
-        free(len);
+            st = gs_partition_plan(j->rec_len, j->layout.n_rec, parts, j->overlap, &j->plan, err);
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
-    uint64_t np = j->plan.n_pieces;
-    GS_MPI_CHECK(MPI_Bcast(&np, 1, MPI_UINT64_T, 0, j->comm));
     if (j->rank != 0) {
-        j->plan.n_pieces = np;
-        j->plan.n_ranks = parts;
-        j->plan.overlap = j->overlap;
-        j->plan.pieces = gs_malloc(np * sizeof *j->plan.pieces, err, "plan");
-        j->plan.first = gs_malloc(((size_t)parts + 1) * sizeof *j->plan.first, err, "plan");
-        if (j->plan.pieces == NULL || j->plan.first == NULL)
+        j->plan = (gs_plan){.len = j->rec_len, .n_rec = j->layout.n_rec, .n_ranks = parts,
+                            .overlap = j->overlap};
+        j->plan.parts = gs_malloc((size_t)parts * sizeof *j->plan.parts, err, "plan");
+        if (j->plan.parts == NULL)
             MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     }
-    bcast_bytes(j->plan.pieces, np * sizeof *j->plan.pieces, j->comm);
-    GS_MPI_CHECK(MPI_Bcast(j->plan.first, (parts + 1) * (int)sizeof *j->plan.first, MPI_BYTE, 0, j->comm));
-    for (uint64_t p = 0; p < np; p++)
-        j->plan_residues += j->plan.pieces[p].end - j->plan.pieces[p].begin;
+    bcast_bytes(j->plan.parts, (size_t)parts * sizeof *j->plan.parts, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&j->plan.total, 1, MPI_UINT64_T, 0, j->comm));
+    j->plan_residues = j->plan.total;
     /* no block larger than the whole corpus: a GPU's pinned buffers (three
      * blocks) cost ~1 ms a MiB to allocate, 50 ms of a phage's whole run */
     if (o->block == 0 && j->plan_residues < j->block)
@@ -534,11 +536,15 @@ static gs_status make_plan(job *j, gs_error *err)
      * that loads the .gzi and checks its tail against the file); readers
      * share nothing, so a BGZF block cache needs no lock */
     for (int r = 0; j->fds && st == GS_OK && r < j->readers; r++) {
-        const size_t part = (size_t)j->rank * j->readers + r;
         gs_seqfile *fds = j->fds + (size_t)r * o->n_corpus;
-        for (size_t p = j->plan.first[part]; p < j->plan.first[part + 1]; p++) {
-            uint32_t f = j->layout.rec[j->plan.pieces[p].record].file;
-            if (fds[f].fd >= 0 || fds[f].bgzf != NULL)
+        const gs_part *part = &j->plan.parts[j->rank * j->readers + r];
+        if (part->lo == part->hi)
+            continue;
+        /* a part's pieces lie in the files of its first and last records and
+         * in every nonempty file between */
+        const uint32_t f0 = j->layout.rec[part->rec].file, f1 = j->layout.rec[part->last].file;
+        for (uint32_t f = f0; f <= f1; f++) {
+            if (f != f0 && f != f1 && j->file_residues[f] == 0)
                 continue;
             if ((st = gs_seqfile_open(o->corpus[f], &fds[f], err)) != GS_OK)
                 break;
@@ -549,6 +555,11 @@ static gs_status make_plan(job *j, gs_error *err)
                 break;
         }
     }
+    if (j->rank == 0 && getenv("GS_DEBUG_TIME")) /* the plan's steps in docs/performance.md */
+        fprintf(stderr,
+                "gscan: plan: indexes %.3f s, layout %.3f s, cut and files %.3f s (%zu records, "
+                "%d parts)\n",
+                t[1] - t[0], t[2] - t[1], gs_now() - t[2], j->layout.n_rec, parts);
     return j->fds ? st : GS_ESYS;
 }
 
@@ -911,6 +922,8 @@ static void job_free(job *j)
     }
     gs_layout_free(&j->layout);
     gs_plan_free(&j->plan);
+    free(j->rec_len);
+    free(j->file_residues);
     gs_lz_free(&j->lz);
 }
 

@@ -18,53 +18,55 @@ static uint64_t cut(uint64_t total, int r, int n)
 gs_status gs_partition_plan(const uint64_t *rec_len, size_t n_rec, int n_ranks, uint64_t overlap,
                             gs_plan *plan, gs_error *err)
 {
-    plan->pieces = NULL;
-    plan->n_pieces = 0;
-    plan->n_ranks = n_ranks;
-    plan->overlap = overlap;
-    plan->total = 0;
-    plan->first = gs_calloc((size_t)n_ranks + 1, sizeof *plan->first, err, "partition plan");
-    if (plan->first == NULL)
+    *plan = (gs_plan){.len = rec_len, .n_rec = n_rec, .n_ranks = n_ranks, .overlap = overlap};
+    plan->parts = gs_calloc((size_t)n_ranks, sizeof *plan->parts, err, "partition plan");
+    if (plan->parts == NULL)
         return GS_ESYS;
-    size_t nonempty = 0;
-    for (size_t i = 0; i < n_rec; i++) {
+    for (size_t i = 0; i < n_rec; i++)
         plan->total += rec_len[i];
-        nonempty += rec_len[i] > 0;
-    }
-    /* Each rank boundary splits at most one record: pieces <= records + ranks. */
-    size_t cap = nonempty + (size_t)n_ranks;
-    plan->pieces = gs_malloc(cap * sizeof *plan->pieces, err, "partition plan");
-    if (plan->pieces == NULL) {
-        gs_plan_free(plan);
-        return GS_ESYS;
-    }
-    size_t rec = 0;
-    uint64_t rec_start = 0; /* global position of record rec's first residue */
+    size_t rec = 0, last = 0;
+    uint64_t rec_start = 0, last_start = 0; /* global positions of their first residues */
     for (int r = 0; r < n_ranks; r++) {
-        plan->first[r] = plan->n_pieces;
         uint64_t lo = cut(plan->total, r, n_ranks), hi = cut(plan->total, r + 1, n_ranks);
-        while (lo < hi) {
-            while (rec_start + rec_len[rec] <= lo) /* skip records wholly before lo (and empty ones) */
-                rec_start += rec_len[rec++];
-            uint64_t b = lo - rec_start;
-            uint64_t e = (hi < rec_start + rec_len[rec] ? hi : rec_start + rec_len[rec]) - rec_start;
-            gs_piece *p = &plan->pieces[plan->n_pieces++];
-            p->record = (uint32_t)rec;
-            p->begin = b;
-            p->end = e;
-            p->read_end = e + overlap < rec_len[rec] ? e + overlap : rec_len[rec];
-            lo = rec_start + e;
-        }
+        /* skip the records wholly before lo (and empty ones) */
+        while (rec < n_rec && rec_start + rec_len[rec] <= lo)
+            rec_start += rec_len[rec++];
+        /* and to the one that holds hi - 1 */
+        while (lo < hi && last_start + rec_len[last] < hi)
+            last_start += rec_len[last++];
+        plan->parts[r] = (gs_part){.lo = lo, .hi = hi, .rec = rec, .rec_start = rec_start,
+                                   .last = lo < hi ? last : rec};
     }
-    plan->first[n_ranks] = plan->n_pieces;
     return GS_OK;
+}
+
+void gs_plan_walk_init(gs_plan_walk *w, const gs_plan *plan, int rank)
+{
+    const gs_part *p = &plan->parts[rank];
+    *w = (gs_plan_walk){.plan = plan, .lo = p->lo, .hi = p->hi, .rec = p->rec,
+                        .rec_start = p->rec_start};
+}
+
+int gs_plan_next(gs_plan_walk *w, gs_piece *p)
+{
+    const uint64_t *len = w->plan->len;
+    while (w->rec < w->plan->n_rec && w->rec_start < w->hi) {
+        uint64_t rec = w->rec, start = w->rec_start, l = len[rec];
+        w->rec++;
+        w->rec_start += l;
+        uint64_t b = w->lo > start ? w->lo - start : 0;
+        uint64_t e = (w->hi < start + l ? w->hi : start + l) - start;
+        if (b >= e)
+            continue; /* an empty record */
+        *p = (gs_piece){.record = (uint32_t)rec, .begin = b, .end = e,
+                        .read_end = e + w->plan->overlap < l ? e + w->plan->overlap : l};
+        return 1;
+    }
+    return 0;
 }
 
 void gs_plan_free(gs_plan *plan)
 {
-    free(plan->pieces);
-    free(plan->first);
-    plan->pieces = NULL;
-    plan->first = NULL;
-    plan->n_pieces = 0;
+    free(plan->parts);
+    plan->parts = NULL;
 }

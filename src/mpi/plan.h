@@ -7,6 +7,11 @@
  * split into pieces at record boundaries (no piece crosses a record). A rank
  * owns the hits that START in its pieces; it reads each piece extended by up
  * to `overlap` residues into the same record so those hits can finish.
+ *
+ * The plan keeps only where each range starts and ends; its pieces are
+ * walked on demand (gs_plan_next), by the thread that reads them. A corpus
+ * of 2 M short records would otherwise cost a 64 MB array of pieces, built
+ * and sent to every rank before the first byte is read.
  */
 #ifndef GS_PLAN_H
 #define GS_PLAN_H
@@ -20,17 +25,35 @@ typedef struct gs_piece {
     uint64_t read_end;   /* min(end + overlap, record length): what the rank reads */
 } gs_piece;
 
+/* One rank's range [lo, hi) of the concatenated residues, and where its walk
+ * starts: record rec, whose first residue is at rec_start (rec_start <= lo).
+ * When lo < hi, rec holds residue lo and record last residue hi - 1. */
+typedef struct gs_part {
+    uint64_t lo, hi;
+    uint64_t rec, rec_start, last;
+} gs_part;
+
 typedef struct gs_plan {
-    gs_piece *pieces;   /* in corpus order; rank r has pieces[first[r] .. first[r+1]) */
-    size_t n_pieces;
-    size_t *first;      /* [n_ranks + 1] */
+    gs_part *parts;      /* [n_ranks] */
+    const uint64_t *len; /* [n_rec], borrowed: the record lengths cut */
+    size_t n_rec;
     int n_ranks;
     uint64_t overlap;
-    uint64_t total;     /* residues in the corpus */
+    uint64_t total;      /* residues in the corpus */
 } gs_plan;
 
+/* A walk over one rank's pieces, in corpus order. */
+typedef struct gs_plan_walk {
+    const gs_plan *plan;
+    uint64_t lo, hi, rec, rec_start;
+} gs_plan_walk;
+
+/* rec_len must outlive the plan. */
 gs_status gs_partition_plan(const uint64_t *rec_len, size_t n_rec, int n_ranks, uint64_t overlap,
                             gs_plan *plan, gs_error *err);
+void gs_plan_walk_init(gs_plan_walk *w, const gs_plan *plan, int rank);
+/* 1 and the next piece in *p, or 0 when the rank has no more. */
+int gs_plan_next(gs_plan_walk *w, gs_piece *p);
 void gs_plan_free(gs_plan *plan);
 
 #endif

@@ -17,38 +17,37 @@ gs_source gs_source_reader(gs_reader *r)
 void gs_range_src_init(gs_range_src *s, const gs_plan *plan, int rank, const gs_layout *layout,
                        const gs_fai_entry *rec_fai, gs_seqfile *files, size_t block)
 {
-    *s = (gs_range_src){.plan = plan, .layout = layout, .rec_fai = rec_fai, .files = files,
-                        .block = block, .piece = plan->first[rank],
-                        .end_piece = plan->first[rank + 1]};
-    if (s->piece < s->end_piece)
-        s->cur = plan->pieces[s->piece].begin;
+    *s = (gs_range_src){.layout = layout, .rec_fai = rec_fai, .files = files, .block = block};
+    gs_plan_walk_init(&s->walk, plan, rank);
+    s->have = gs_plan_next(&s->walk, &s->piece);
+    s->cur = s->piece.begin;
 }
 
 static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
 {
     gs_range_src *s = ctx;
-    if (s->piece == s->end_piece)
+    if (!s->have)
         return 0;
-    const gs_piece *p = &s->plan->pieces[s->piece];
+    const gs_piece *p = &s->piece;
     uint64_t own = p->end - s->cur < s->block ? p->end - s->cur : s->block;
-    uint64_t stop = s->cur + own + s->plan->overlap;
+    uint64_t stop = s->cur + own + s->walk.plan->overlap;
     if (stop > p->read_end)
         stop = p->read_end;
-    const gs_record *rec = &s->layout->rec[p->record];
-    if (gs_fai_read_range(&s->files[rec->file], &s->rec_fai[p->record], s->cur, stop, buf,
-                          &s->bytes_read, err) != GS_OK)
+    const uint32_t record = p->record, file = s->layout->rec[record].file;
+    if (gs_fai_read_range(&s->files[file], &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
+                          err) != GS_OK)
         return -1;
-    *seg = (gs_segment){.record = p->record, .base = s->cur, .text = buf,
+    *seg = (gs_segment){.record = record, .base = s->cur, .text = buf,
                         .len = (size_t)(stop - s->cur), .own = (size_t)own};
     s->cur += own;
     if (s->cur < p->end)
         return 1;
-    if (++s->piece < s->end_piece)
-        s->cur = s->plan->pieces[s->piece].begin;
+    if ((s->have = gs_plan_next(&s->walk, &s->piece)))
+        s->cur = s->piece.begin;
     /* done with a file: its read-ahead buffer goes, so a reader of many
      * files holds one at a time */
-    if (s->piece == s->end_piece || s->layout->rec[s->plan->pieces[s->piece].record].file != rec->file)
-        gs_seqfile_drop_ahead(&s->files[rec->file]);
+    if (!s->have || s->layout->rec[s->piece.record].file != file)
+        gs_seqfile_drop_ahead(&s->files[file]);
     return 1;
 }
 

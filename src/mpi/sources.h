@@ -24,9 +24,11 @@ typedef struct gs_range_src {
     const gs_layout *layout;
     const gs_fai_entry *rec_fai; /* [n_rec]: each record's index entry */
     gs_seqfile *files;           /* [n_files]: open where this rank has pieces */
-    size_t block, piece;         /* piece: next piece of this rank */
+    size_t block;
+    gs_plan_walk walk;           /* this rank's pieces */
+    gs_piece piece;              /* the one being read, if have */
+    int have;
     uint64_t cur;                /* next owned start in that piece */
-    size_t end_piece;
     uint64_t bytes_read;         /* file bytes read so far (compressed for BGZF) */
 } gs_range_src;
 
