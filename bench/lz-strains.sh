@@ -7,11 +7,13 @@
 # by index against gscan's own plain scan of the same FASTA, with the
 # result files compared (h5diff: records, counts, hits).
 # Each scan's /timing phases (its last run; plan = loading the index).
-# Then the load and locate alone (GS_DEBUG_TIME) on 1 thread and on THREADS.
+# Then the load and locate alone (GS_DEBUG_TIME) on 1 thread and on THREADS,
+# for the primers and for a dense set (DENSE).
 # Environment: VARIANTS (99: 100 genomes), BASE (E. coli MG1655), THREADS
 # (all cores), M (64), XZ (1: also xz -9, minutes on big sets), DEVICES
 # ("cpu"; "cpu gpu" on the GPU machine: each scan on each device), REPS
 # (runs per scan, median printed; 1), GZIP_SIZE (1: gzip -6 too),
+# DENSE (1: locate also on 1000 10-mers cut from the text, millions of hits),
 # GS_BUILD (a CUDA build for gpu).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,6 +69,14 @@ for t in 1 "$T"; do # locate alone: its share of the index scan, 1 thread agains
   GS_DEBUG_TIME=1 "$G" scan -q -d cpu -t "$t" -p strains.patterns --report hits -o lz_t.h5 \
     --index strains.gsx 2>&1 | grep -oE '(index load|locate):.*'
 done
+if [ "${DENSE:-1}" = 1 ]; then # locate with many copies to find: 1000 10-mers cut from the text
+  [ -x kmers ] || cc -O2 -o kmers "$root/bench/cpu/kmers.c"
+  [ -s k10.txt ] || ./kmers -n 1000 -k 10 -s 7 strains.fa >k10.txt
+  for t in 1 "$T"; do
+    GS_DEBUG_TIME=1 "$G" scan -q -d cpu -t "$t" -p k10.txt --report hits -o lz_t.h5 \
+      --index strains.gsx 2>&1 | grep -oE 'locate:.*'
+  done
+fi
 echo "hits: $(h5ls lz_hits.h5/hits/start | grep -o '{[0-9]*' | tr -d '{')"
 echo "index and plain scans: identical records, counts and hits"
 # the general-purpose compressors last: on a loaded machine they take longest

@@ -14,7 +14,7 @@
 # holds them, the gzip'd genomes themselves; lambda from .devdata or
 # data/cache. Every row is the whole process timed from the shell (start to
 # exit), median of RUNS (3) runs, with rank 0's /timing phases of the median
-# run (read, transfer, scan, write, total; seconds). A phase is blank where
+# run (init, plan, read, transfer, scan, write, total; seconds). A phase is blank where
 # the run does not have it. Logs go to $OUT (default WORK_DIR/out); the table is
 # printed last and written to $OUT/whole-job.md.
 #
@@ -98,8 +98,8 @@ phase() {
 }
 table=$out/whole-job.md
 {
-  echo "| run | wall s (median of $RUNS) | read | transfer | scan | write | total | exit |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| run | wall s (median of $RUNS) | init | plan | read | transfer | scan | write | total | exit |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 # the result file kept for a row
 res() { printf 'r_%s.h5' "$(printf '%s' "$1" | tr -c 'A-Za-z0-9' '_')"; }
@@ -116,18 +116,18 @@ row() {
     timeout 600 $launch "$G" scan -q "$@" -o r.h5 >>"$log" 2>&1 || rc=$?
     s=$(awk -v a="$t" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}')
     [ $rc = 0 ] || break
-    echo "$s $(for p in read transfer scan write total; do v=$(phase r.h5 $p); printf '%s ' "${v:--}"; done)" >>times
+    echo "$s $(for p in init plan read transfer scan write total; do v=$(phase r.h5 $p); printf '%s ' "${v:--}"; done)" >>times
   done
   [ $rc = 0 ] && cp r.h5 "$(res "$name")"
   if [ $rc != 0 ]; then
     say "FAIL $name: exit $rc"
     status=1
-    echo "| $name | | | | | | | $rc |" >>"$table"
+    echo "| $name | | | | | | | | | $rc |" >>"$table"
     return
   fi
   sort -n times | sed -n "$((RUNS / 2 + 1))p" |
     awk -v n="$name" '{ printf "| %s | %.3f |", n, $1
-                        for (i = 2; i <= 6; i++) printf($i == "-" ? " |" : " %.3f |", $i)
+                        for (i = 2; i <= 8; i++) printf($i == "-" ? " |" : " %.3f |", $i)
                         print " 0 |" }' >>"$table"
   say "$(tail -1 "$table")"
 }
