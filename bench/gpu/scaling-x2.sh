@@ -8,6 +8,9 @@
 # outside them (start-up, exit).
 #
 #   bench/gpu/scaling-x2.sh BUILD_DIR WORK_DIR GENOME_SEQ [MAX_GPUS]
+#
+# GS_SCAN_ARGS: more options for every scan, e.g. "--readers 12" for the
+# readers diagnostic rows.
 set -uo pipefail
 b=$1 w=$2 seq=$3 max=${4:-$(nvidia-smi -L | wc -l)}
 G=$b/gscan
@@ -30,7 +33,8 @@ run() { # n files... -> "wall phases..." of the median of 3 runs
   : >"$w/t"
   for _ in 1 2 3; do
     local t0; t0=$(now)
-    mpiexec -n "$n" "$G" scan -q -d gpu -p "$w/k.txt" -o "$w/s$n.h5" "$@" || return 1
+    # shellcheck disable=SC2086
+    mpiexec -n "$n" "$G" scan -q -d gpu -p "$w/k.txt" -o "$w/s$n.h5" ${GS_SCAN_ARGS:-} "$@" || return 1
     local wall; wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
     echo "$wall $(for p in $phases; do printf '%s ' "$(phase "$w/s$n.h5" $p)"; done)" >>"$w/t"
   done
