@@ -109,14 +109,14 @@ row() {
   local name=$1 launch=$2 i t s rc=0
   shift 2
   [[ "$name" =~ ${ROWS:-.} ]] || return 0
-  : >times
+  : >times.txt
   for ((i = 0; i < RUNS; i++)); do
     t=$(now)
     # shellcheck disable=SC2086
     timeout 600 $launch "$G" scan -q "$@" -o r.h5 >>"$log" 2>&1 || rc=$?
     s=$(awk -v a="$t" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}')
     [ $rc = 0 ] || break
-    echo "$s $(for p in init plan read transfer scan write total; do v=$(phase r.h5 $p); printf '%s ' "${v:--}"; done)" >>times
+    echo "$s $(for p in init plan read transfer scan write total; do v=$(phase r.h5 $p); printf '%s ' "${v:--}"; done)" >>times.txt
   done
   [ $rc = 0 ] && cp r.h5 "$(res "$name")"
   if [ $rc != 0 ]; then
@@ -125,7 +125,7 @@ row() {
     echo "| $name | | | | | | | | | $rc |" >>"$table"
     return
   fi
-  sort -n times | sed -n "$((RUNS / 2 + 1))p" |
+  sort -n times.txt | sed -n "$((RUNS / 2 + 1))p" |
     awk -v n="$name" '{ printf "| %s | %.3f |", n, $1
                         for (i = 2; i <= 8; i++) printf($i == "-" ? " |" : " %.3f |", $i)
                         print " 0 |" }' >>"$table"
