@@ -4,3 +4,6 @@ add_test(NAME mpi_failures COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/failures.sh $
 add_test(NAME mpi_est COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/mpi/est.sh $<TARGET_FILE:gscan>)
 set_tests_properties(mpi_ranks mpi_failures mpi_est PROPERTIES
                      ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 1500)
+# failures.sh times how soon a job ends after a rank is killed: not beside
+# another test's ranks on a 2-core machine
+set_tests_properties(mpi_failures PROPERTIES RUN_SERIAL TRUE)
