@@ -42,7 +42,8 @@ static void check_layout(const uint64_t *len, size_t n, int ranks, uint64_t over
             CHECK(p->begin == pos);
             CHECK(p->begin < p->end);
             CHECK(p->end <= len[p->record]);
-            uint64_t want_read = p->end + overlap < len[p->record] ? p->end + overlap : len[p->record];
+            const uint64_t l = len[p->record];
+            uint64_t want_read = p->end + overlap < l ? p->end + overlap : l;
             CHECK(p->read_end == want_read);
             pos = p->end;
             owned += p->end - p->begin;

@@ -854,7 +854,8 @@ gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err)
     t2 = gs_now();
     gs_run_parallel(check_part, part, sizeof *part, n);
     if (getenv("GS_DEBUG_TIME")) /* the plan's figures in docs/performance.md */
-        fprintf(stderr, "gscan: %s: read %.3f s, parsed %.3f s, checked %.3f s (%zu records, %d threads)\n",
+        fprintf(stderr,
+                "gscan: %s: read %.3f s, parsed %.3f s, checked %.3f s (%zu records, %d threads)\n",
                 path, t1 - t0, t2 - t1, gs_now() - t2, fai->n, n);
     for (int k = 0; k < n; k++) {
         if (part[k].st != GS_OK) {

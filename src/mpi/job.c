@@ -447,10 +447,9 @@ static int readers(const job *j)
 static int lz_readers(const job *j)
 {
     const int share = j->use_gpu ? j->threads * 3 / 4 : j->threads;
-    return j->o->readers                ? j->o->readers
-           : share < 1                  ? 1
-           : share > GS_MAX_READERS     ? GS_MAX_READERS
-                                        : share;
+    return j->o->readers ? j->o->readers
+           : share < 1    ? 1
+           : share > GS_MAX_READERS ? GS_MAX_READERS : share;
 }
 
 /* --index: every rank reads the index; the plan is its share of the kernel

@@ -10,7 +10,7 @@
  *
  * The plan keeps only where each range starts and ends; its pieces are
  * walked on demand (gs_plan_next), by the thread that reads them. A corpus
- * of 2 M short records would otherwise cost a 64 MB array of pieces, built
+ * of 2 M short records would otherwise cost a 68 MB array of pieces, built
  * and sent to every rank before the first byte is read.
  */
 #ifndef GS_PLAN_H
