@@ -58,11 +58,11 @@ expect "bad patterns n=3" 2 "bad.patterns:1" "$MPIEXEC" -n 3 "$GSCAN" scan -q -p
 # A rank killed mid-scan (SIGKILL: no chance to say anything itself): the job
 # ends with a message and leaves no result file. Once as mpiexec runs it,
 # within seconds; once with -disable-auto-cleanup, where the launcher leaves
-# the other ranks running and only their checked MPI calls can end them: a
-# quiet scan makes none, so a survivor may first finish its share of the scan
-# (seconds alone, more on a loaded machine), hence its longer limit. The scan
-# must outlast the kill by far: at 2M residues (1.2 s on one core) the kill
-# could land in the final collectives, where no MPI call is left to fail.
+# the other ranks running and only their checked MPI calls can end them
+# (seconds alone, more on a loaded machine: its longer limit). The scan must
+# outlast the kill by far: at 2M residues (1.2 s on one core) the kill could
+# land when the others already wait in the final collectives, which MPI does
+# not promise to notice (docs/design.md).
 "$GSCAN" gen -o slow -s 9 -n 16M -r 4 -k 200 --min-length 6 --max-length 12 >/dev/null
 for flags in "" "-disable-auto-cleanup"; do
   runs=$((runs + 1))
