@@ -67,7 +67,6 @@ typedef struct job {
                             * r x readers .. (r + 1) x readers - 1 */
     uint64_t *rec_len;     /* ranges mode: [n_rec], the lengths the plan cuts */
     uint64_t *file_residues; /* ranges mode: [n_files] */
-    uint64_t plan_residues; /* ranges mode: residues of the whole plan, else 0 */
     gs_lz_index lz;        /* MODE_LZ: the whole index, on every rank */
     uint64_t bytes_read;
     double progress_t0, progress_last;
@@ -428,28 +427,21 @@ static gs_status take_layout(job *j, gs_fai *fai, gs_error *err)
 }
 
 /* Indexed ranges and an index's kernel can be read by several threads,
- * each with its own part: --readers, else half the threads (1..8) with a
- * GPU, which leaves the host's cores to reading, and a quarter (1..4) on
- * the CPU, where the workers need them (docs/performance.md, the whole job
- * row by row). */
-static int readers(const job *j)
+ * each with its own part: --readers, else for files half the threads (1..8)
+ * with a GPU, which leaves the host's cores to reading, and a quarter (1..4)
+ * on the CPU, where the workers need them (docs/performance.md, the whole
+ * job row by row). An index's readers unpack its kernel, 4.8 M short pieces
+ * for 1000 strains: CPU work on a par with matching them. So for an index
+ * every thread reads on the CPU (readers and workers then share the cores
+ * as the work comes), and three quarters with a GPU (the rest copy into
+ * pinned memory): on 16 cores 0.29 s against 0.42 s with the file default
+ * on the CPU, 0.48 against 0.55 s with a GPU (docs/performance.md, §5). */
+static int readers(const job *j, int index)
 {
-    const int share = j->use_gpu ? j->threads / 2 : j->threads / 4, most = j->use_gpu ? 8 : 4;
+    const int t = j->threads, gpu = j->use_gpu;
+    const int share = index ? (gpu ? t * 3 / 4 : t) : gpu ? t / 2 : t / 4;
+    const int most = index ? GS_MAX_READERS : gpu ? 8 : 4;
     return j->o->readers ? j->o->readers : share < 1 ? 1 : share > most ? most : share;
-}
-
-/* An index's readers unpack its kernel, 4.8 M short pieces for 1000
- * strains: CPU work on a par with matching them. So every thread reads on
- * the CPU (readers and workers then share the cores as the work comes), and
- * three quarters with a GPU (the rest copy into pinned memory): on 16 cores
- * 0.29 s against 0.42 s with the file default on the CPU, 0.48 against 0.55
- * s with a GPU (docs/performance.md, §5). */
-static int lz_readers(const job *j)
-{
-    const int share = j->use_gpu ? j->threads * 3 / 4 : j->threads;
-    return j->o->readers ? j->o->readers
-           : share < 1    ? 1
-           : share > GS_MAX_READERS ? GS_MAX_READERS : share;
 }
 
 /* --index: every rank reads the index; the plan is its share of the kernel
@@ -459,7 +451,7 @@ static gs_status open_lz(job *j, gs_error *err)
 {
     gs_status st = gs_lz_read(j->o->index, j->threads, &j->lz, err);
     j->mode = MODE_LZ;
-    j->readers = lz_readers(j); /* each unpacks its part of the kernel; rank 0's
+    j->readers = readers(j, 1); /* each unpacks its part of the kernel; rank 0's
                                  * count, so that the ranks' parts tile it */
     GS_MPI_CHECK(MPI_Bcast(&j->readers, 1, MPI_INT, 0, j->comm));
     j->bytes_read = j->lz.file_bytes;
@@ -489,7 +481,7 @@ static gs_status make_plan(job *j, gs_error *err)
         st = fai ? load_indexes(j, fai, &ok, err) : GS_ESYS;
         mode[0] = ok ? MODE_RANGES : j->size > 1 ? MODE_STREAMED : MODE_LOCAL;
         if (ok)
-            mode[1] = readers(j);
+            mode[1] = readers(j, 0);
         t[1] = gs_now();
         if (st == GS_OK && ok)
             st = take_layout(j, fai, err);
@@ -535,11 +527,10 @@ static gs_status make_plan(job *j, gs_error *err)
     }
     bcast_bytes(j->plan.parts, (size_t)parts * sizeof *j->plan.parts, j->comm);
     GS_MPI_CHECK(MPI_Bcast(&j->plan.total, 1, MPI_UINT64_T, 0, j->comm));
-    j->plan_residues = j->plan.total;
     /* no block larger than the whole corpus: a GPU's pinned buffers (three
      * blocks) cost ~1 ms a MiB to allocate, 50 ms of a phage's whole run */
-    if (o->block == 0 && j->plan_residues < j->block)
-        j->block = j->plan_residues > 4096 ? (size_t)j->plan_residues : 4096;
+    if (o->block == 0 && j->plan.total < j->block)
+        j->block = j->plan.total > 4096 ? (size_t)j->plan.total : 4096;
 
     j->layout.files = o->corpus; /* borrowed: job_free gives them back */
     j->layout.n_files = o->n_corpus;
@@ -582,8 +573,8 @@ static gs_status make_plan(job *j, gs_error *err)
 static void print_progress(job *j, uint64_t all, double now)
 {
     double mb = (double)all / 1e6, rate = mb / (now - j->progress_t0 + 1e-9);
-    if (j->plan_residues) {
-        double pct = 100.0 * (double)all / (double)j->plan_residues;
+    if (j->plan.total) { /* ranges mode: the whole plan's residues */
+        double pct = 100.0 * (double)all / (double)j->plan.total;
         fprintf(stderr, "\rgscan: %5.1f%% (%.1f M residues, %d rank%s, %.0f M/s)   ",
                 pct < 100.0 ? pct : 100.0, mb, j->size, j->size > 1 ? "s" : "", rate);
     } else {

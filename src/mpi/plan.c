@@ -42,20 +42,19 @@ gs_status gs_partition_plan(const uint64_t *rec_len, size_t n_rec, int n_ranks, 
 
 void gs_plan_walk_init(gs_plan_walk *w, const gs_plan *plan, int rank)
 {
-    const gs_part *p = &plan->parts[rank];
-    *w = (gs_plan_walk){.plan = plan, .lo = p->lo, .hi = p->hi, .rec = p->rec,
-                        .rec_start = p->rec_start};
+    *w = (gs_plan_walk){.plan = plan, .at = plan->parts[rank]};
 }
 
 int gs_plan_next(gs_plan_walk *w, gs_piece *p)
 {
     const uint64_t *len = w->plan->len;
-    while (w->rec < w->plan->n_rec && w->rec_start < w->hi) {
-        uint64_t rec = w->rec, start = w->rec_start, l = len[rec];
-        w->rec++;
-        w->rec_start += l;
-        uint64_t b = w->lo > start ? w->lo - start : 0;
-        uint64_t e = (w->hi < start + l ? w->hi : start + l) - start;
+    gs_part *at = &w->at;
+    while (at->rec < w->plan->n_rec && at->rec_start < at->hi) {
+        uint64_t rec = at->rec, start = at->rec_start, l = len[rec];
+        at->rec++;
+        at->rec_start += l;
+        uint64_t b = at->lo > start ? at->lo - start : 0;
+        uint64_t e = (at->hi < start + l ? at->hi : start + l) - start;
         if (b >= e)
             continue; /* an empty record */
         *p = (gs_piece){.record = (uint32_t)rec, .begin = b, .end = e,

@@ -42,10 +42,11 @@ typedef struct gs_plan {
     uint64_t total;      /* residues in the corpus */
 } gs_plan;
 
-/* A walk over one rank's pieces, in corpus order. */
+/* A walk over one rank's pieces, in corpus order: at is its part, with rec
+ * and rec_start moved on to the next record to look at. */
 typedef struct gs_plan_walk {
     const gs_plan *plan;
-    uint64_t lo, hi, rec, rec_start;
+    gs_part at;
 } gs_plan_walk;
 
 /* rec_len must outlive the plan. */
