@@ -2,7 +2,7 @@
 # exits 77 without a device). bench_gpu (bench/gpu/) times the kernels on the
 # GPU machine through scripts/device.sh; it is built here so that it lives
 # next to the code it measures.
-gs_unit_test(test_gpu LIBS gs_gpu gs_io LABELS gpu)
+gs_unit_test(test_gpu LIBS gs_gpu gs_seq LABELS gpu)
 set_tests_properties(test_gpu PROPERTIES TIMEOUT 900)
 
 add_executable(bench_gpu ${PROJECT_SOURCE_DIR}/bench/gpu/bench_gpu.c)

@@ -1,7 +1,7 @@
 # h5.cmake - tests of the result file (src/io/h5out.c): one process, and the
 # same executable under mpiexec with 3 ranks, whose file must equal the
 # single-process one.
-gs_unit_test(test_h5out LIBS gs_io)
+gs_unit_test(test_h5out LIBS gs_results)
 
 add_test(NAME test_h5out_mpi
          COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 ${MPIEXEC_PREFLAGS}

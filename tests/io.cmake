@@ -1,9 +1,9 @@
 # io stage: pattern files, the corpus reader (plain, gzip, multi-member, BGZF)
 # and the .fai index, each against fixtures under tests/data/io/ and an
 # independent in-test computation.
-gs_unit_test(test_patterns LIBS gs_io)
-gs_unit_test(test_fasta LIBS gs_io)
-gs_unit_test(test_fai LIBS gs_io)
-gs_unit_test(test_bgzf LIBS gs_io)
+gs_unit_test(test_patterns LIBS gs_seq)
+gs_unit_test(test_fasta LIBS gs_seq)
+gs_unit_test(test_fai LIBS gs_seq)
+gs_unit_test(test_bgzf LIBS gs_stream)
 # gzip on threads: the piece decoder and the ordering of pieces against zlib
-gs_unit_test(test_inflate_parallel LIBS gs_io)
+gs_unit_test(test_inflate_parallel LIBS gs_stream)

@@ -8,7 +8,7 @@
  * corrupt block are GS_EINPUT naming the file at fault.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "io/bgzf.h"
+#include "io/stream/bgzf.h"
 #include "testlib.h"
 
 #include <stdio.h>

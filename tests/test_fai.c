@@ -7,8 +7,8 @@
  * against `samtools faidx FILE.fa.gz` when samtools is installed.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "io/fai.h"
-#include "io/fasta.h"
+#include "io/seq/fai.h"
+#include "io/seq/fasta.h"
 #include "testlib.h"
 
 #include <fcntl.h>

@@ -15,8 +15,8 @@
  * does not take. Text that is not FASTA is refused.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "io/fai.h"
-#include "io/fasta.h"
+#include "io/seq/fai.h"
+#include "io/seq/fasta.h"
 #include "testlib.h"
 
 #include <stdlib.h>

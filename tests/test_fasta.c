@@ -9,7 +9,7 @@
  * truncated and corrupt ones must be GS_EINPUT naming the file.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "io/fasta.h"
+#include "io/seq/fasta.h"
 #include "testlib.h"
 
 #include <stdlib.h>

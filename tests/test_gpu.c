@@ -18,7 +18,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "gpu/gpu.h"
-#include "io/fasta.h"
+#include "io/seq/fasta.h"
 #include "match/engine.h"
 #include "match/keyset.h"
 #include "testlib.h"

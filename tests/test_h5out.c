@@ -23,7 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "io/h5out.h"
+#include "io/results/h5out.h"
 #include "testlib.h"
 
 static int rank, nranks;

@@ -13,9 +13,9 @@
  * other bytes. Real DNA (data/cache, when present) is decoded too.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "io/deflate_chunk.h"
-#include "io/inflate.h"
-#include "io/inflate_parallel.h"
+#include "io/stream/deflate_chunk.h"
+#include "io/stream/inflate.h"
+#include "io/stream/inflate_parallel.h"
 #include "testlib.h"
 
 #include <stdlib.h>

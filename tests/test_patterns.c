@@ -5,7 +5,7 @@
  * tests/data/io/, not taken from the reader.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "io/patterns.h"
+#include "io/seq/patterns.h"
 #include "testlib.h"
 
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "io/patterns.h"
+#include "io/seq/patterns.h"
 
 extern int gs_test_failures;
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/inflate_parallel.h"
+#include "io/stream/inflate_parallel.h"
 
 static double now(void)
 {

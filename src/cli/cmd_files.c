@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "io/fai.h"
-#include "io/h5out.h"
-#include "io/replace_file.h"
+#include "io/seq/fai.h"
+#include "io/results/h5out.h"
+#include "io/stream/replace_file.h"
 #include "lz/lz.h"
-#include "mpi/comm.h"
+#include "comm/comm.h"
 
 static const char index_usage[] =
     "usage: gscan index FASTA...\n"

@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "commands.h"
-#include "mpi/comm.h"
+#include "comm/comm.h"
 #include "options.h"
 
 static const char gen_usage[] =

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "io/replace_file.h"
+#include "io/stream/replace_file.h"
 #include "lz/lz.h"
 #include "options.h"
 

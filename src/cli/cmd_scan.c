@@ -4,7 +4,7 @@
 
 #include "commands.h"
 #include "mpi/job.h"
-#include "mpi/mpi_check.h"
+#include "comm/mpi_check.h"
 #include "options.h"
 
 gs_status gs_cmd_scan(int argc, char **argv, MPI_Comm comm, gs_error *err)

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "../core/gs_error.h"
+#include "core/gs_error.h"
 
 gs_status gs_cmd_scan(int argc, char **argv, MPI_Comm comm, gs_error *err);
 gs_status gs_cmd_gen(int argc, char **argv, MPI_Comm comm, gs_error *err);

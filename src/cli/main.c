@@ -16,8 +16,8 @@
 #include "commands.h"
 #include "core/gs_clock.h"
 #include "gpu/gpu.h"
-#include "io/h5out.h"
-#include "mpi/mpi_check.h"
+#include "io/results/h5out.h"
+#include "comm/mpi_check.h"
 
 static const char usage[] =
     "usage: gscan COMMAND [options]\n"

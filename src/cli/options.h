@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
-#include "../mpi/job.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
+#include "mpi/job.h"
 
 /* Parse "gscan scan ..." (argv[0] is "scan"). GS_EUSAGE for the command line,
  * GS_EINPUT for a bad config file (path:line). *help is set for -h/--help. */

@@ -26,7 +26,7 @@
 #include "bv_direct.cuh"
 
 extern "C" {
-#include "../match/engine.h"
+#include "match/engine.h"
 }
 
 /* Kernel classes: what runs a key. Edits: C32 / C64 (one word), then lanes

@@ -35,7 +35,7 @@
 #define GS_GPU_BV_CUH
 
 extern "C" {
-#include "../match/seeds.h"
+#include "match/seeds.h"
 }
 #include "text.cuh"
 

@@ -59,12 +59,12 @@
 #include "gpu_cuda.h"
 #include "hits.cuh"
 extern "C" {
-#include "../core/gs_copy.h"
+#include "core/gs_copy.h"
 }
 
 extern "C" {
-#include "../core/gs_clock.h"
-#include "../match/approx.h"
+#include "core/gs_clock.h"
+#include "match/approx.h"
 }
 
 /* BATCH_SEGS bounds the per-slot segment table (16 bytes a segment) when

@@ -20,10 +20,10 @@
 #ifndef GS_GPU_H
 #define GS_GPU_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_hitsort.h"
-#include "../core/gs_types.h"
-#include "../match/keyset.h"
+#include "core/gs_error.h"
+#include "core/gs_hitsort.h"
+#include "core/gs_types.h"
+#include "match/keyset.h"
 
 /* Number of visible CUDA devices; 0 without a CUDA build or without a device. */
 int gs_gpu_device_count(void);

@@ -40,11 +40,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
-#include "../io/fasta.h"
-#include "../io/patterns.h"
-#include "../scan/pipeline.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
+#include "io/seq/fasta.h"
+#include "io/seq/patterns.h"
+#include "scan/pipeline.h"
 
 #define GS_LZ_LITERAL UINT64_MAX /* ph_src of a literal phrase */
 #define GS_LZ_DEFAULT_M 64       /* --max-pattern-length default */

@@ -26,7 +26,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
-#include "../core/gs_parallel.h"
+#include "core/gs_parallel.h"
 
 #include <divsufsort.h>
 #include <divsufsort64.h>

@@ -23,7 +23,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
-#include "../core/gs_clock.h"
+#include "core/gs_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../io/bgzf.h"
+#include "io/stream/bgzf.h"
 
-#include "../io/replace_file.h"
+#include "io/stream/replace_file.h"
 
 static const uint8_t MAGIC[8] = {0x89, 'G', 'S', 'L', 'Z', '\r', '\n', 0x1a};
 enum { VERSION = 3, N_HDR = 9 };

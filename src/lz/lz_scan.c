@@ -18,9 +18,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
-#include "../core/gs_clock.h"
-#include "../core/gs_hitsort.h"
-#include "../core/gs_parallel.h"
+#include "core/gs_clock.h"
+#include "core/gs_hitsort.h"
+#include "core/gs_parallel.h"
 
 #include <stdio.h>
 #include <stdatomic.h>

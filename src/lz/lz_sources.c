@@ -16,7 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lz.h"
 
-#include "../core/gs_parallel.h"
+#include "core/gs_parallel.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,9 +17,9 @@
 #ifndef GS_KEYSET_H
 #define GS_KEYSET_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
-#include "../io/patterns.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
+#include "core/gs_patset.h"
 
 typedef struct gs_keyset {
     gs_alphabet alphabet;

@@ -9,7 +9,7 @@
  */
 #include "sites.h"
 
-#include "../core/gs_parallel.h"
+#include "core/gs_parallel.h"
 
 #include <stdlib.h>
 

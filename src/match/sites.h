@@ -9,8 +9,8 @@
 #ifndef GS_SITES_H
 #define GS_SITES_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
 
 /* Keep one hit per site; h is sorted in contract §3 order before and after. */
 void gs_hits_best_per_site(gs_hits *h);

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
-#include "../io/fasta.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
+#include "io/seq/fasta.h"
 
 /* Most reading threads per rank (--readers). */
 #define GS_MAX_READERS 64

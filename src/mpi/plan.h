@@ -16,8 +16,8 @@
 #ifndef GS_PLAN_H
 #define GS_PLAN_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
 
 typedef struct gs_piece {
     uint32_t record;

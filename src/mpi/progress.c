@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_check.h"
+#include "comm/mpi_check.h"
 
 enum { TAG_PROGRESS = 73 };
 

@@ -1,6 +1,6 @@
 /* sources.c - the segment sources of a rank (see sources.h). */
 #include "sources.h"
-#include "mpi_check.h"
+#include "comm/mpi_check.h"
 
 #include <stdlib.h>
 

@@ -12,9 +12,9 @@
 
 #include <mpi.h>
 
-#include "../io/fai.h"
-#include "../io/fasta.h"
-#include "../scan/pipeline.h"
+#include "io/seq/fai.h"
+#include "io/seq/fasta.h"
+#include "scan/pipeline.h"
 #include "plan.h"
 
 gs_source gs_source_reader(gs_reader *r);

@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/gs_hitsort.h"
-#include "../gpu/gpu.h"
+#include "core/gs_hitsort.h"
+#include "gpu/gpu.h"
 
 /* A batch of segments in one buffer. Short records (ESTs, contigs) are
  * packed many to a batch, so a worker is woken once per block of residues,

@@ -12,11 +12,11 @@
 #ifndef GS_PIPELINE_H
 #define GS_PIPELINE_H
 
-#include "../core/gs_clock.h"
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
-#include "../match/engine.h"
-#include "../match/keyset.h"
+#include "core/gs_clock.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
+#include "match/engine.h"
+#include "match/keyset.h"
 
 typedef struct gs_source {
     /* Fill buf (capacity block + overlap) with the next segment, whose

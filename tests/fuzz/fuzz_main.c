@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 #include "cli/options.h"
-#include "io/bgzf.h"
-#include "io/fai.h"
-#include "io/fasta.h"
-#include "io/h5out.h"
-#include "io/inflate.h"
-#include "io/patterns.h"
+#include "io/stream/bgzf.h"
+#include "io/seq/fai.h"
+#include "io/seq/fasta.h"
+#include "io/results/h5out.h"
+#include "io/stream/inflate.h"
+#include "io/seq/patterns.h"
 
 static char dir[256], path[300], aux[320];
 static int (*target)(const uint8_t *, size_t);

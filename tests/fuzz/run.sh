@@ -29,12 +29,12 @@ flags=$(pkg-config --cflags --libs hdf5-mpich mpich zlib libdeflate libisal 2>/d
          -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5 -lmpich -lz -ldeflate -lisal"
 bin=$out/gscan-fuzz
 # options.c lists the engines from the engine table (src/match)
-srcs=("$root"/src/core/*.c "$root"/src/io/*.c "$root"/src/match/*.c "$root/src/cli/options.c"
+srcs=("$root"/src/core/*.c "$root"/src/io/*/*.c "$root"/src/comm/*.c "$root"/src/match/*.c "$root/src/cli/options.c"
       "$here/fuzz_main.c")
 # one build for all targets; CTest may start several targets at once
 (
   flock 9
-  if [ ! -x "$bin" ] || [ -n "$(find "${srcs[@]}" "$root"/src/*/*.h -newer "$bin" | head -1)" ]; then
+  if [ ! -x "$bin" ] || [ -n "$(find "${srcs[@]}" "$root"/src/*/*.h "$root"/src/io/*/*.h -newer "$bin" | head -1)" ]; then
     echo "building $bin with $cc"
     $cc -g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
       -DGS_VERSION='"fuzz"' -I"$root/src" "${srcs[@]}" $flags -lpthread -lm -o "$bin.new" &&

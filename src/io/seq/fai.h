@@ -11,9 +11,9 @@
 #ifndef GS_FAI_H
 #define GS_FAI_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
-#include "bgzf.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
+#include "io/stream/bgzf.h"
 
 typedef struct gs_fai_entry {
     char *name;

@@ -10,8 +10,8 @@
 #ifndef GS_INFLATE_H
 #define GS_INFLATE_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
 
 typedef struct gs_inflate gs_inflate;
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/gs_error.h"
+#include "core/gs_error.h"
 
 typedef struct gs_replace_file {
     FILE *f;          /* write here */

@@ -25,8 +25,8 @@
 #ifndef GS_FASTA_H
 #define GS_FASTA_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
 
 typedef enum gs_input_format {
     GS_INPUT_AUTO = 0,

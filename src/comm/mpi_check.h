@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../core/gs_error.h"
+#include "core/gs_error.h"
 
 static inline void gs_mpi_die(int rc, const char *call, const char *file, int line)
 {

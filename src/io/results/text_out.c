@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replace_file.h"
+#include "io/stream/replace_file.h"
 
 int gs_text_format_parse(const char *name, gs_text_format *f)
 {

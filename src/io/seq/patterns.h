@@ -9,23 +9,10 @@
 #ifndef GS_PATTERNS_H
 #define GS_PATTERNS_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
+#include "core/gs_error.h"
+#include "core/gs_patset.h"
+#include "core/gs_types.h"
 
-typedef struct gs_pattern {
-    char *name;     /* as given, or p<N> */
-    char *text;     /* the sequence as written in the file (before expansion/escapes) */
-    uint8_t *bytes; /* dna: uppercase IUPAC with U as T; bytes: escapes decoded */
-    uint32_t len;   /* residues in bytes[] (the length of every hit) */
-    uint32_t line;  /* 1-based line in the file where the pattern starts */
-} gs_pattern;
-
-typedef struct gs_patset {
-    gs_pattern *v;
-    uint32_t n;
-    uint32_t min_len, max_len;
-    char *path;
-} gs_patset;
 
 /* Read and validate. Errors (GS_EINPUT unless noted): missing/unreadable file
  * (GS_EINPUT, names the path), no pattern at all, an empty pattern (file:line),
@@ -37,6 +24,5 @@ gs_status gs_patset_read(const char *path, gs_alphabet alpha, gs_patset *ps, gs_
  * "(--pattern:N)". */
 gs_status gs_patset_load(const char *path, char *const *seqs, size_t n_seqs, gs_alphabet alpha,
                          gs_patset *ps, gs_error *err);
-void gs_patset_free(gs_patset *ps);
 
 #endif

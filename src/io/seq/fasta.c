@@ -46,7 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "inflate.h"
+#include "io/stream/inflate.h"
 
 enum { CHUNK = 1 << 20 };
 

@@ -9,9 +9,9 @@
 #ifndef GS_BGZF_H
 #define GS_BGZF_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_parallel.h"
-#include "../core/gs_types.h"
+#include "core/gs_error.h"
+#include "core/gs_parallel.h"
+#include "core/gs_types.h"
 
 /* What the first bytes of a file say it is. */
 typedef enum gs_compression {

@@ -35,9 +35,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "h5out.h"
 #include "h5_internal.h"
-#include "replace_file.h"
-#include "../core/gs_parallel.h"
-#include "../mpi/mpi_check.h"
+#include "io/stream/replace_file.h"
+#include "core/gs_parallel.h"
+#include "comm/mpi_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,8 +51,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const gs_phase_names[GS_N_PHASES] = {"read", "transfer", "scan", "reduce", "write",
-                                                 "init", "setup", "plan", "total"};
 
 /* Chunk and piece sizes. A chunk of about 1 MiB keeps compression effective
  * and partial reads cheap (HDF5's default chunk cache is 1 MiB); the hit

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/gs_error.h"
+#include "core/gs_error.h"
 
 typedef struct gs_hit_seq gs_hit_seq;
 

@@ -443,15 +443,3 @@ gs_status gs_patset_load(const char *path, char *const *seqs, size_t n_seqs, gs_
         gs_patset_free(ps);
     return err->code;
 }
-
-void gs_patset_free(gs_patset *ps)
-{
-    for (uint32_t i = 0; i < ps->n; i++) {
-        free(ps->v[i].name);
-        free(ps->v[i].text);
-        free(ps->v[i].bytes);
-    }
-    free(ps->v);
-    free(ps->path);
-    memset(ps, 0, sizeof *ps);
-}

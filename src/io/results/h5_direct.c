@@ -28,7 +28,7 @@
  */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "h5_internal.h"
-#include "../core/gs_parallel.h"
+#include "core/gs_parallel.h"
 
 #include <inttypes.h>
 #include <isa-l/igzip_lib.h>

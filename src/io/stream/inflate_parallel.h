@@ -11,8 +11,8 @@
 #ifndef GS_INFLATE_PARALLEL_H
 #define GS_INFLATE_PARALLEL_H
 
-#include "../core/gs_error.h"
-#include "../core/gs_types.h"
+#include "core/gs_error.h"
+#include "core/gs_types.h"
 
 typedef struct gs_pinflate gs_pinflate;
 

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/gs_error.h"
+#include "core/gs_error.h"
 #include "h5out.h"
 
 typedef enum gs_text_format { GS_TEXT_TSV, GS_TEXT_BED } gs_text_format;

@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "../core/gs_error.h"
+#include "core/gs_error.h"
 #include "mpi_check.h" /* GS_MPI_CHECK */
 
 /* Collective. Returns the agreed status; err then holds the agreed message. */

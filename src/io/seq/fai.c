@@ -46,11 +46,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fai.h"
-#include "../core/gs_clock.h"
-#include "../core/gs_parallel.h"
+#include "core/gs_clock.h"
+#include "core/gs_parallel.h"
 #include "fai_lines.h"
 #include "fasta.h"
-#include "replace_file.h"
+#include "io/stream/replace_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fai.h"
+#include "io/seq/fai.h"
 
 struct gs_hit_seq {
     size_t n_files, n_rec;

@@ -1,0 +1,31 @@
+/* gs_patset.h - a pattern set as every stage sees it: names, the text as
+ * given, the bytes matched, and the longest and shortest pattern.
+ *
+ * The readers of pattern files (io/seq/patterns.h) fill it; the keysets and
+ * engines (src/match) and the writers (src/io/results) only read it, so it
+ * lives here, below all of them, with no file format attached.
+ */
+#ifndef GS_PATSET_H
+#define GS_PATSET_H
+
+#include <stdint.h>
+
+typedef struct gs_pattern {
+    char *name;     /* as given, or p<N> */
+    char *text;     /* the sequence as written in the file (before expansion/escapes) */
+    uint8_t *bytes; /* dna: uppercase IUPAC with U as T; bytes: escapes decoded */
+    uint32_t len;   /* residues in bytes[] (the length of every hit) */
+    uint32_t line;  /* 1-based line in the file where the pattern starts */
+} gs_pattern;
+
+typedef struct gs_patset {
+    gs_pattern *v;
+    uint32_t n;
+    uint32_t min_len, max_len;
+    char *path;
+} gs_patset;
+
+/* Frees every pattern and the set's own arrays; leaves *ps zeroed. */
+void gs_patset_free(gs_patset *ps);
+
+#endif

@@ -1,0 +1,54 @@
+/* gs_result.h - what a scan hands to the writers: the run's description,
+ * the patterns, the layout, the reduced counts, this rank's hits and
+ * timings.
+ *
+ * The HDF5 and text writers (src/io/results) and the job (src/mpi) share it;
+ * it holds no file or MPI handle, so either side can be built and tested
+ * without the other.
+ */
+#ifndef GS_RESULT_H
+#define GS_RESULT_H
+
+#include <stdint.h>
+
+#include "gs_patset.h"
+#include "gs_types.h"
+
+typedef struct gs_hit_seq gs_hit_seq; /* io/results/hit_seq.h */
+
+/* /timing/<phase>, seconds per rank. init: from exec to the job's start (MPI
+ * start-up, loading); setup: patterns, keyset, device probe; plan: layout
+ * and plan; then read (inside scan), transfer, scan, reduce, write; total:
+ * from exec to the written file, so only MPI_Finalize and exit follow it. */
+enum gs_phase { GS_T_READ, GS_T_TRANSFER, GS_T_SCAN, GS_T_REDUCE, GS_T_WRITE, GS_T_INIT,
+                GS_T_SETUP, GS_T_PLAN, GS_T_TOTAL, GS_N_PHASES };
+extern const char *const gs_phase_names[GS_N_PHASES];
+
+typedef struct gs_run_info {
+    const char *command_line;
+    const char *engine;      /* engine actually used */
+    const char *device;      /* "cpu" or "gpu" */
+    const char *alphabet;    /* "dna" | "bytes" */
+    const char *strand_mode; /* "both" | "forward" */
+    const char *report;      /* "counts" | "hits" */
+    int n_ranks, n_gpus;
+    const char *match;       /* "exact" | "mismatches" | "edits" (NULL: exact) */
+    int max_dist;            /* K of the approximate modes */
+    int best_per_site;       /* --best-per-site */
+} gs_run_info;
+
+typedef struct gs_result {
+    gs_run_info info;
+    const gs_patset *patterns; /* rank 0 */
+    const gs_layout *layout;   /* rank 0 */
+    const uint64_t *counts;    /* rank 0: [n_patterns][n_strands] */
+    int n_strands;
+    int with_hits;             /* --report hits: write /hits */
+    const gs_hit *hits;        /* this rank's hits, sorted */
+    uint64_t n_hits;
+    double timing[GS_N_PHASES]; /* this rank's seconds; write is filled in here */
+    gs_hit_seq *seq;           /* text output (rank 0): a matched column read
+                                * through it (io/hit_seq.h), or NULL */
+} gs_result;
+
+#endif
