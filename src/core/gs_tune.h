@@ -1,0 +1,39 @@
+/* gs_tune.h - the tuning knobs of gscan, one struct filled once.
+ *
+ * Every knob that changes how (never what) gscan computes lives here: sizes
+ * that tests shrink to put chunk edges inside small inputs, variants of a GPU
+ * kernel to compare, and the debug output. The command line fills it once
+ * (src/cli: `--tune key=value`, keys namespaced by the layer they steer, and
+ * `--debug time`), and the stages receive it through their options; no stage
+ * reads the environment. Zero in a field means "the stage's own default", so
+ * a zeroed struct is the product as shipped.
+ */
+#ifndef GS_TUNE_H
+#define GS_TUNE_H
+
+#include <stdint.h>
+
+/* --debug bits. time: per-step timings on stderr (the figures of
+ * docs/performance.md) beside the /timing datasets. */
+enum { GS_DEBUG_TIME = 1u << 0 };
+
+typedef struct gs_tune {
+    unsigned debug;           /* GS_DEBUG_* bits (--debug) */
+    /* src/io */
+    uint64_t io_gzip_region;  /* io.gzip.region: compressed bytes a region of a parallel
+                               * gzip inflate (0: 4 MiB) */
+    uint64_t io_fai_split;    /* io.fai.split: bytes a part of the in-memory .fai build
+                               * (0: one part a thread) */
+    int io_h5_threads;        /* io.h5.threads: threads of the direct chunk writer (0: its own) */
+    int io_h5_slots;          /* io.h5.slots: chunks in flight in that writer (0: its own) */
+    /* src/lz */
+    uint64_t lz_batch;        /* lz.batch: residues a build batch holds (0: 512 Mi) */
+    uint64_t lz_chunk;        /* lz.chunk: items a chunk of the index file (0: its own) */
+    /* src/match and src/gpu */
+    int match_seed_filter;    /* match.seed.filter: -1 off; 0 or 1 on (the default) */
+    int gpu_bv_direct;        /* gpu.bv.direct: -1 never, 0 where it pays, 1 wherever it fits */
+    int gpu_ac_parts;         /* gpu.ac.parts: the least parts of the partitioned AC (0: 2) */
+    int gpu_ac_compact;       /* gpu.ac.compact: -1 never; 0 or 1 where it fits (the default) */
+} gs_tune;
+
+#endif
