@@ -1,4 +1,4 @@
-/* gs_parallel.c - run a function over an array on threads (gs_parallel.h). */
+/* gs_parallel.c - the threading kit (gs_parallel.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "gs_parallel.h"
 
@@ -27,4 +27,19 @@ void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
         else
             fn(arg + (size_t)t * size); /* no thread: its share runs here */
     }
+}
+
+int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg)
+{
+    t->running = pthread_create(&t->tid, NULL, fn, arg) == 0;
+    if (!t->running)
+        fn(arg);
+    return t->running;
+}
+
+void gs_task_join(gs_task *t)
+{
+    if (t->running)
+        pthread_join(t->tid, NULL);
+    t->running = 0;
 }

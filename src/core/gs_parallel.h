@@ -1,11 +1,16 @@
-/* gs_parallel.h - one call that runs a function over an array on threads.
+/* gs_parallel.h - the threading kit: a parallel-for over an array, and one
+ * task running beside the caller.
  *
  * The readers, writers and checks that split their work into a few equal
- * shares all start threads the same way; this is that one way.
+ * shares all start threads the same way (gs_run_parallel); work that runs
+ * beside the calling thread until it is joined (a check that overlaps a
+ * scan, a device warm-up that overlaps start-up) is a gs_task. No other part
+ * of gscan calls pthread_create.
  */
 #ifndef GS_PARALLEL_H
 #define GS_PARALLEL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* Run fn(args + t * size) for t in [0, n): t = 0 on the calling thread, the
@@ -17,5 +22,15 @@ void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n);
 /* The threads to ask for: `threads`, at least 1, at most GS_PARALLEL_MAX
  * and at most `tasks` (work that splits into fewer shares). */
 int gs_parallel_threads(int threads, size_t tasks);
+
+/* One function running beside the caller. gs_task_start returns 1 when it
+ * runs on a thread of its own, 0 when no thread could be started: then fn
+ * has already run on the calling thread, and gs_task_join only returns. */
+typedef struct gs_task {
+    pthread_t tid;
+    int running;
+} gs_task;
+int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg);
+void gs_task_join(gs_task *t);
 
 #endif
