@@ -6,7 +6,7 @@
 set -euo pipefail
 dir=$1
 bad=0
-for lib in gs_core gs_io gs_match gs_scan gs_mpi gs_gpu; do
+for lib in gs_core gs_stream gs_seq gs_results gs_comm gs_match gs_scan gs_lz gs_mpi gs_gpu; do
   f=$dir/lib$lib.a
   [ -f "$f" ] || { echo "FAIL: $f missing"; exit 1; }
   # defined, global (upper-case type letter) symbols
