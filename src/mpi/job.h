@@ -14,21 +14,13 @@
 #include <stdint.h>
 
 #include "core/gs_error.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "io/seq/fasta.h"
-
-/* Most reading threads per rank (--readers). */
-#define GS_MAX_READERS 64
-
-typedef enum gs_device_kind { GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU } gs_device_kind;
+#include "policy.h" /* gs_device_kind, GS_MAX_READERS, GS_BLOCK_GPU, GS_BLOCK_CPU */
 
 /* What -o receives: the HDF5 result file, or text rows (io/text_out.h). */
 typedef enum gs_out_format { GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED } gs_out_format;
-
-/* Default residues per block: large copies for a GPU; for CPU workers,
- * blocks small enough that one bacterial genome gives every thread work */
-#define GS_BLOCK_GPU ((uint64_t)16 << 20)
-#define GS_BLOCK_CPU ((uint64_t)256 << 10)
 
 typedef struct gs_scan_opts {
     const char *patterns;    /* -p, or NULL when only -s gives patterns */
@@ -58,6 +50,7 @@ typedef struct gs_scan_opts {
     char **corpus;           /* positional (or "corpus" in a config) */
     size_t n_corpus;
     char *command_line;      /* argv joined, for the result file */
+    gs_tune tune;            /* --tune and --debug (core/gs_tune.h); zero: as shipped */
     char **owned;            /* strings read from a config, freed with the opts */
     size_t n_owned;
 } gs_scan_opts;
@@ -71,8 +64,9 @@ typedef struct gs_job_summary {
     double t_ref;                /* its seconds */
     uint64_t n_hits;             /* hits this rank wrote */
     uint64_t bytes_read;         /* corpus bytes this rank read */
-    const char *reading;         /* "ranges" (through indexes), "streamed" (dealt by
-                                  * rank 0) or "local" (one process streams) */
+    const char *reading;         /* the read mode (mode.h): "ranges" (through indexes),
+                                  * "streamed" (dealt by rank 0), "local" (one process
+                                  * streams) or "lz" (an LZ77 index, --index) */
 } gs_job_summary;
 
 /* Run the scan collectively over comm. Every rank returns the same status

@@ -8,7 +8,7 @@
 
 enum { TAG_PROGRESS = 73 };
 
-int gs_progress_start(gs_progress *p, MPI_Comm comm)
+gs_status gs_progress_start(gs_progress *p, MPI_Comm comm, gs_error *err)
 {
     memset(p, 0, sizeof *p);
     p->comm = comm;
@@ -29,14 +29,14 @@ int gs_progress_start(gs_progress *p, MPI_Comm comm)
         free(p->inbox);
         free(p->done);
         memset(p, 0, sizeof *p);
-        return -1;
+        return gs_fail(err, GS_ESYS, "out of memory (progress)");
     }
     for (int r = 0; r < p->size; r++)
         p->rq[r] = MPI_REQUEST_NULL;
     if (p->rank == 0)
         for (int r = 1; r < p->size; r++)
             GS_MPI_CHECK(MPI_Irecv(p->inbox[r], 2, MPI_UINT64_T, r, TAG_PROGRESS, comm, &p->rq[r]));
-    return 0;
+    return GS_OK;
 }
 
 /* Rank 0: take in whatever arrived, re-posting the receive of a rank until

@@ -13,6 +13,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "core/gs_error.h"
+
 typedef struct gs_progress {
     MPI_Comm comm;
     int rank, size;
@@ -23,9 +25,9 @@ typedef struct gs_progress {
     int *done;           /* rank 0: final count of rank r received */
 } gs_progress;
 
-/* Collective over comm. Returns 0, or -1 when out of memory (progress is
- * then simply not shown: gs_progress_update and _finish do nothing). */
-int gs_progress_start(gs_progress *p, MPI_Comm comm);
+/* Collective over comm. GS_ESYS when out of memory on some rank (progress
+ * is then simply not shown: gs_progress_update and _finish do nothing). */
+gs_status gs_progress_start(gs_progress *p, MPI_Comm comm, gs_error *err);
 /* Any rank, from the thread that makes MPI calls: report this rank's count.
  * Rank 0 gets the sum over all ranks as last heard, others 0. Never waits. */
 uint64_t gs_progress_update(gs_progress *p, uint64_t mine);

@@ -1,6 +1,6 @@
 /* sources.c - the segment sources of a rank (see sources.h). */
 #include "sources.h"
-#include "comm/mpi_check.h"
+#include "comm/comm.h"
 
 #include <stdlib.h>
 
@@ -57,11 +57,10 @@ gs_source gs_source_ranges(gs_range_src *s)
 }
 
 /* Streamed segments travel as a header of four uint64 (record, base, len, own)
- * then the residues in messages of at most 1 GiB (MPI counts are int). A
- * header with len == END ends the stream; own then says whether rank 0 failed. */
+ * then the residues (gs_mpi_send_bytes). A header with len == END ends the
+ * stream; own then says whether rank 0 failed. */
 enum { TAG_HDR = 71, TAG_DATA = 72 };
 #define END UINT64_MAX
-#define MSG_MAX ((size_t)1 << 30)
 
 void gs_stream_src_init(gs_stream_src *s, MPI_Comm comm, gs_source inner)
 {
@@ -74,10 +73,7 @@ static void send_segment(gs_stream_src *s, int to, const gs_segment *seg)
 {
     uint64_t hdr[4] = {seg->record, seg->base, seg->len, seg->own};
     GS_MPI_CHECK(MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm));
-    for (size_t off = 0; off < seg->len; off += MSG_MAX) {
-        size_t n = seg->len - off < MSG_MAX ? seg->len - off : MSG_MAX;
-        GS_MPI_CHECK(MPI_Send(seg->text + off, (int)n, MPI_BYTE, to, TAG_DATA, s->comm));
-    }
+    gs_mpi_send_bytes(seg->text, seg->len, to, TAG_DATA, s->comm);
 }
 
 static void send_end(gs_stream_src *s, int failed)
@@ -118,10 +114,7 @@ static int streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err
         }
         return 0;
     }
-    for (size_t off = 0; off < hdr[2]; off += MSG_MAX) {
-        size_t n = hdr[2] - off < MSG_MAX ? hdr[2] - off : MSG_MAX;
-        GS_MPI_CHECK(MPI_Recv(buf + off, (int)n, MPI_BYTE, 0, TAG_DATA, s->comm, MPI_STATUS_IGNORE));
-    }
+    gs_mpi_recv_bytes(buf, hdr[2], 0, TAG_DATA, s->comm);
     *seg = (gs_segment){.record = (uint32_t)hdr[0], .base = hdr[1], .text = buf,
                         .len = (size_t)hdr[2], .own = (size_t)hdr[3]};
     return 1;

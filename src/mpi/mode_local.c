@@ -1,0 +1,77 @@
+/* mode_local.c - the local mode: one process streams its files through
+ * gs_reader (see mode.h); and that reader, which rank 0 of the streamed
+ * mode runs too.
+ *
+ * One process takes this mode for what cannot be read by ranges (gzip, raw,
+ * pipes, FIFOs and stdin, FASTA that cannot be indexed, BGZF without its
+ * indexes) and for plain files whose index would not pay (policy.h). The
+ * layout is learnt while reading: the main pass's records are kept.
+ */
+#include "mode.h"
+
+#include <stdlib.h>
+
+gs_status gs_reader_state_plan(gs_job *j, gs_error *err)
+{
+    j->ms = gs_calloc(1, sizeof(gs_reader_state), err, "reader");
+    return j->ms ? GS_OK : GS_ESYS;
+}
+
+gs_status gs_reader_state_open(gs_job *j, gs_pass *p, gs_source *inner, gs_error *err)
+{
+    gs_reader_state *s = j->ms;
+    const gs_scan_opts *o = j->o;
+    *inner = (gs_source){0};
+    if (j->rank != 0)
+        return GS_OK;
+    gs_reader_opts ro = {.format = o->format, .block = j->block, .overlap = j->overlap,
+                         .any_bytes = o->alphabet == GS_ALPHA_BYTES, .threads = j->threads};
+    gs_status st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
+                                  p->main ? &s->layout : &s->scratch, &s->reader, err);
+    if (st == GS_OK)
+        *inner = gs_source_reader(s->reader);
+    return st;
+}
+
+void gs_reader_state_close(gs_job *j, gs_pass *p)
+{
+    gs_reader_state *s = j->ms;
+    if (s->reader) {
+        p->bytes_read += gs_reader_bytes_in(s->reader);
+        gs_reader_close(s->reader);
+        s->reader = NULL;
+    }
+    gs_layout_free(&s->scratch);
+}
+
+const gs_layout *gs_reader_state_layout(const gs_job *j)
+{
+    return &((const gs_reader_state *)j->ms)->layout;
+}
+
+void gs_reader_state_free(gs_job *j)
+{
+    gs_reader_state *s = j->ms;
+    if (s == NULL)
+        return;
+    gs_layout_free(&s->layout);
+    gs_layout_free(&s->scratch);
+    free(s);
+    j->ms = NULL;
+}
+
+static gs_status local_open(gs_job *j, gs_pass *p, gs_error *err)
+{
+    p->n_src = 1;
+    return gs_reader_state_open(j, p, &p->src[0], err);
+}
+
+static void local_close(gs_job *j, gs_pass *p, gs_status st)
+{
+    (void)st;
+    gs_reader_state_close(j, p);
+}
+
+const gs_mode gs_mode_local = {.name = "local", .names = GS_NAMES_AFTER,
+                               .plan = gs_reader_state_plan, .open = local_open, .close = local_close,
+                               .layout = gs_reader_state_layout, .free = gs_reader_state_free};

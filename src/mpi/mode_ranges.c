@@ -1,0 +1,424 @@
+/* mode_ranges.c - the ranges mode: each rank reads only its pieces of the
+ * plan, through the files' .fai indexes (see mode.h).
+ *
+ * Plain FASTA files with a usable .fai (or, without one, an index rank 0
+ * builds in memory on its threads, fai_parallel.c), and BGZF files with both
+ * their .fai and .gzi, are read by ranges: rank 0 broadcasts the layout and
+ * the plan, and each rank reads its own pieces (pread, or the BGZF blocks
+ * that hold them). A stale .fai is an error at any rank count. Building on
+ * rank 0 and broadcasting the table, rather than on every rank, reads the
+ * file once for the index wherever the ranks run (a shared file system
+ * serves one reader, not N). The hits of a rank form contiguous runs of the
+ * global order and are written in place.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "mode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "comm/comm.h"
+#include "io/seq/fai.h"
+#include "io/stream/bgzf.h"
+#include "plan.h"
+#include "sources.h"
+
+typedef struct ranges {
+    gs_layout layout;         /* every rank's copy of rank 0's */
+    gs_fai_entry *rec_fai;    /* [n_rec]: each record's index entry (names: the layout's) */
+    uint64_t *rec_len;        /* [n_rec]: the lengths the plan cuts */
+    uint64_t *file_residues;  /* [n_files] */
+    gs_plan plan;             /* size x readers parts; rank r reads parts
+                               * r x readers .. (r + 1) x readers - 1 */
+    gs_seqfile *fds;          /* [readers][n_files]: each reader's files */
+    size_t n_fds;
+    gs_range_src rs[GS_MAX_READERS];
+    double t[3];              /* rank 0, --debug time: start, indexes, layout */
+} ranges;
+
+/* ---- rank 0: can every file be read by ranges? ------------------------- */
+
+/* Whether path exists next to a file: FILE.<ext>. */
+static int beside(const char *path, const char *ext)
+{
+    char name[4096];
+    return (size_t)snprintf(name, sizeof name, "%s.%s", path, ext) < sizeof name &&
+           access(name, F_OK) == 0;
+}
+
+static gs_read_kind read_kind(const char *path, gs_input_format fmt)
+{
+    gs_file_facts f = {.raw = fmt == GS_INPUT_RAW, .seekable = gs_input_seekable(path),
+                       .first = -1};
+    unsigned char b[18] = {0};
+    FILE *in = f.raw || !f.seekable ? NULL : fopen(path, "rb");
+    if (in) { /* a pipe is not sniffed here: its bytes go to the reader */
+        size_t n = fread(b, 1, sizeof b, in);
+        fclose(in);
+        gs_compression c = gs_bgzf_sniff(b, n);
+        f.first = n ? b[0] : -1;
+        f.plain = c == GS_COMP_NONE;
+        f.bgzf = c == GS_COMP_BGZF;
+        f.has_fai = f.bgzf && beside(path, "fai");
+        f.has_gzi = f.bgzf && beside(path, "gzi");
+    }
+    return gs_policy_read_kind(&f);
+}
+
+typedef struct pays_ctx {
+    const char *path;
+    int threads;
+} pays_ctx;
+
+/* The facts of gs_policy_index_pays; the first MiB is read only when the
+ * others leave it a say. */
+static int index_pays(void *arg)
+{
+    const pays_ctx *c = arg;
+    struct stat st;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    uint64_t size = stat(c->path, &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
+    if (!gs_policy_index_pays(c->threads, size, mem, 0))
+        return 0;
+    char *b = malloc(GS_POLICY_SAMPLE);
+    FILE *f = b ? fopen(c->path, "rb") : NULL;
+    size_t n = f ? fread(b, 1, GS_POLICY_SAMPLE, f) : 0;
+    size_t headers = gs_policy_headers(b, n);
+    if (f)
+        fclose(f);
+    free(b);
+    return gs_policy_index_pays(c->threads, size, mem, headers);
+}
+
+/* One file's index entries into *fai, or *ok = 0 when it must be streamed. */
+static gs_status load_index(const gs_job *j, const char *path, gs_fai *fai, int *ok, gs_error *err)
+{
+    gs_read_kind kind = read_kind(path, j->o->format);
+    gs_status st = kind == GS_READ_STREAM || kind == GS_READ_PLAIN_LEAD
+                       ? GS_OK
+                       : gs_fai_load(path, fai, err);
+    if (st != GS_OK)
+        return st; /* a stale or malformed index is the user's to fix */
+    if (fai->omits_dups)
+        fprintf(stderr,
+                "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
+                "faidx keeps the first): not used; gscan index writes one that keeps them\n",
+                path);
+    pays_ctx pc = {path, j->threads};
+    gs_index_use use = gs_policy_index_use(kind, fai->n > 0, j->size, index_pays, &pc);
+    *ok = use != GS_INDEX_STREAM;
+    if (use != GS_INDEX_BUILD)
+        return GS_OK;
+    gs_error build = {0};
+    if (gs_fai_build_parallel(path, j->threads, j->o->tune.io_fai_split, fai, &build) != GS_OK) {
+        if (build.code != GS_EINPUT)
+            return gs_fail(err, build.code, "%s", build.msg);
+        *ok = 0; /* cannot be indexed (htslib's rules): stream it */
+    }
+    return GS_OK;
+}
+
+/* Indexes for every file, or *ok = 0 when some file must be streamed. */
+static gs_status load_indexes(const gs_job *j, gs_fai *fai, int *ok, gs_error *err)
+{
+    *ok = 1;
+    if (gs_corpus_check((const char *const *)j->o->corpus, j->o->n_corpus, err) != GS_OK)
+        return err->code;
+    for (size_t f = 0; *ok && f < j->o->n_corpus; f++)
+        if (load_index(j, j->o->corpus[f], &fai[f], ok, err) != GS_OK)
+            return err->code;
+    return GS_OK;
+}
+
+/* The names of every file's records into one block, file after file. */
+static gs_status copy_names(gs_layout *l, const gs_fai *fai, size_t n_files, gs_error *err)
+{
+    size_t bytes = 0;
+    for (size_t f = 0; f < n_files; f++) {
+        for (size_t i = 0; fai[f].names == NULL && i < fai[f].n; i++)
+            bytes += strlen(fai[f].v[i].name) + 1;
+        bytes += fai[f].names ? fai[f].names_len : 0;
+    }
+    if ((l->names = gs_malloc(bytes + 1, err, "layout")) == NULL)
+        return GS_ESYS;
+    char *p = l->names;
+    for (size_t f = 0; f < n_files; f++) {
+        if (fai[f].names) {
+            memcpy(p, fai[f].names, fai[f].names_len);
+            p += fai[f].names_len;
+        }
+        for (size_t i = 0; fai[f].names == NULL && i < fai[f].n; i++) {
+            size_t len = strlen(fai[f].v[i].name) + 1;
+            memcpy(p, fai[f].v[i].name, len);
+            p += len;
+        }
+    }
+    l->names_len = bytes;
+    return GS_OK;
+}
+
+/* The layout and index entries of every record from the loaded indexes,
+ * the names in one block: the index's own block and entries when there is
+ * one file (no copy of a large array), else copied. fai[] gives up what it
+ * moves. */
+static gs_status take_layout(ranges *s, gs_fai *fai, size_t n_files, gs_error *err)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < n_files; f++)
+        n += fai[f].n;
+    gs_layout *l = &s->layout;
+    const int take = n_files == 1 && fai[0].names;
+    l->rec = gs_calloc(n + 1, sizeof *l->rec, err, "layout");
+    s->rec_fai = take ? fai[0].v : gs_calloc(n + 1, sizeof *s->rec_fai, err, "layout");
+    if (take) {
+        l->names = fai[0].names;
+        l->names_len = fai[0].names_len;
+        fai[0] = (gs_fai){0}; /* its names and entries moved into the layout */
+    }
+    if (l->rec == NULL || s->rec_fai == NULL || (!take && copy_names(l, fai, n_files, err) != GS_OK))
+        return GS_ESYS;
+    for (size_t f = 0; f < n_files; f++) {
+        const gs_fai_entry *v = take ? s->rec_fai : fai[f].v;
+        for (size_t i = 0, nf = take ? n : fai[f].n; i < nf; i++) {
+            l->rec[l->n_rec] = (gs_record){.name = v[i].name, .length = v[i].length,
+                                           .file = (uint32_t)f};
+            if (!take)
+                s->rec_fai[l->n_rec] = v[i];
+            l->n_rec++;
+        }
+    }
+    l->cap_rec = l->n_rec;
+    if (take)
+        return GS_OK;
+    gs_layout_point_names(l); /* the copies */
+    for (size_t i = 0; i < l->n_rec; i++)
+        s->rec_fai[i].name = l->rec[i].name;
+    return GS_OK;
+}
+
+static void ranges_free(gs_job *j);
+
+gs_status gs_ranges_probe(gs_job *j, int *by_ranges, gs_error *err)
+{
+    const size_t n_files = j->o->n_corpus;
+    ranges *s = gs_calloc(1, sizeof *s, err, "plan");
+    gs_fai *fai = gs_calloc(n_files ? n_files : 1, sizeof *fai, err, "indexes");
+    gs_status st = s && fai ? GS_OK : GS_ESYS;
+    *by_ranges = 0;
+    j->ms = s;
+    if (st == GS_OK) {
+        s->t[0] = gs_now();
+        st = load_indexes(j, fai, by_ranges, err);
+        s->t[1] = gs_now();
+    }
+    if (st == GS_OK && *by_ranges)
+        st = take_layout(s, fai, n_files, err);
+    for (size_t f = 0; fai && f < n_files; f++)
+        gs_fai_free(&fai[f]);
+    free(fai);
+    if (s)
+        s->t[2] = gs_now();
+    if (st != GS_OK || !*by_ranges)
+        ranges_free(j);
+    return st;
+}
+
+/* ---- every rank: the layout, the plan, the files ------------------------ */
+
+/* Rank 0's layout and index entries to every rank as two large buffers,
+ * whatever the number of records: the block of names as it is, then
+ * length, file, offset, linebases, linewidth of every record. */
+static void bcast_layout(const gs_job *j, ranges *s, gs_error *err)
+{
+    gs_layout *l = &s->layout;
+    uint64_t hdr[2] = {l->n_rec, l->names_len};
+    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
+    const size_t n_rec = (size_t)hdr[0];
+    uint64_t *v = gs_malloc(5 * n_rec * sizeof *v + 1, err, "layout broadcast");
+    if (v == NULL)
+        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
+    if (j->rank != 0) {
+        l->names_len = (size_t)hdr[1];
+        l->names = gs_malloc(l->names_len + 1, err, "layout");
+        l->rec = gs_calloc(n_rec + 1, sizeof *l->rec, err, "layout");
+        s->rec_fai = gs_calloc(n_rec + 1, sizeof *s->rec_fai, err, "layout");
+        if (l->names == NULL || l->rec == NULL || s->rec_fai == NULL)
+            MPI_Abort(j->comm, GS_ESYS);
+    }
+    for (size_t i = 0; j->rank == 0 && i < n_rec; i++) {
+        uint64_t *x = v + 5 * i;
+        x[0] = l->rec[i].length;
+        x[1] = l->rec[i].file;
+        x[2] = s->rec_fai[i].offset;
+        x[3] = s->rec_fai[i].linebases;
+        x[4] = s->rec_fai[i].linewidth;
+    }
+    gs_mpi_bcast_bytes(l->names, l->names_len, 0, j->comm);
+    gs_mpi_bcast_bytes(v, 5 * n_rec * sizeof *v, 0, j->comm);
+    if (j->rank != 0) {
+        l->n_rec = l->cap_rec = n_rec;
+        gs_layout_point_names(l);
+        for (size_t i = 0; i < n_rec; i++) {
+            const uint64_t *x = v + 5 * i;
+            l->rec[i].length = x[0];
+            l->rec[i].file = (uint32_t)x[1];
+            s->rec_fai[i] = (gs_fai_entry){.name = l->rec[i].name, .length = x[0],
+                                           .offset = x[2], .linebases = (uint32_t)x[3],
+                                           .linewidth = (uint32_t)x[4]};
+        }
+    }
+    free(v);
+}
+
+/* The record lengths the plan cuts, the residues of each file, and the
+ * layout's own copy of the file names. */
+static gs_status lengths(const gs_job *j, ranges *s, gs_error *err)
+{
+    gs_layout *l = &s->layout;
+    const size_t n_files = j->o->n_corpus;
+    s->rec_len = gs_malloc(l->n_rec * sizeof *s->rec_len + 1, err, "plan");
+    s->file_residues = gs_calloc(n_files ? n_files : 1, sizeof *s->file_residues, err, "plan");
+    l->files = gs_calloc(n_files ? n_files : 1, sizeof *l->files, err, "layout");
+    if (s->rec_len == NULL || s->file_residues == NULL || l->files == NULL)
+        return GS_ESYS;
+    for (; l->n_files < n_files; l->n_files++)
+        if ((l->files[l->n_files] = strdup(j->o->corpus[l->n_files])) == NULL)
+            return gs_fail(err, GS_ESYS, "out of memory (layout)");
+    for (size_t i = 0; i < l->n_rec; i++) {
+        s->rec_len[i] = l->rec[i].length;
+        s->file_residues[l->rec[i].file] += s->rec_len[i];
+    }
+    return GS_OK;
+}
+
+/* Rank 0 computes the plan and sends its ranges; the plan is a pure
+ * function, so the others could compute it, but one source of truth is
+ * simpler to reason about when layouts grow large. */
+static gs_status cut(const gs_job *j, ranges *s, gs_error *err)
+{
+    const int parts = j->size * j->readers;
+    gs_status st = lengths(j, s, err);
+    if (st == GS_OK && j->rank == 0)
+        st = gs_partition_plan(s->rec_len, s->layout.n_rec, parts, j->overlap, &s->plan, err);
+    if (gs_mpi_agree(j->comm, err) != GS_OK)
+        return err->code;
+    if (j->rank != 0) {
+        s->plan = (gs_plan){.len = s->rec_len, .n_rec = s->layout.n_rec, .n_ranks = parts,
+                            .overlap = j->overlap};
+        s->plan.parts = gs_malloc((size_t)parts * sizeof *s->plan.parts, err, "plan");
+        if (s->plan.parts == NULL)
+            MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
+    }
+    gs_mpi_bcast_bytes(s->plan.parts, (size_t)parts * sizeof *s->plan.parts, 0, j->comm);
+    GS_MPI_CHECK(MPI_Bcast(&s->plan.total, 1, MPI_UINT64_T, 0, j->comm));
+    return GS_OK;
+}
+
+/* Each reader opens only the files its part has pieces of (for BGZF that
+ * loads the .gzi and checks its tail against the file); readers share
+ * nothing, so a BGZF block cache needs no lock. */
+static gs_status open_files(const gs_job *j, ranges *s, gs_error *err)
+{
+    const size_t n_files = j->o->n_corpus;
+    s->n_fds = (size_t)j->readers * n_files;
+    if ((s->fds = gs_malloc(s->n_fds * sizeof *s->fds + 1, err, "files")) == NULL)
+        return GS_ESYS;
+    for (size_t f = 0; f < s->n_fds; f++)
+        s->fds[f] = (gs_seqfile){.path = j->o->corpus[f % n_files], .fd = -1};
+    for (int r = 0; r < j->readers; r++) {
+        gs_seqfile *fds = s->fds + (size_t)r * n_files;
+        const gs_part *part = &s->plan.parts[j->rank * j->readers + r];
+        if (part->lo == part->hi)
+            continue;
+        /* a part's pieces lie in the files of its first and last records and
+         * in every nonempty file between */
+        const uint32_t f0 = s->layout.rec[part->rec].file, f1 = s->layout.rec[part->last].file;
+        for (uint32_t f = f0; f <= f1; f++) {
+            if (f != f0 && f != f1 && s->file_residues[f] == 0)
+                continue;
+            if (gs_seqfile_open(j->o->corpus[f], &fds[f], err) != GS_OK)
+                return err->code;
+            /* BGZF: a reader inflates each segment's blocks on its share of
+             * the rank's threads (inflating, not parsing, is its work) */
+            if (fds[f].bgzf &&
+                gs_bgzf_set_threads(fds[f].bgzf, j->threads / j->readers, err) != GS_OK)
+                return err->code;
+        }
+    }
+    return GS_OK;
+}
+
+static gs_status ranges_plan(gs_job *j, gs_error *err)
+{
+    if (j->ms == NULL && (j->ms = gs_calloc(1, sizeof(ranges), err, "plan")) == NULL)
+        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcasts */
+    ranges *s = j->ms;
+    gs_status st = GS_OK;
+    if (j->size > 1)
+        bcast_layout(j, s, err);
+    if (cut(j, s, err) != GS_OK)
+        return err->code;
+    j->total = s->plan.total;
+    j->block = (size_t)gs_policy_block_fit(j->block, j->o->block, j->total);
+    st = open_files(j, s, err);
+    if (j->rank == 0 && (j->o->tune.debug & GS_DEBUG_TIME)) /* docs/performance.md */
+        fprintf(stderr,
+                "gscan: plan: indexes %.3f s, layout %.3f s, cut and files %.3f s (%zu records, "
+                "%d parts)\n",
+                s->t[1] - s->t[0], s->t[2] - s->t[1], gs_now() - s->t[2], s->layout.n_rec,
+                j->size * j->readers);
+    return st;
+}
+
+/* ---- a pass -------------------------------------------------------------- */
+
+static gs_status ranges_open(gs_job *j, gs_pass *p, gs_error *err)
+{
+    (void)err;
+    ranges *s = j->ms;
+    for (int r = 0; r < j->readers; r++) {
+        gs_range_src_init(&s->rs[r], &s->plan, j->rank * j->readers + r, &s->layout, s->rec_fai,
+                          s->fds + (size_t)r * j->o->n_corpus, j->block);
+        p->src[r] = gs_source_ranges(&s->rs[r]);
+    }
+    p->n_src = j->readers;
+    return GS_OK;
+}
+
+static void ranges_close(gs_job *j, gs_pass *p, gs_status st)
+{
+    (void)st;
+    const ranges *s = j->ms;
+    for (int r = 0; r < j->readers; r++)
+        p->bytes_read += s->rs[r].bytes_read;
+}
+
+static const gs_layout *ranges_layout(const gs_job *j)
+{
+    return &((const ranges *)j->ms)->layout;
+}
+
+static void ranges_free(gs_job *j)
+{
+    ranges *s = j->ms;
+    if (s == NULL)
+        return;
+    for (size_t f = 0; s->fds && f < s->n_fds; f++)
+        gs_seqfile_close(&s->fds[f]);
+    free(s->fds);
+    free(s->rec_fai); /* its names are the layout's */
+    gs_layout_free(&s->layout);
+    gs_plan_free(&s->plan);
+    free(s->rec_len);
+    free(s->file_residues);
+    free(s);
+    j->ms = NULL;
+}
+
+const gs_mode gs_mode_ranges = {.name = "ranges", .names = GS_NAMES_BESIDE, .plan = ranges_plan,
+                                .open = ranges_open, .close = ranges_close,
+                                .layout = ranges_layout, .free = ranges_free};

@@ -1,0 +1,155 @@
+/* policy.c - the decisions of a scan job (see policy.h). */
+#include "policy.h"
+
+#include <string.h>
+
+#include "match/keyset.h"
+
+gs_read_kind gs_policy_read_kind(const gs_file_facts *f)
+{
+    if (f->raw || !f->seekable || f->first < 0)
+        return GS_READ_STREAM;
+    if (f->plain) {
+        if (f->first == '>')
+            return GS_READ_PLAIN;
+        const int c = f->first;
+        return c == 0xef || c == '\n' || c == '\r' || c == ' ' || c == '\t' ? GS_READ_PLAIN_LEAD
+                                                                           : GS_READ_STREAM;
+    }
+    return f->bgzf && f->has_fai && f->has_gzi ? GS_READ_BGZF : GS_READ_STREAM;
+}
+
+gs_index_use gs_policy_index_use(gs_read_kind kind, int has_entries, int n_ranks,
+                                 int (*pays)(void *ctx), void *ctx)
+{
+    if (kind == GS_READ_STREAM)
+        return GS_INDEX_STREAM;
+    if (has_entries)
+        return GS_INDEX_USE;
+    if (kind == GS_READ_BGZF || (n_ranks == 1 && !pays(ctx)))
+        return GS_INDEX_STREAM; /* one process streams rather than read the file twice */
+    return GS_INDEX_BUILD;
+}
+
+size_t gs_policy_headers(const char *b, size_t n)
+{
+    size_t headers = 0;
+    for (const char *p = b, *end = b + n; headers <= GS_POLICY_MAX_HEADERS;) {
+        const char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+        if (nl == NULL)
+            break;
+        headers += nl + 1 < end && nl[1] == '>';
+        p = nl + 1;
+    }
+    return headers;
+}
+
+int gs_policy_index_pays(int threads, uint64_t file_bytes, uint64_t mem_bytes, size_t headers)
+{
+    if (threads < 2 || mem_bytes == 0 || file_bytes > mem_bytes / 2)
+        return 0;
+    return headers <= GS_POLICY_MAX_HEADERS;
+}
+
+gs_mode_id gs_policy_mode(int lz_index, int by_ranges, int n_ranks)
+{
+    if (lz_index)
+        return GS_MODE_LZ;
+    if (by_ranges)
+        return GS_MODE_RANGES;
+    return n_ranks > 1 ? GS_MODE_STREAMED : GS_MODE_LOCAL;
+}
+
+int gs_policy_readers(int asked, int threads, int use_gpu, int index)
+{
+    const int t = threads;
+    const int share = index ? (use_gpu ? t * 3 / 4 : t) : use_gpu ? t / 2 : t / 4;
+    const int most = index ? GS_MAX_READERS : use_gpu ? 8 : 4;
+    return asked ? asked : share < 1 ? 1 : share > most ? most : share;
+}
+
+int gs_policy_threads(int asked, long cores, int ranks_on_node)
+{
+    if (asked > 0)
+        return asked;
+    return cores > ranks_on_node ? (int)(cores / ranks_on_node) : 1;
+}
+
+uint64_t gs_policy_block(uint64_t asked, int use_gpu)
+{
+    return asked ? asked : use_gpu ? GS_BLOCK_GPU : GS_BLOCK_CPU;
+}
+
+uint64_t gs_policy_block_fit(uint64_t block, uint64_t asked, uint64_t total)
+{
+    if (asked == 0 && total < block)
+        return total > 4096 ? total : 4096;
+    return block;
+}
+
+const gs_engine *gs_policy_gpu_candidate(const char *name, int approx)
+{
+    const gs_engine *named = strcmp(name, "auto") ? gs_engine_find(name) : NULL;
+    return named ? named : approx ? &gs_engine_bv : &gs_engine_ac;
+}
+
+int gs_policy_wants_gpu(gs_device_kind device, const gs_engine *candidate)
+{
+    return device != GS_DEV_CPU && candidate->gpu != NULL;
+}
+
+gs_status gs_policy_gpu_engine(gs_device_kind device, const gs_engine *candidate, int approx,
+                               gs_error *err)
+{
+    if (device == GS_DEV_GPU && candidate->gpu == NULL)
+        return gs_fail(err, GS_EUSAGE, "engine %s%s has no GPU version yet (--device gpu)",
+                       candidate->name, approx ? " (approximate matching)" : "");
+    return GS_OK;
+}
+
+gs_status gs_policy_gpu_found(gs_device_kind device, int visible, int rank, gs_error *err)
+{
+    if (device != GS_DEV_GPU || visible > 0)
+        return GS_OK;
+#ifdef GS_HAVE_CUDA
+    return gs_fail(err, GS_ESYS, "--device gpu: no GPU is visible (rank %d)", rank);
+#else
+    (void)rank;
+    return gs_fail(err, GS_ESYS, "--device gpu: no GPU in this build (built without CUDA)");
+#endif
+}
+
+gs_status gs_policy_engine(const char *name, int use_gpu, const gs_keyset *ks,
+                           const gs_engine **engine, gs_error *err)
+{
+    const gs_engine *e;
+    if (!strcmp(name, "auto"))
+        e = use_gpu && ks->mode == GS_MATCH_EXACT ? &gs_engine_ac : gs_engine_auto(ks);
+    else
+        e = gs_engine_find(name);
+    *engine = e;
+    if (e == NULL)
+        return gs_fail(err, GS_EUSAGE, "unknown engine '%s' (--engine)", name);
+    if (!gs_engine_can(e, ks))
+        return gs_fail(err, GS_EUSAGE, "engine %s does %s matching only (--engine)", e->name,
+                       ks->mode != GS_MATCH_EXACT ? "exact" : "approximate");
+    if (use_gpu && e->gpu == NULL)
+        return gs_fail(err, GS_EUSAGE,
+                       "engine %s runs on the CPU only (--engine %s with --device gpu)", e->name,
+                       e->name);
+    return GS_OK;
+}
+
+const gs_engine *gs_policy_reference(const gs_engine *engine, int use_gpu, int approx)
+{
+    if (use_gpu)
+        return engine;
+    if (approx) /* the DP reference, or bv to check it */
+        return engine == &gs_engine_bf ? &gs_engine_bv : &gs_engine_bf;
+    return engine == &gs_engine_ac ? &gs_engine_rk : &gs_engine_ac;
+}
+
+int gs_policy_gather(int approx, int report_hits, int mode_gathers, int text_out, int n_ranks)
+{
+    return approx || (report_hits && (mode_gathers || (text_out && n_ranks > 1)));
+}

@@ -1,0 +1,156 @@
+/* policy.h - the decisions of a scan job, as pure functions.
+ *
+ * How each file is read, how many threads read, whether an index is worth
+ * building, which engine and device run, whether hits travel to rank 0:
+ * plain inputs in, a decision out, no MPI and no I/O, so each rule has one
+ * home and is tested without a job (tests/test_policy.c). The job and its
+ * read modes gather the facts (a file's first bytes, the devices, the ranks)
+ * and ask here; the measurements behind the numbers are in
+ * docs/performance.md.
+ */
+#ifndef GS_POLICY_H
+#define GS_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/gs_error.h"
+#include "match/engine.h"
+
+/* Most reading threads per rank (--readers). */
+#define GS_MAX_READERS 64
+
+typedef enum gs_device_kind { GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU } gs_device_kind;
+
+/* Default residues per block: large copies for a GPU; for CPU workers,
+ * blocks small enough that one bacterial genome gives every thread work */
+#define GS_BLOCK_GPU ((uint64_t)16 << 20)
+#define GS_BLOCK_CPU ((uint64_t)256 << 10)
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* How a file can be read: by ranges through an index (plain FASTA; plain
+ * text whose first byte is a BOM or a blank, FASTA if a header follows,
+ * which only an index built in memory can say; BGZF with its .fai and
+ * .gzi), or streamed once. */
+typedef enum gs_read_kind { GS_READ_STREAM, GS_READ_PLAIN, GS_READ_PLAIN_LEAD, GS_READ_BGZF } gs_read_kind;
+
+/* What a look at a file found. */
+typedef struct gs_file_facts {
+    int raw;      /* --input-format raw */
+    int seekable; /* a regular file (gs_input_seekable) */
+    int first;    /* its first byte, or -1 when none could be read */
+    int plain;    /* its first bytes are not compressed */
+    int bgzf;     /* they are BGZF */
+    int has_fai;  /* FILE.fai exists */
+    int has_gzi;  /* FILE.gzi exists */
+} gs_file_facts;
+
+/* Streamed: raw input, a pipe (its bytes go to the reader unsniffed), a
+ * file that cannot be opened (the reader reports it), gzip, BGZF without
+ * both indexes (rank 0 does not index a compressed file on the fly: that
+ * would read it twice), or plain text that starts with neither '>' nor a
+ * BOM or blank. */
+gs_read_kind gs_policy_read_kind(const gs_file_facts *f);
+
+/* What to do with a file readable by ranges. */
+typedef enum gs_index_use {
+    GS_INDEX_USE,    /* its .fai entries */
+    GS_INDEX_BUILD,  /* build them in memory, on the job's threads */
+    GS_INDEX_STREAM  /* stream the corpus instead */
+} gs_index_use;
+
+/* has_entries: a .fai gave records. Without them, BGZF streams (its .gzi
+ * alone cannot seek records), and one process builds an index only when
+ * pays(ctx) says it pays (gs_policy_index_pays; asked only then, as its
+ * facts cost a read). */
+gs_index_use gs_policy_index_use(gs_read_kind kind, int has_entries, int n_ranks,
+                                 int (*pays)(void *ctx), void *ctx);
+
+/* Bytes of a file's start that gs_policy_headers looks at. */
+enum { GS_POLICY_SAMPLE = 1 << 20, GS_POLICY_MAX_HEADERS = 16 };
+
+/* Headers ('>' after a newline) in b[0 .. n), counted up to
+ * GS_POLICY_MAX_HEADERS + 1. */
+size_t gs_policy_headers(const char *b, size_t n);
+
+/* Is indexing an unindexed plain file in memory worth it for one process?
+ * It costs a second pass over the bytes, cheap only when the first leaves
+ * them in the page cache (the file fits in half the memory, mem_bytes; 0:
+ * unknown) and done on several threads (one thread streaming reads it
+ * once). And the ranges path costs a read call per segment, so for records
+ * much shorter than a block (EST sets: 500 bp) one stream is faster today:
+ * more than GS_POLICY_MAX_HEADERS headers in the first GS_POLICY_SAMPLE
+ * bytes streams. */
+int gs_policy_index_pays(int threads, uint64_t file_bytes, uint64_t mem_bytes, size_t headers);
+
+/* The read modes of a job (src/mpi/mode.h). */
+typedef enum gs_mode_id { GS_MODE_LOCAL, GS_MODE_RANGES, GS_MODE_STREAMED, GS_MODE_LZ, GS_N_MODES } gs_mode_id;
+
+/* An LZ77 index given: its mode; every file by ranges: ranges; else one
+ * process streams its files itself, and several deal rank 0's stream. */
+gs_mode_id gs_policy_mode(int lz_index, int by_ranges, int n_ranks);
+
+/* Reading threads per rank: --readers (asked), else for files half the
+ * threads (1..8) with a GPU, which leaves the host's cores to reading, and
+ * a quarter (1..4) on the CPU, where the workers need them. An index's
+ * readers unpack its kernel, 4.8 M short pieces for 1000 strains: CPU work
+ * on a par with matching them. So for an index every thread reads on the
+ * CPU (readers and workers then share the cores as the work comes), and
+ * three quarters with a GPU (the rest copy into pinned memory), up to
+ * GS_MAX_READERS. */
+int gs_policy_readers(int asked, int threads, int use_gpu, int index);
+
+/* ---- the machine -------------------------------------------------------- */
+
+/* Worker threads per rank: -t (asked), else the cores shared by the ranks of
+ * the node, at least 1. */
+int gs_policy_threads(int asked, long cores, int ranks_on_node);
+
+/* Residues per block: --block-size (asked), else by device. */
+uint64_t gs_policy_block(uint64_t asked, int use_gpu);
+
+/* When the corpus is known to hold `total` residues: no block larger than
+ * it (at least 4096), unless asked. A GPU's pinned buffers (three blocks)
+ * cost ~1 ms a MiB to allocate, 50 ms of a phage's whole run. */
+uint64_t gs_policy_block_fit(uint64_t block, uint64_t asked, uint64_t total);
+
+/* The engine whose GPU counterpart decides whether a GPU is used: the one
+ * named (not "auto", and known), else ac, or bv when approximate. */
+const gs_engine *gs_policy_gpu_candidate(const char *name, int approx);
+
+/* Whether to look for GPUs at all: not with --device cpu, nor for an
+ * engine without a GPU counterpart. */
+int gs_policy_wants_gpu(gs_device_kind device, const gs_engine *candidate);
+
+/* --device gpu with an engine that has no GPU version: GS_EUSAGE. */
+gs_status gs_policy_gpu_engine(gs_device_kind device, const gs_engine *candidate, int approx,
+                               gs_error *err);
+
+/* --device gpu and no GPU visible to this rank (visible: devices found):
+ * GS_ESYS. */
+gs_status gs_policy_gpu_found(gs_device_kind device, int visible, int rank, gs_error *err);
+
+/* The engine that runs: the named one, or for auto ac on a GPU (exact) and
+ * gs_engine_auto's pick otherwise. GS_EUSAGE when the name is unknown, the
+ * engine cannot do the keyset's matching, or it has no GPU version while a
+ * GPU is used. */
+gs_status gs_policy_engine(const char *name, int use_gpu, const gs_keyset *ks,
+                           const gs_engine **engine, gs_error *err);
+
+/* --verify's reference: the CPU engine of the same name for a GPU run; for a
+ * CPU run a second, independent CPU engine (bf for approximate matching, or
+ * bv to check bf; rk to check ac, else ac). */
+const gs_engine *gs_policy_reference(const gs_engine *engine, int use_gpu, int approx);
+
+/* ---- results ------------------------------------------------------------ */
+
+/* Whether hits are gathered to rank 0 before they are written. Approximate
+ * hits are, in every mode: --best-per-site sees every hit of a (pattern,
+ * record, strand) at once, and the counts are taken from what is reported.
+ * Otherwise only reported hits move: those of a mode whose hits interleave
+ * across ranks (mode_gathers), and text, one stream from rank 0, when there
+ * are several ranks. */
+int gs_policy_gather(int approx, int report_hits, int mode_gathers, int text_out, int n_ranks);
+
+#endif

@@ -1,0 +1,1 @@
+gs_unit_test(test_policy LIBS gs_mpi)

@@ -1,0 +1,215 @@
+/* test_policy.c - each rule of the scan job's policy (src/mpi/policy.h),
+ * branch by branch, without MPI or files: how a file is read, whether an
+ * index is used, built or skipped, the mode, readers, threads, block size,
+ * device and engine, the --verify reference and the gather rule. */
+#include <string.h>
+
+#include "match/keyset.h"
+#include "mpi/policy.h"
+#include "testlib.h"
+
+static void test_read_kind(void)
+{
+    const gs_file_facts plain = {.seekable = 1, .first = '>', .plain = 1};
+    gs_file_facts f = plain;
+    CHECK(gs_policy_read_kind(&f) == GS_READ_PLAIN);
+    f.raw = 1; /* --input-format raw: streamed */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    f = plain;
+    f.seekable = 0; /* a pipe */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    f = plain;
+    f.first = -1; /* empty, or could not be opened */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    const int lead[] = {0xef, '\n', '\r', ' ', '\t'};
+    for (size_t i = 0; i < sizeof lead / sizeof *lead; i++) {
+        f = plain;
+        f.first = lead[i];
+        CHECK(gs_policy_read_kind(&f) == GS_READ_PLAIN_LEAD);
+    }
+    f = plain;
+    f.first = 'A'; /* raw text, or residues before the first header */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    const gs_file_facts bgzf = {.seekable = 1, .first = 0x1f, .bgzf = 1, .has_fai = 1, .has_gzi = 1};
+    f = bgzf;
+    CHECK(gs_policy_read_kind(&f) == GS_READ_BGZF);
+    f.has_gzi = 0;
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    f = bgzf;
+    f.has_fai = 0;
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    f = bgzf;
+    f.bgzf = 0; /* gzip */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+}
+
+static int asked;
+static int pays_yes(void *ctx)
+{
+    (void)ctx;
+    asked++;
+    return 1;
+}
+static int pays_no(void *ctx)
+{
+    (void)ctx;
+    asked++;
+    return 0;
+}
+
+static void test_index_use(void)
+{
+    asked = 0;
+    CHECK(gs_policy_index_use(GS_READ_STREAM, 0, 1, pays_yes, NULL) == GS_INDEX_STREAM);
+    CHECK(gs_policy_index_use(GS_READ_PLAIN, 1, 1, pays_no, NULL) == GS_INDEX_USE);
+    CHECK(gs_policy_index_use(GS_READ_BGZF, 1, 4, pays_no, NULL) == GS_INDEX_USE);
+    CHECK(gs_policy_index_use(GS_READ_BGZF, 0, 4, pays_yes, NULL) == GS_INDEX_STREAM);
+    CHECK(asked == 0); /* pays is asked only where it decides */
+    CHECK(gs_policy_index_use(GS_READ_PLAIN, 0, 4, pays_no, NULL) == GS_INDEX_BUILD);
+    CHECK(gs_policy_index_use(GS_READ_PLAIN_LEAD, 0, 2, pays_no, NULL) == GS_INDEX_BUILD);
+    CHECK(asked == 0);
+    CHECK(gs_policy_index_use(GS_READ_PLAIN, 0, 1, pays_no, NULL) == GS_INDEX_STREAM);
+    CHECK(gs_policy_index_use(GS_READ_PLAIN, 0, 1, pays_yes, NULL) == GS_INDEX_BUILD);
+    CHECK(gs_policy_index_use(GS_READ_PLAIN_LEAD, 0, 1, pays_yes, NULL) == GS_INDEX_BUILD);
+    CHECK(asked == 3);
+}
+
+static void test_index_pays(void)
+{
+    const uint64_t gib = (uint64_t)1 << 30;
+    CHECK(gs_policy_index_pays(2, gib, 4 * gib, 0));
+    CHECK(gs_policy_index_pays(8, 2 * gib, 4 * gib, GS_POLICY_MAX_HEADERS));
+    CHECK(!gs_policy_index_pays(1, gib, 4 * gib, 0));     /* one thread streams once */
+    CHECK(!gs_policy_index_pays(8, 2 * gib + 1, 4 * gib, 0)); /* over half the memory */
+    CHECK(!gs_policy_index_pays(8, gib, 0, 0));           /* memory unknown */
+    CHECK(!gs_policy_index_pays(8, UINT64_MAX, 4 * gib, 0)); /* size unknown */
+    CHECK(!gs_policy_index_pays(8, gib, 4 * gib, GS_POLICY_MAX_HEADERS + 1)); /* short records */
+
+    const char *few = ">a\nACGT\n>b\nAC\n>c\n";
+    CHECK_EQ_U64(gs_policy_headers(few, strlen(few)), 2); /* the first header follows no newline */
+    char many[4096];
+    size_t n = 0;
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(many + n, sizeof many - n, "ACGT\n>r%d\n", i);
+    CHECK_EQ_U64(gs_policy_headers(many, n), GS_POLICY_MAX_HEADERS + 1); /* counting stops */
+    CHECK_EQ_U64(gs_policy_headers("ACGT\n", 5), 0);
+    CHECK_EQ_U64(gs_policy_headers("", 0), 0);
+    CHECK_EQ_U64(gs_policy_headers("AC\n>", 4), 1);
+    CHECK_EQ_U64(gs_policy_headers("AC\n>", 3), 0); /* a newline that ends the sample */
+}
+
+static void test_mode_and_readers(void)
+{
+    CHECK(gs_policy_mode(1, 1, 4) == GS_MODE_LZ);
+    CHECK(gs_policy_mode(0, 1, 1) == GS_MODE_RANGES);
+    CHECK(gs_policy_mode(0, 1, 4) == GS_MODE_RANGES);
+    CHECK(gs_policy_mode(0, 0, 1) == GS_MODE_LOCAL);
+    CHECK(gs_policy_mode(0, 0, 2) == GS_MODE_STREAMED);
+
+    CHECK(gs_policy_readers(3, 16, 1, 0) == 3); /* --readers wins */
+    CHECK(gs_policy_readers(0, 16, 1, 0) == 8); /* files, GPU: half, at most 8 */
+    CHECK(gs_policy_readers(0, 32, 1, 0) == 8);
+    CHECK(gs_policy_readers(0, 6, 1, 0) == 3);
+    CHECK(gs_policy_readers(0, 16, 0, 0) == 4); /* files, CPU: a quarter, at most 4 */
+    CHECK(gs_policy_readers(0, 8, 0, 0) == 2);
+    CHECK(gs_policy_readers(0, 3, 0, 0) == 1);  /* at least 1 */
+    CHECK(gs_policy_readers(0, 1, 1, 0) == 1);
+    CHECK(gs_policy_readers(0, 16, 0, 1) == 16); /* index, CPU: every thread */
+    CHECK(gs_policy_readers(0, 16, 1, 1) == 12); /* index, GPU: three quarters */
+    CHECK(gs_policy_readers(0, 200, 0, 1) == GS_MAX_READERS);
+    CHECK(gs_policy_readers(0, 1, 1, 1) == 1);
+}
+
+static void test_machine(void)
+{
+    CHECK(gs_policy_threads(5, 64, 4) == 5);
+    CHECK(gs_policy_threads(0, 64, 4) == 16);
+    CHECK(gs_policy_threads(0, 6, 4) == 1);
+    CHECK(gs_policy_threads(0, 4, 4) == 1);
+    CHECK(gs_policy_threads(0, -1, 1) == 1); /* cores unknown */
+
+    CHECK_EQ_U64(gs_policy_block(1000, 1), 1000);
+    CHECK_EQ_U64(gs_policy_block(0, 1), GS_BLOCK_GPU);
+    CHECK_EQ_U64(gs_policy_block(0, 0), GS_BLOCK_CPU);
+    CHECK_EQ_U64(gs_policy_block_fit(GS_BLOCK_GPU, 0, 100000), 100000);
+    CHECK_EQ_U64(gs_policy_block_fit(GS_BLOCK_GPU, 0, 100), 4096);
+    CHECK_EQ_U64(gs_policy_block_fit(GS_BLOCK_GPU, 0, 0), 4096);
+    CHECK_EQ_U64(gs_policy_block_fit(GS_BLOCK_GPU, 0, GS_BLOCK_GPU + 1), GS_BLOCK_GPU);
+    CHECK_EQ_U64(gs_policy_block_fit(1 << 20, 1 << 20, 100), 1 << 20); /* asked: kept */
+}
+
+static void test_device(void)
+{
+    gs_error err = {0};
+    CHECK(gs_policy_gpu_candidate("auto", 0) == &gs_engine_ac);
+    CHECK(gs_policy_gpu_candidate("auto", 1) == &gs_engine_bv);
+    CHECK(gs_policy_gpu_candidate("wm", 0) == &gs_engine_wm);
+    CHECK(gs_policy_gpu_candidate("bf", 1) == &gs_engine_bf);
+    CHECK(gs_policy_gpu_candidate("nosuch", 0) == &gs_engine_ac); /* reported later */
+
+    CHECK(gs_policy_wants_gpu(GS_DEV_AUTO, &gs_engine_ac));
+    CHECK(gs_policy_wants_gpu(GS_DEV_GPU, &gs_engine_ac));
+    CHECK(!gs_policy_wants_gpu(GS_DEV_CPU, &gs_engine_ac));
+    CHECK(!gs_policy_wants_gpu(GS_DEV_AUTO, &gs_engine_bf));
+
+    CHECK(gs_policy_gpu_engine(GS_DEV_AUTO, &gs_engine_bf, 0, &err) == GS_OK);
+    CHECK(gs_policy_gpu_engine(GS_DEV_GPU, &gs_engine_ac, 0, &err) == GS_OK);
+    CHECK(gs_policy_gpu_engine(GS_DEV_GPU, &gs_engine_bf, 1, &err) == GS_EUSAGE);
+    CHECK(strstr(err.msg, "bf (approximate matching) has no GPU") != NULL);
+
+    gs_error e2 = {0};
+    CHECK(gs_policy_gpu_found(GS_DEV_AUTO, 0, 0, &e2) == GS_OK);
+    CHECK(gs_policy_gpu_found(GS_DEV_GPU, 1, 0, &e2) == GS_OK);
+    CHECK(gs_policy_gpu_found(GS_DEV_GPU, 0, 3, &e2) == GS_ESYS);
+    CHECK(strstr(e2.msg, "--device gpu") != NULL);
+}
+
+static void test_engine(void)
+{
+    gs_keyset exact = {.mode = GS_MATCH_EXACT}, approx = {.mode = GS_MATCH_MISMATCHES};
+    const gs_engine *e = NULL;
+    gs_error err = {0};
+    CHECK(gs_policy_engine("auto", 1, &exact, &e, &err) == GS_OK && e == &gs_engine_ac);
+    CHECK(gs_policy_engine("auto", 0, &exact, &e, &err) == GS_OK && e == gs_engine_auto(&exact));
+    CHECK(gs_policy_engine("auto", 1, &approx, &e, &err) == GS_OK && e == &gs_engine_bv);
+    CHECK(gs_policy_engine("rk", 0, &exact, &e, &err) == GS_OK && e == &gs_engine_rk);
+    CHECK(err.code == GS_OK);
+
+    gs_error e1 = {0}, e2 = {0}, e3 = {0};
+    CHECK(gs_policy_engine("nosuch", 0, &exact, &e, &e1) == GS_EUSAGE && e == NULL);
+    CHECK(strstr(e1.msg, "unknown engine 'nosuch'") != NULL);
+    CHECK(gs_policy_engine("ac", 0, &approx, &e, &e2) == GS_EUSAGE);
+    CHECK(strstr(e2.msg, "engine ac does exact matching only") != NULL);
+    CHECK(gs_policy_engine("bf", 1, &exact, &e, &e3) == GS_EUSAGE);
+    CHECK(strstr(e3.msg, "engine bf runs on the CPU only") != NULL);
+
+    CHECK(gs_policy_reference(&gs_engine_wm, 1, 0) == &gs_engine_wm); /* GPU: its CPU twin */
+    CHECK(gs_policy_reference(&gs_engine_ac, 0, 0) == &gs_engine_rk);
+    CHECK(gs_policy_reference(&gs_engine_wm, 0, 0) == &gs_engine_ac);
+    CHECK(gs_policy_reference(&gs_engine_bv, 0, 1) == &gs_engine_bf);
+    CHECK(gs_policy_reference(&gs_engine_bf, 0, 1) == &gs_engine_bv);
+}
+
+static void test_gather(void)
+{
+    /* approx, report, mode gathers, text, ranks */
+    CHECK(gs_policy_gather(1, 0, 0, 0, 1)); /* approximate: always */
+    CHECK(!gs_policy_gather(0, 0, 1, 1, 4)); /* counts only: never */
+    CHECK(gs_policy_gather(0, 1, 1, 0, 4)); /* streamed, lz */
+    CHECK(!gs_policy_gather(0, 1, 0, 0, 4)); /* ranges, HDF5: written in place */
+    CHECK(gs_policy_gather(0, 1, 0, 1, 4)); /* text: one stream from rank 0 */
+    CHECK(!gs_policy_gather(0, 1, 0, 1, 1));
+}
+
+int main(void)
+{
+    test_read_kind();
+    test_index_use();
+    test_index_pays();
+    test_mode_and_readers();
+    test_machine();
+    test_device();
+    test_engine();
+    test_gather();
+    return gs_test_done("test_policy");
+}
