@@ -449,7 +449,7 @@ static int readers(const job *j, int index)
  * occurrences that cross phrase boundaries outside the kernel. */
 static gs_status open_lz(job *j, gs_error *err)
 {
-    gs_status st = gs_lz_read(j->o->index, j->threads, &j->lz, err);
+    gs_status st = gs_lz_read(j->o->index, j->threads, NULL, &j->lz, err);
     j->mode = MODE_LZ;
     j->readers = readers(j, 1); /* each unpacks its part of the kernel; rank 0's
                                  * count, so that the ranks' parts tile it */
@@ -462,7 +462,7 @@ static gs_status open_lz(job *j, gs_error *err)
                          "(gscan index --lz --max-pattern-length) (%s)",
                          j->ps.v[p].name, j->ps.v[p].len, j->lz.max_pat, j->o->index);
     if (st == GS_OK) /* only the windows the patterns' span needs are scanned */
-        st = gs_lz_trim(&j->lz, j->ks.span, j->threads, err);
+        st = gs_lz_trim(&j->lz, j->ks.span, j->threads, NULL, err);
     return st;
 }
 
@@ -641,8 +641,9 @@ static gs_status scan_pass(job *j, const gs_engine *engine, int use_gpu, gs_layo
         if (st == GS_OK) {
             kernel_hits = res->hits;
             res->hits = (gs_hits){0};
-            st = gs_lz_locate(&j->lz, &j->ps, j->ks.n_strands, &kernel_hits, o->report_hits,
-                              j->threads, res->counts, &res->hits, err);
+            gs_lz_locate_opts lo = {&j->ps, j->ks.n_strands, o->report_hits, j->threads,
+                                    res->counts, NULL};
+            st = gs_lz_locate(&j->lz, &lo, &kernel_hits, &res->hits, err);
         }
     } else if (j->mode == MODE_RANGES) {
         gs_range_src rs[GS_MAX_READERS];
