@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cli/info.h"
 #include "io/results/h5out.h"
 #include "testlib.h"
 
@@ -413,7 +414,7 @@ static char *capture_info(const char *path, int export_fmt, const char *fmt, gs_
     gs_h5_file *f = NULL;
     *st = gs_h5_open(path, &f, err);
     if (*st == GS_OK)
-        *st = export_fmt ? gs_h5_export(f, fmt, out, err) : gs_h5_info(f, out, err);
+        *st = export_fmt ? gs_h5_export(f, fmt, out, err) : gs_info_result(f, out, err);
     gs_h5_close(f);
     fclose(out);
     return text;
