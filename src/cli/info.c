@@ -163,7 +163,8 @@ static gs_status print_timing(FILE *out, gs_h5_file *f, gs_error *err)
         if (t.ranks[p] == 0)
             continue;
         if (!header++)
-            fprintf(out, "timing (seconds, max over %llu ranks):\n", (unsigned long long)t.ranks[p]);
+            fprintf(out, "timing (seconds, max over %llu ranks):\n",
+                    (unsigned long long)t.ranks[p]);
         fprintf(out, "  %-9s %.3f\n", gs_phase_names[p], t.max[p]);
     }
     return GS_OK;

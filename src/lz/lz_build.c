@@ -33,7 +33,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* The reference with separators: reference record r occupies
  * [rec_off[r] + r, + its length) and is followed by sep, a byte the
@@ -74,34 +73,36 @@ typedef struct feed {
     uint64_t n, cap;
 } feed;
 
-/* The next record, empty ones included: 1 with *r its index and
- * f->t[0 .. f->n) its residues (until the next call), 0 at the end, -1
- * with err set. */
-static int next_record(feed *f, size_t *r, gs_error *err)
+/* The next record, empty ones included: *got = 1 with *r its index and
+ * f->t[0 .. f->n) its residues (until the next call), *got = 0 at the
+ * end. */
+static gs_status next_record(feed *f, size_t *r, int *got, gs_error *err)
 {
     f->n = 0;
+    *got = 0;
     for (;;) {
         if (!f->have && !f->eof) {
             int k = gs_reader_next(f->r, f->buf, &f->seg, err);
             if (k < 0)
-                return -1;
+                return err->code;
             f->have = k > 0;
             f->eof = k == 0;
         }
         if (f->have && f->seg.record == f->next) {
-            if (reserve(&f->t, &f->cap, f->n + f->seg.own)) {
-                gs_fail(err, GS_ESYS, "out of memory (index build text)");
-                return -1;
-            }
+            if (reserve(&f->t, &f->cap, f->n + f->seg.own))
+                return gs_fail(err, GS_ESYS, "out of memory (index build text)");
             memcpy(f->t + f->n, f->seg.text, f->seg.own);
             f->n += f->seg.own;
             f->have = 0;
             continue;
         }
-        if (f->have ? f->seg.record < f->next : f->next >= f->layout->n_rec)
-            return f->have ? (gs_fail(err, GS_ESYS, "records out of order (index build)"), -1) : 0;
+        if (f->have && f->seg.record < f->next)
+            return gs_fail(err, GS_ESYS, "records out of order (index build)");
+        if (!f->have && f->next >= f->layout->n_rec)
+            return GS_OK;
         *r = f->next++;
-        return 1;
+        *got = 1;
+        return GS_OK;
     }
 }
 
@@ -462,12 +463,35 @@ static int kernel_add(gs_lz_index *ix, kernel_out *o, uint32_t rec, const pieces
     return 0;
 }
 
+/* A build in progress: the records read so far, the reference's text, the
+ * batch being gathered, and the phrases and kernel made. */
+typedef struct build {
+    gs_lz_index *ix;
+    const gs_lz_build_opts *o;
+    feed f;
+    text tx;        /* the reference, back to back */
+    phrases ph;
+    kernel_out ko;
+    parse_ctx c;
+    ref_rule q;
+    uint8_t *bt;    /* the batch's residues */
+    uint64_t bn, bcap, total, batch;
+    rec_job *jobs;  /* the batch's records */
+    size_t n_jobs, cap_jobs, cap_off, n_ref;
+    int ref_done;
+} build;
+
 /* The reference (records [0, n_ref), read back to back into tx): its
  * separators, its suffix array (kept in c for the other records), its
  * LZ77 parse (KKP) into ph and its pieces into the kernel. */
-static gs_status parse_reference(gs_lz_index *ix, parse_ctx *c, text *tx, size_t n_ref,
-                                 phrases *ph, kernel_out *ko, gs_error *err)
+static gs_status parse_reference(build *b, gs_error *err)
 {
+    gs_lz_index *ix = b->ix;
+    parse_ctx *c = &b->c;
+    text *tx = &b->tx;
+    const size_t n_ref = b->n_ref;
+    phrases *ph = &b->ph;
+    kernel_out *ko = &b->ko;
     gs_status st = add_separators(ix, n_ref, tx, err);
     if (st != GS_OK)
         return st;
@@ -500,12 +524,17 @@ static gs_status parse_reference(gs_lz_index *ix, parse_ctx *c, text *tx, size_t
 
 /* One batch of records after the reference, parsed against it on
  * `threads` threads; their phrases and pieces appended in record order. */
-static gs_status parse_batch(gs_lz_index *ix, parse_ctx *c, const uint8_t *batch, rec_job *jobs,
-                             size_t n_jobs, int threads, phrases *ph, kernel_out *ko,
-                             gs_error *err)
+static gs_status parse_batch(build *b, gs_error *err)
 {
+    gs_lz_index *ix = b->ix;
+    parse_ctx *c = &b->c;
+    rec_job *jobs = b->jobs;
+    const size_t n_jobs = b->n_jobs;
+    int threads = b->o->threads;
+    phrases *ph = &b->ph;
+    kernel_out *ko = &b->ko;
     gs_status st = GS_OK;
-    c->batch = batch;
+    c->batch = b->bt;
     c->jobs = jobs;
     c->n_jobs = n_jobs;
     atomic_init(&c->next, 0);
@@ -537,24 +566,6 @@ static gs_status parse_batch(gs_lz_index *ix, parse_ctx *c, const uint8_t *batch
  * the collection. Tune lz.batch (residues) lets the tests cut batches of a
  * record or a few. */
 enum { READ_BLOCK = 1 << 22, BATCH = 1 << 29 };
-
-/* A build in progress: the records read so far, the reference's text, the
- * batch being gathered, and the phrases and kernel made. */
-typedef struct build {
-    gs_lz_index *ix;
-    const gs_lz_build_opts *o;
-    feed f;
-    text tx;        /* the reference, back to back */
-    phrases ph;
-    kernel_out ko;
-    parse_ctx c;
-    ref_rule q;
-    uint8_t *bt;    /* the batch's residues */
-    uint64_t bn, bcap, total, batch;
-    rec_job *jobs;  /* the batch's records */
-    size_t n_jobs, cap_jobs, cap_off, n_ref;
-    int ref_done;
-} build;
 
 /* Record r (f.n residues) placed in global coordinates. */
 static gs_status place_record(build *b, size_t r, gs_error *err)
@@ -602,9 +613,11 @@ static gs_status build_step(build *b, int *more, gs_error *err)
 {
     gs_lz_index *ix = b->ix;
     size_t r = 0;
-    int got = next_record(&b->f, &r, err);
-    gs_status st = got < 0 ? err->code : got > 0 ? place_record(b, r, err) : GS_OK;
-    *more = got > 0;
+    int got = 0;
+    gs_status st = next_record(&b->f, &r, &got, err);
+    if (st == GS_OK && got)
+        st = place_record(b, r, err);
+    *more = got;
     if (st != GS_OK)
         return st;
     if (got > 0 && !b->ref_done && in_reference(&b->q, &ix->layout, r, b->f.n))
@@ -613,13 +626,13 @@ static gs_status build_step(build *b, int *more, gs_error *err)
         b->ref_done = 1;
         if (ix->layout.n_rec == 0)
             return gs_fail(err, GS_EINPUT, "the collection has no record (gscan index --lz)");
-        if ((st = parse_reference(ix, &b->c, &b->tx, b->n_ref, &b->ph, &b->ko, err)) != GS_OK)
+        if ((st = parse_reference(b, err)) != GS_OK)
             return st;
     }
     if (got > 0 && (st = take_batch(b, r, err)) != GS_OK)
         return st;
     if (got == 0 || b->bn >= b->batch) {
-        st = parse_batch(ix, &b->c, b->bt, b->jobs, b->n_jobs, b->o->threads, &b->ph, &b->ko, err);
+        st = parse_batch(b, err);
         b->n_jobs = 0;
         b->bn = 0;
     }
@@ -676,31 +689,4 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, const gs_lz_buil
     if (st != GS_OK)
         gs_lz_free(ix);
     return st;
-}
-
-void gs_lz_free(gs_lz_index *ix)
-{
-    gs_layout_free(&ix->layout);
-    free(ix->rec_off);
-    free(ix->ph_start);
-    free(ix->ph_src);
-    free(ix->lit);
-    free(ix->pc_rec);
-    free(ix->pc_pos);
-    free(ix->pc_koff);
-    free(ix->kernel);
-    for (size_t i = 0; ix->kchunks && i < ix->n_kchunks; i++) {
-        free(ix->kchunks[i].own);
-        free(ix->kchunks[i].runs);
-    }
-    free(ix->kchunks);
-    if (ix->map && ix->map_is_mmap)
-        munmap(ix->map, ix->map_len);
-    else
-        free(ix->map);
-    free(ix->cp_start);
-    free(ix->cp_target);
-    free(ix->cp_tree);
-    free(ix->sc_own);
-    memset(ix, 0, sizeof *ix);
 }

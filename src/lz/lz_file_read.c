@@ -38,9 +38,29 @@ gs_status gs_lz_corrupt(gs_error *err, const char *path, const char *what)
     return gs_fail(err, GS_EINPUT, "corrupt or truncated index: %s (%s)", what, path);
 }
 
-static gs_status read_names(gs_lz_index *ix, const uint8_t *p, uint64_t n, uint64_t n_rec,
-                            uint64_t n_files, const char *path, gs_error *err)
+typedef struct mapped {
+    uint8_t *p;
+    size_t n;
+    int is_map;
+} mapped;
+
+/* An index being read: the file, its header's counts and chunk table. */
+typedef struct load {
+    gs_lz_index *ix;
+    const char *path;
+    mapped m;
+    uint64_t h[N_HDR];
+    chunk *c; /* the chunk table; c[0] holds the names */
+    size_t n;
+} load;
+
+/* The names section, raw bytes p[0..n): files, then records with their
+ * lengths and files. */
+static gs_status read_names(const load *ld, const uint8_t *p, uint64_t n, gs_error *err)
 {
+    gs_lz_index *ix = ld->ix;
+    const char *path = ld->path;
+    const uint64_t n_rec = ld->h[0], n_files = ld->h[1];
     rd r = {p, p + n, 0};
     gs_layout *l = &ix->layout;
     l->files = gs_calloc(n_files ? n_files : 1, sizeof *l->files, err, "index names");
@@ -296,12 +316,6 @@ static int check_table(const gs_lz_index *ix, uint64_t n_rec, const chunk *c, si
     return bytes == data_left;
 }
 
-typedef struct mapped {
-    uint8_t *p;
-    size_t n;
-    int is_map;
-} mapped;
-
 /* The whole file, mapped (read when it cannot be). */
 static gs_status map_file(const char *path, mapped *m, gs_error *err)
 {
@@ -343,10 +357,15 @@ static void unmap_file(mapped *m)
 }
 
 /* The header and the chunk table (checked, each chunk's data located):
- * h[] the header's counts, *c and *n the table. */
-static gs_status read_head(gs_lz_index *ix, const mapped *m, const char *path, uint64_t h[N_HDR],
-                           chunk **c, size_t *n, gs_error *err)
+ * ld->h the header's counts, ld->c and ld->n the table. */
+static gs_status read_head(load *ld, gs_error *err)
 {
+    gs_lz_index *ix = ld->ix;
+    const mapped *m = &ld->m;
+    const char *path = ld->path;
+    uint64_t *h = ld->h;
+    chunk **c = &ld->c;
+    size_t *n = &ld->n;
     rd f = {m->p, m->p + m->n, 0};
     if (m->n < sizeof gs_lz_magic || memcmp(m->p, gs_lz_magic, sizeof gs_lz_magic))
         return gs_fail(err, GS_EINPUT, "not a gscan LZ index (bad magic number) (%s)", path);
@@ -396,9 +415,9 @@ static gs_status read_head(gs_lz_index *ix, const mapped *m, const char *path, u
 
 /* The names chunk c, first and alone: every other check needs the record
  * offsets. */
-static gs_status read_names_chunk(gs_lz_index *ix, const chunk *c, const uint64_t h[N_HDR],
-                                  const char *path, gs_error *err)
+static gs_status read_names_chunk(const load *ld, gs_error *err)
 {
+    const chunk *c = &ld->c[0];
     struct libdeflate_decompressor *z = libdeflate_alloc_decompressor();
     int deflated = c->method == METHOD_DEFLATE;
     uint8_t *names = deflated ? malloc(c->raw_len ? c->raw_len : 1) : NULL;
@@ -413,16 +432,19 @@ static gs_status read_names_chunk(gs_lz_index *ix, const chunk *c, const uint64_
     if (!zok)
         st = gs_fail(err, GS_ESYS, "out of memory (index names)");
     else if (!nok)
-        st = gs_lz_corrupt(err, path, "section names");
+        st = gs_lz_corrupt(err, ld->path, "section names");
     else
-        st = read_names(ix, nraw, c->raw_len, h[0], h[1], path, err);
+        st = read_names(ld, nraw, c->raw_len, err);
     free(names);
     return st;
 }
 
 /* The arrays the chunks decode into; the kernel chunks' places. */
-static gs_status alloc_sections(gs_lz_index *ix, chunk *c, size_t n, gs_error *err)
+static gs_status alloc_sections(load *ld, gs_error *err)
 {
+    gs_lz_index *ix = ld->ix;
+    chunk *c = ld->c;
+    const size_t n = ld->n;
     uint64_t np = ix->n_phrases, nk = ix->n_pieces, nc = ix->n_copies;
     ix->ph_start = gs_malloc((np + 1) * sizeof *ix->ph_start, err, "phrases");
     ix->ph_src = gs_malloc((np ? np : 1) * sizeof *ix->ph_src, err, "phrases");
@@ -447,9 +469,12 @@ static gs_status alloc_sections(gs_lz_index *ix, chunk *c, size_t n, gs_error *e
 
 /* Every chunk but the names: decoded and checked on all threads, then
  * chained; then every copy phrase's source, once, and locate's tree. */
-static gs_status decode_chunks(gs_lz_index *ix, chunk *c, size_t n, int threads,
-                               const gs_tune *tune, const char *path, gs_error *err)
+static gs_status decode_chunks(load *ld, int threads, const gs_tune *tune, gs_error *err)
 {
+    gs_lz_index *ix = ld->ix;
+    chunk *c = ld->c;
+    const size_t n = ld->n;
+    const char *path = ld->path;
     gs_lz_unpack_init();
     double t0 = gs_now();
     chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1};
@@ -479,26 +504,22 @@ gs_status gs_lz_read(const char *path, int threads, const gs_tune *tune, gs_lz_i
                      gs_error *err)
 {
     memset(ix, 0, sizeof *ix);
-    mapped m = {0};
-    chunk *c = NULL;
-    size_t n = 0;
-    uint64_t h[N_HDR];
-    gs_status st = map_file(path, &m, err);
+    load ld = {.ix = ix, .path = path};
+    gs_status st = map_file(path, &ld.m, err);
     if (st != GS_OK)
         return st;
-    ix->file_bytes = m.n;
-    if ((st = read_head(ix, &m, path, h, &c, &n, err)) == GS_OK &&
-        (st = read_names_chunk(ix, &c[0], h, path, err)) == GS_OK &&
-        (st = alloc_sections(ix, c, n, err)) == GS_OK)
-        st = decode_chunks(ix, c, n, threads, tune, path, err);
-    free(c);
+    ix->file_bytes = ld.m.n;
+    if ((st = read_head(&ld, err)) == GS_OK && (st = read_names_chunk(&ld, err)) == GS_OK &&
+        (st = alloc_sections(&ld, err)) == GS_OK)
+        st = decode_chunks(&ld, threads, tune, err);
+    free(ld.c);
     if (st == GS_OK) { /* the kernel chunks point into it */
-        ix->map = m.p;
-        ix->map_len = m.n;
-        ix->map_is_mmap = m.is_map;
+        ix->map = ld.m.p;
+        ix->map_len = ld.m.n;
+        ix->map_is_mmap = ld.m.is_map;
         return GS_OK;
     }
-    unmap_file(&m);
+    unmap_file(&ld.m);
     uint64_t bytes = ix->file_bytes;
     gs_lz_free(ix);
     ix->file_bytes = bytes;

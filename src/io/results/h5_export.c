@@ -56,10 +56,11 @@ static gs_status open_seq(exporter *x, char *const *corpus, size_t n_corpus, gs_
                        "--corpus needs the %llu file(s) of the scan, in order, not %zu (%s)",
                        (unsigned long long)f->s.n_files, n_corpus, f->s.path);
     gs_h5_attr_str(f, "alphabet", alpha, sizeof alpha, err);
-    if (err->code == GS_OK && gs_h5_dset_check(f, "/records/file", H5T_INTEGER, 0, d, err) == GS_OK) {
+    if (err->code == GS_OK
+        && gs_h5_dset_check(f, "/records/file", H5T_INTEGER, 0, d, err) == GS_OK) {
         if (d[0] != f->s.n_rec)
-            gs_fail(err, GS_EINPUT, "not a gscan result file: /records/file is of another length (%s)",
-                    f->s.path);
+            gs_fail(err, GS_EINPUT,
+                    "not a gscan result file: /records/file is of another length (%s)", f->s.path);
         file = gs_malloc(f->s.n_rec * sizeof *file, err, "records");
         len = gs_malloc(f->s.n_rec * sizeof *len, err, "records");
         if (err->code == GS_OK
@@ -90,7 +91,8 @@ static gs_status begin(exporter *x, gs_error *err)
         && (x->rnames = gs_h5_strings(f, "/records/name", 0, f->s.n_rec, &x->rstride, err)) == NULL)
         return err->code;
     if (f->s.n_pat
-        && (x->pnames = gs_h5_strings(f, "/patterns/name", 0, f->s.n_pat, &x->pstride, err)) == NULL)
+        && (x->pnames = gs_h5_strings(f, "/patterns/name", 0, f->s.n_pat, &x->pstride, err))
+               == NULL)
         return err->code;
     hit_rows *h = &x->h;
     x->plen = gs_malloc(f->s.n_pat * sizeof *x->plen, err, "pattern lengths");
@@ -142,7 +144,8 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
         || !gs_h5_read_rows(fid, "/hits/start", H5T_NATIVE_UINT64, 0, at, k, h->start)
         || !gs_h5_read_rows(fid, "/hits/strand", H5T_NATIVE_INT8, 0, at, k, h->strand)
         || (h->end && !gs_h5_read_rows(fid, "/hits/end", H5T_NATIVE_UINT64, 0, at, k, h->end))
-        || (h->dist && !gs_h5_read_rows(fid, "/hits/distance", H5T_NATIVE_UINT8, 0, at, k, h->dist)))
+        || (h->dist
+            && !gs_h5_read_rows(fid, "/hits/distance", H5T_NATIVE_UINT8, 0, at, k, h->dist)))
         return gs_h5_read_fail(f, "/hits", err);
     for (uint64_t i = 0; i < k; i++) {
         uint32_t pat = h->pat[i], rec = h->rec[i];
@@ -205,7 +208,8 @@ gs_status gs_h5_export_seq(gs_h5_file *f, const gs_h5_export_opts *o, FILE *out,
             break;
     }
     if (fflush(out) != 0 || ferror(out))
-        gs_fail(err, GS_ESYS, "cannot write the exported hits: %s (%s)", strerror(errno), f->s.path);
+        gs_fail(err, GS_ESYS, "cannot write the exported hits: %s (%s)", strerror(errno),
+                f->s.path);
 done:
     end(&x);
     gs_h5_quiet_end(q);
@@ -232,7 +236,8 @@ gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err)
         if ((names = gs_h5_strings(f, "/patterns/name", at, k, &nstride, err)) == NULL
             || (seqs = gs_h5_strings(f, "/patterns/sequence", at, k, &sstride, err)) == NULL)
             goto fail;
-        if (!gs_h5_read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)f->s.n_strands, at, k, counts)) {
+        if (!gs_h5_read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)f->s.n_strands, at, k,
+                             counts)) {
             gs_h5_read_fail(f, "/counts", err);
             goto fail;
         }

@@ -236,7 +236,8 @@ gs_status gs_h5_dset_check(gs_h5_file *f, const char *name, H5T_class_t cls, int
         goto done;
     }
     size_t size = H5Tget_size(t);
-    if (size == 0 || !gs_h5_fits(f, dims[0], (uint64_t)size * dims[1]) || !gs_h5_fits(f, dims[0], size + 1)) {
+    if (size == 0 || !gs_h5_fits(f, dims[0], (uint64_t)size * dims[1])
+        || !gs_h5_fits(f, dims[0], size + 1)) {
         why = "is larger than the file could hold";
         goto done;
     }

@@ -161,11 +161,20 @@ gs_status gs_h5w_direct(wctx *w, const dspec *d, int n)
     return gs_h5w_agree(w);
 }
 
-/* Piece i of this rank's rows (none past its last: an empty selection) into
- * the dataset. 1 when every rank is still fine. */
-static int write_piece(wctx *w, const dspec *d, hid_t dset, hid_t fspace, uint64_t from,
-                       uint64_t cnt, void *buf)
+/* A dataset being written piece by piece: its handles, and the buffer a
+ * piece is filled into. */
+typedef struct dtarget {
+    hid_t dset, fspace;
+    void *buf;
+} dtarget;
+
+/* Rows [from, from + cnt) of the dataset from t->buf (cnt 0: an empty
+ * selection, for a rank past its last piece); the status every rank agreed
+ * on. */
+static gs_status write_piece(wctx *w, const dspec *d, const dtarget *t, uint64_t from,
+                             uint64_t cnt)
 {
+    hid_t fspace = t->fspace;
     hsize_t start[2] = {from, 0}, count[2] = {cnt, d->cols}, one = 1;
     hid_t mspace = -1;
     if (cnt > 0) {
@@ -177,12 +186,12 @@ static int write_piece(wctx *w, const dspec *d, hid_t dset, hid_t fspace, uint64
         if (mspace < 0 || H5Sselect_none(mspace) < 0 || H5Sselect_none(fspace) < 0)
             gs_h5w_fail(w, "select rows of", d->name);
     }
-    int ok = gs_h5w_agree(w) == GS_OK;
-    if (ok && H5Dwrite(dset, d->mtype, mspace, fspace, w->dxpl, buf) < 0)
+    gs_status st = gs_h5w_agree(w);
+    if (st == GS_OK && H5Dwrite(t->dset, d->mtype, mspace, fspace, w->dxpl, t->buf) < 0)
         gs_h5w_fail(w, "write dataset", d->name);
     if (mspace >= 0)
         H5Sclose(mspace);
-    return ok && gs_h5w_agree(w) == GS_OK;
+    return st == GS_OK ? gs_h5w_agree(w) : st;
 }
 
 /* Every rank makes as many H5Dwrite calls as the rank with the most
@@ -191,9 +200,8 @@ gs_status gs_h5w_dset(wctx *w, const dspec *d, uint64_t off, uint64_t n)
 {
     if (w->size == 1 && d->n > 0 && d->chunk > 0 && d->cols == 0)
         return gs_h5w_direct(w, d, 1);
-    hid_t dset = make_dset(w, d), fspace = -1;
     char dummy[16];
-    void *buf = dummy;
+    dtarget t = {make_dset(w, d), -1, dummy};
     uint64_t piece = 0, mine = 0, most = 0;
     if (d->n > 0) {
         uint64_t fit = PIECE_BYTES / d->row_bytes;
@@ -203,25 +211,25 @@ gs_status gs_h5w_dset(wctx *w, const dspec *d, uint64_t off, uint64_t n)
             piece = fit > 0 ? fit : 1;
         mine = piece_count(off, n, piece);
         if (mine > 0)
-            buf = gs_malloc((size_t)((n < piece ? n : piece) * d->row_bytes), &w->e, d->name);
+            t.buf = gs_malloc((size_t)((n < piece ? n : piece) * d->row_bytes), &w->e, d->name);
     }
-    if (dset >= 0 && (fspace = H5Dget_space(dset)) < 0)
+    if (t.dset >= 0 && (t.fspace = H5Dget_space(t.dset)) < 0)
         gs_h5w_fail(w, "open dataspace of", d->name);
     GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm));
-    int ok = gs_h5w_agree(w) == GS_OK;
-    for (uint64_t i = 0; ok && i < most; i++) {
+    gs_status st = gs_h5w_agree(w);
+    for (uint64_t i = 0; st == GS_OK && i < most; i++) {
         uint64_t from = 0, cnt = 0;
         if (i < mine)
             piece_at(off, n, piece, i, &from, &cnt);
         if (cnt > 0)
-            d->fill(d->src, d->row_bytes, from - off, (size_t)cnt, buf);
-        ok = write_piece(w, d, dset, fspace, from, cnt, buf);
+            d->fill(d->src, d->row_bytes, from - off, (size_t)cnt, t.buf);
+        st = write_piece(w, d, &t, from, cnt);
     }
-    if (buf != dummy)
-        free(buf);
-    if (fspace >= 0)
-        H5Sclose(fspace);
-    if (dset >= 0 && H5Dclose(dset) < 0)
+    if (t.buf != dummy)
+        free(t.buf);
+    if (t.fspace >= 0)
+        H5Sclose(t.fspace);
+    if (t.dset >= 0 && H5Dclose(t.dset) < 0)
         gs_h5w_fail(w, "close dataset", d->name);
     return gs_h5w_agree(w);
 }

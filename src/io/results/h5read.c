@@ -246,7 +246,8 @@ gs_status gs_h5_timing_read(gs_h5_file *f, gs_h5_timing *t, gs_error *err)
     for (int p = 0; p < GS_N_PHASES && st == GS_OK; p++) {
         char name[64];
         snprintf(name, sizeof name, "/timing/%s", gs_phase_names[p]);
-        if (gs_h5_path_checked(f, name) != 0) /* older files have fewer phases (-1: the check says why) */
+        /* older files have fewer phases (< 0: the check says why) */
+        if (gs_h5_path_checked(f, name) != 0)
             st = timing_phase(f, name, p, t, err);
     }
     H5Eclear2(H5E_DEFAULT);
