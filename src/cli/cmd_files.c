@@ -149,7 +149,7 @@ static gs_status index_files(int argc, char **argv, gs_error *err)
     char **files = argv + 1;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--lz"))
-            return gs_lz_index_files(argc, argv, NULL, err);
+            return gs_lz_index_files(argc, argv, err);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--bgzf"))
@@ -198,7 +198,7 @@ static gs_status info_file(int argc, char **argv, gs_error *err)
         return gs_fail(err, GS_EUSAGE, argc < 2 ? "no result file given (gscan info)"
                                                 : "gscan info takes one result file (gscan info)");
     if (gs_lz_is_index(argv[1]))
-        return gs_lz_info_file(argv[1], NULL, err);
+        return gs_lz_info_file(argv[1], err);
     gs_h5_file *f = NULL;
     gs_status st = gs_h5_open(argv[1], &f, err);
     if (st == GS_OK)

@@ -7,7 +7,6 @@
 #include <mpi.h>
 
 #include "core/gs_error.h"
-#include "core/gs_tune.h"
 
 gs_status gs_cmd_scan(int argc, char **argv, MPI_Comm comm, gs_error *err);
 gs_status gs_cmd_gen(int argc, char **argv, MPI_Comm comm, gs_error *err);
@@ -17,8 +16,8 @@ gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err);
 
 /* cmd_lz.c: "gscan index --lz" (argv as for gscan index) and the summary of
  * an index for "gscan info"; both run on rank 0 only. */
-gs_status gs_lz_index_files(int argc, char **argv, const gs_tune *tune, gs_error *err);
-gs_status gs_lz_info_file(const char *path, const gs_tune *tune, gs_error *err);
+gs_status gs_lz_index_files(int argc, char **argv, gs_error *err);
+gs_status gs_lz_info_file(const char *path, gs_error *err);
 extern const char gs_lz_index_usage[];
 
 #endif
