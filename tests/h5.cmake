@@ -1,7 +1,9 @@
-# h5.cmake - tests of the result file (src/io/h5out.c): one process, and the
+# h5.cmake - tests of the result file (src/io/results): one process, and the
 # same executable under mpiexec with 3 ranks, whose file must equal the
 # single-process one.
 gs_unit_test(test_h5out LIBS gs_results)
+# gscan info's summary is laid out in src/cli (info.c); the test reads it
+target_sources(test_h5out PRIVATE ${PROJECT_SOURCE_DIR}/src/cli/info.c)
 
 add_test(NAME test_h5out_mpi
          COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 3 ${MPIEXEC_PREFLAGS}

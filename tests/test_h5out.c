@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cli/info.h"
 #include "io/results/h5out.h"
 #include "testlib.h"
 
@@ -413,7 +414,7 @@ static char *capture_info(const char *path, int export_fmt, const char *fmt, gs_
     gs_h5_file *f = NULL;
     *st = gs_h5_open(path, &f, err);
     if (*st == GS_OK)
-        *st = export_fmt ? gs_h5_export(f, fmt, out, err) : gs_h5_info(f, out, err);
+        *st = export_fmt ? gs_h5_export(f, fmt, out, err) : gs_info_result(f, out, err);
     gs_h5_close(f);
     fclose(out);
     return text;
@@ -903,21 +904,24 @@ static void compare_chunks(const char *x, const char *y)
     H5Fclose(b);
 }
 
-/* The writer's ring (io/h5_direct.c) in other shapes through GS_H5_DIRECT:
+/* The writer's ring (io/h5_direct.c) in other shapes through the tune's
+ * io.h5.threads and io.h5.slots:
  * one row group in flight for three threads (every group waits for the one
  * before it to be stored), one thread (the writer compresses all), and more
  * slots than groups. Same file as the default shape, chunk for chunk. */
 static void test_ring_shapes(const char *ref, gs_result *r)
 {
-    static const char *const shapes[] = {"3,1", "1,1", "4,64", "2,3"};
+    static const int shapes[][2] = {{3, 1}, {1, 1}, {4, 64}, {2, 3}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         const char *path = in_dir("ring.h5");
         gs_error err = {0};
-        setenv("GS_H5_DIRECT", shapes[i], 1);
+        const gs_tune tune = {.io_h5_threads = shapes[i][0], .io_h5_slots = shapes[i][1]};
+        r->tune = &tune;
         gs_status st = gs_h5_write(path, r, MPI_COMM_WORLD, &err);
-        unsetenv("GS_H5_DIRECT");
+        r->tune = NULL;
         if (st != GS_OK)
-            fprintf(stderr, "write with GS_H5_DIRECT=%s: %s\n", shapes[i], err.msg);
+            fprintf(stderr, "write with io.h5.threads=%d, io.h5.slots=%d: %s\n", shapes[i][0],
+                    shapes[i][1], err.msg);
         CHECK(st == GS_OK);
         compare_files(ref, path);
         compare_chunks(ref, path);

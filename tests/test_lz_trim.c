@@ -150,7 +150,7 @@ static void check_source(const gs_lz_index *ix, const corpus *c, int parts, size
 static void check_trim(gs_lz_index *ix, const corpus *c, uint32_t s, int threads)
 {
     gs_error err = {0};
-    CHECK(gs_lz_trim(ix, s, threads, &err) == GS_OK);
+    CHECK(gs_lz_trim(ix, s, threads, NULL, &err) == GS_OK);
     uint8_t *want = malloc(ix->n_residues + 1), *got = calloc(ix->n_residues + 1, 1);
     want_windows(ix, s, want);
     uint64_t len = 0;
@@ -205,19 +205,20 @@ int main(void)
     static const uint32_t ms[] = {2, 3, 8, 24};
     char gsx[80];
     snprintf(gsx, sizeof gsx, "%s.gsx", c.path);
-    setenv("GS_LZ_CHUNK", "37", 1); /* kernel chunk edges inside pieces */
+    const gs_tune tune = {.lz_chunk = 37}; /* kernel chunk edges inside pieces */
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) {
         gs_lz_index ix, rx;
         gs_error err = {0};
-        if (gs_lz_build(files, 1, GS_INPUT_FASTA, ms[i], 0, 2, &ix, &err) != GS_OK) {
+        gs_lz_build_opts bo = {.format = GS_INPUT_FASTA, .max_pat = ms[i], .threads = 2};
+        if (gs_lz_build(files, 1, &bo, &ix, &err) != GS_OK) {
             fprintf(stderr, "build: %s\n", err.msg);
             CHECK(0);
             break;
         }
         check_index(&ix, &c); /* the kernel in memory */
-        CHECK(gs_lz_write(gsx, &ix, 2, &err) == GS_OK);
+        CHECK(gs_lz_write(gsx, &ix, 2, &tune, &err) == GS_OK);
         gs_lz_free(&ix);
-        if (gs_lz_read(gsx, 2, &rx, &err) != GS_OK) {
+        if (gs_lz_read(gsx, 2, NULL, &rx, &err) != GS_OK) {
             fprintf(stderr, "read: %s\n", err.msg);
             CHECK(0);
             break;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "info.h"
 #include "io/seq/fai.h"
 #include "io/results/h5out.h"
 #include "io/stream/replace_file.h"
@@ -201,7 +202,7 @@ static gs_status info_file(int argc, char **argv, gs_error *err)
     gs_h5_file *f = NULL;
     gs_status st = gs_h5_open(argv[1], &f, err);
     if (st == GS_OK)
-        st = gs_h5_info(f, stdout, err);
+        st = gs_info_result(f, stdout, err);
     gs_h5_close(f);
     return st;
 }
@@ -278,7 +279,7 @@ static gs_status export_file(int argc, char **argv, gs_error *err)
     if (counts)
         gs_h5_export_counts(f, o, err);
     else
-        gs_h5_export_seq(f, format, seq, corpus, n_corpus, o, err);
+        gs_h5_export_seq(f, &(gs_h5_export_opts){format, seq, corpus, n_corpus}, o, err);
     if (out && err->code == GS_OK)
         gs_replace_commit(&r, "the export", err);
     else if (out)

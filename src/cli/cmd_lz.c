@@ -36,8 +36,16 @@ const char gs_lz_index_usage[] =
     "records (512 MiB of residues plus at most one record), never the whole\n"
     "collection.\n";
 
+/* The run's --tune and --debug (lz.batch, lz.chunk, debug time): the
+ * defaults until the command line passes them here. */
+static const gs_tune *run_tune(void)
+{
+    return NULL;
+}
+
 gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
 {
+    const gs_tune *tune = run_tune();
     const char *out = NULL;
     uint64_t m = GS_LZ_DEFAULT_M, ref = 0, threads = 0;
     gs_input_format fmt = GS_INPUT_AUTO;
@@ -95,22 +103,49 @@ gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
         threads = cores > 0 ? (uint64_t)cores : 1;
     }
     gs_lz_index ix;
-    if (st == GS_OK && (st = gs_lz_build(files, n, fmt, (uint32_t)m, (size_t)ref, (int)threads,
-                                         &ix, err)) == GS_OK) {
-        st = gs_lz_write(out, &ix, (int)threads, err);
+    gs_lz_build_opts bo = {.format = fmt, .max_pat = (uint32_t)m, .ref_records = (size_t)ref,
+                           .threads = (int)threads, .tune = tune};
+    if (st == GS_OK && (st = gs_lz_build(files, n, &bo, &ix, err)) == GS_OK) {
+        st = gs_lz_write(out, &ix, (int)threads, tune, err);
         gs_lz_free(&ix);
     }
     free(files);
     return st;
 }
 
+/* The human summary of gscan info: records, residues, phrases, M, kernel,
+ * sizes. */
+static void print_summary(const gs_lz_index *ix, FILE *out)
+{
+    uint64_t lits = 0;
+    for (uint64_t j = 0; j < ix->n_phrases; j++)
+        lits += ix->ph_src[j] == GS_LZ_LITERAL;
+    fprintf(out, "gscan LZ77 hybrid index, format version %d\n", gs_lz_format_version());
+    fprintf(out, "files:              %zu\n", ix->layout.n_files);
+    for (size_t f = 0; f < ix->layout.n_files; f++)
+        fprintf(out, "  %s\n", ix->layout.files[f]);
+    fprintf(out, "records:            %zu\n", ix->layout.n_rec);
+    fprintf(out, "residues:           %llu\n", (unsigned long long)ix->n_residues);
+    fprintf(out, "phrases:            %llu (%llu literal, %.1f residues per phrase)\n",
+            (unsigned long long)ix->n_phrases, (unsigned long long)lits,
+            ix->n_phrases ? (double)ix->n_residues / (double)ix->n_phrases : 0.0);
+    fprintf(out, "max pattern length: %u\n", ix->max_pat);
+    fprintf(out, "kernel:             %llu residues in %llu pieces (%.2f%% of the residues)\n",
+            (unsigned long long)ix->kernel_len, (unsigned long long)ix->n_pieces,
+            ix->n_residues ? 100.0 * (double)ix->kernel_len / (double)ix->n_residues : 0.0);
+    fprintf(out, "index file:         %llu bytes (%.2f%% of one byte per residue)\n",
+            (unsigned long long)ix->file_bytes,
+            ix->n_residues ? 100.0 * (double)ix->file_bytes / (double)ix->n_residues : 0.0);
+}
+
 gs_status gs_lz_info_file(const char *path, gs_error *err)
 {
+    const gs_tune *tune = run_tune();
     gs_lz_index ix;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    gs_status st = gs_lz_read(path, cores > 0 ? (int)cores : 1, &ix, err);
+    gs_status st = gs_lz_read(path, cores > 0 ? (int)cores : 1, tune, &ix, err);
     if (st == GS_OK) {
-        gs_lz_info(&ix, stdout);
+        print_summary(&ix, stdout);
         gs_lz_free(&ix);
     }
     return st;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gs_patset.h"
+#include "gs_tune.h"
 #include "gs_types.h"
 
 typedef struct gs_hit_seq gs_hit_seq; /* io/results/hit_seq.h */
@@ -49,6 +50,8 @@ typedef struct gs_result {
     double timing[GS_N_PHASES]; /* this rank's seconds; write is filled in here */
     gs_hit_seq *seq;           /* text output (rank 0): a matched column read
                                 * through it (io/hit_seq.h), or NULL */
+    const gs_tune *tune;       /* the HDF5 writer's knobs: io.h5.threads,
+                                * io.h5.slots, debug time (NULL: the defaults) */
 } gs_result;
 
 #endif

@@ -41,6 +41,7 @@
 #include <stdio.h>
 
 #include "core/gs_error.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "io/seq/fasta.h"
 #include "io/seq/patterns.h"
@@ -143,43 +144,57 @@ static inline uint64_t gs_lz_last_le(const uint64_t *a, uint64_t n, uint64_t x)
     return lo ? lo - 1 : n;
 }
 
+/* How gs_lz_build builds an index. */
+typedef struct gs_lz_build_opts {
+    gs_input_format format; /* of the corpus files */
+    uint32_t max_pat;       /* M (>= 1): the longest pattern the index serves */
+    size_t ref_records;     /* the reference's records (0: see gs_lz_build) */
+    int threads;            /* threads parsing records */
+    const gs_tune *tune;    /* lz.batch (NULL: the defaults) */
+} gs_lz_build_opts;
+
 /* Read the corpus into memory and build its index for patterns of up to
- * max_pat residues (>= 1). The first ref_records records (0: those of the
+ * o->max_pat residues. The first o->ref_records records (0: those of the
  * first file when there are several files, else up to the first non-empty
- * record) are the
- * reference, parsed by LZ77 over themselves; every later record is parsed
- * greedily against the reference (relative LZ), on `threads` threads.
+ * record) are the reference, parsed by LZ77 over themselves; every later
+ * record is parsed greedily against the reference (relative LZ), on
+ * o->threads threads, a batch of records at a time (tune lz.batch).
  * Memory: the collection (1 byte a residue) plus 13 bytes a reference
  * residue (suffix array, two neighbour arrays; 25 past 2^31), plus 17
  * bytes a phrase; then, the collection freed, the source order is sorted
  * (up to 80 bytes a copy phrase). GS_EINPUT when the corpus is empty or (bytes corpora)
  * uses all 256 byte values, which leaves no separator between records. */
-gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,
-                      uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
-                      gs_error *err);
+gs_status gs_lz_build(const char *const *files, size_t n_files, const gs_lz_build_opts *o,
+                      gs_lz_index *ix, gs_error *err);
 
 /* Write under a temporary name and rename (no half-written index); the
- * chunks are encoded and deflated on `threads` threads. */
-gs_status gs_lz_write(const char *path, gs_lz_index *ix, int threads, gs_error *err);
+ * chunks are encoded and deflated on `threads` threads, cut every tune
+ * lz.chunk items (NULL or 0: the format's own sizes). */
+gs_status gs_lz_write(const char *path, gs_lz_index *ix, int threads, const gs_tune *tune,
+                      gs_error *err);
 
 /* Read and check, the chunks inflated, decoded and checked on `threads`
  * threads: bad magic, version, checksum, truncation or an inconsistent
- * structure is GS_EINPUT naming the file and the section. */
-gs_status gs_lz_read(const char *path, int threads, gs_lz_index *ix, gs_error *err);
+ * structure is GS_EINPUT naming the file and the section. With tune's
+ * GS_DEBUG_TIME the load's steps are timed on stderr. */
+gs_status gs_lz_read(const char *path, int threads, const gs_tune *tune, gs_lz_index *ix,
+                     gs_error *err);
+
+/* The format version this gscan writes and reads. */
+int gs_lz_format_version(void);
 
 /* True when the file starts with the index magic (for "gscan info"). */
 int gs_lz_is_index(const char *path);
-
-/* Human summary: records, residues, phrases, M, kernel, sizes. */
-void gs_lz_info(const gs_lz_index *ix, FILE *out);
 
 void gs_lz_free(gs_lz_index *ix);
 
 /* The pieces a scan of patterns spanning at most `span` residues reads
  * (sc_*), derived from the stored ones and the phrases on `threads`
  * threads, or the stored ones themselves when span >= M: memory 16 bytes a
- * trimmed piece (at most one a phrase). GS_ESYS when out of memory. */
-gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, gs_error *err);
+ * trimmed piece (at most one a phrase). GS_ESYS when out of memory. With
+ * tune's GS_DEBUG_TIME the trim is timed on stderr. */
+gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, const gs_tune *tune,
+                     gs_error *err);
 
 /* A gs_source over the scanned kernel (gs_lz_trim), pieces joined by the
  * separator `sep` (a byte no pattern position matches, so no hit is made or
@@ -219,19 +234,28 @@ gs_status gs_lz_sources_sort(gs_lz_index *ix, int threads, gs_error *err);
  * cp_target[i] (for now) its phrase's index. Check that every copy phrase
  * (ph_src[j] == GS_LZ_SOURCE_UNSET, n_copies of them) occurs exactly once,
  * that each source starts before its phrase and lies inside one record,
- * and fill ph_src, cp_target and cp_tree, on `threads` threads. 1: done;
- * 0: inconsistent (a corrupt index); -1: out of memory. */
-int gs_lz_sources_finish(gs_lz_index *ix, int threads);
+ * and fill ph_src, cp_target and cp_tree, on `threads` threads. GS_EINPUT
+ * naming path when inconsistent (a corrupt index), GS_ESYS out of memory. */
+gs_status gs_lz_sources_finish(gs_lz_index *ix, int threads, const char *path, gs_error *err);
 #define GS_LZ_SOURCE_UNSET (UINT64_MAX - 1) /* ph_src of a copy before the sources section */
+
+/* What gs_lz_locate derives from the kernel's hits, and how. */
+typedef struct gs_lz_locate_opts {
+    const gs_patset *ps;
+    int n_strands;
+    int want_hits;       /* every occurrence as a hit, not counts only */
+    int threads;
+    uint64_t *counts;    /* [n_patterns][n_strands], added to */
+    const gs_tune *tune; /* GS_DEBUG_TIME times the steps (NULL: none) */
+} gs_lz_locate_opts;
 
 /* From the hits the pipeline found in this part of the scanned kernel (any
  * order, joined positions: gs_lz_src),
  * keep the primary ones and derive all their secondary occurrences on
- * `threads` threads. counts[p * n_strands + s] is added to for every
+ * o->threads threads. o->counts[p * n_strands + s] is added to for every
  * occurrence; with want_hits, *out receives them all, sorted in contract §3
  * order. kernel_hits is consumed (freed). */
-gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
-                       gs_hits *kernel_hits, int want_hits, int threads, uint64_t *counts,
+gs_status gs_lz_locate(gs_lz_index *ix, const gs_lz_locate_opts *o, gs_hits *kernel_hits,
                        gs_hits *out, gs_error *err);
 
 #endif

@@ -33,7 +33,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* The reference with separators: reference record r occupies
  * [rec_off[r] + r, + its length) and is followed by sep, a byte the
@@ -74,34 +73,36 @@ typedef struct feed {
     uint64_t n, cap;
 } feed;
 
-/* The next record, empty ones included: 1 with *r its index and
- * f->t[0 .. f->n) its residues (until the next call), 0 at the end, -1
- * with err set. */
-static int next_record(feed *f, size_t *r, gs_error *err)
+/* The next record, empty ones included: *got = 1 with *r its index and
+ * f->t[0 .. f->n) its residues (until the next call), *got = 0 at the
+ * end. */
+static gs_status next_record(feed *f, size_t *r, int *got, gs_error *err)
 {
     f->n = 0;
+    *got = 0;
     for (;;) {
         if (!f->have && !f->eof) {
             int k = gs_reader_next(f->r, f->buf, &f->seg, err);
             if (k < 0)
-                return -1;
+                return err->code;
             f->have = k > 0;
             f->eof = k == 0;
         }
         if (f->have && f->seg.record == f->next) {
-            if (reserve(&f->t, &f->cap, f->n + f->seg.own)) {
-                gs_fail(err, GS_ESYS, "out of memory (index build text)");
-                return -1;
-            }
+            if (reserve(&f->t, &f->cap, f->n + f->seg.own))
+                return gs_fail(err, GS_ESYS, "out of memory (index build text)");
             memcpy(f->t + f->n, f->seg.text, f->seg.own);
             f->n += f->seg.own;
             f->have = 0;
             continue;
         }
-        if (f->have ? f->seg.record < f->next : f->next >= f->layout->n_rec)
-            return f->have ? (gs_fail(err, GS_ESYS, "records out of order (index build)"), -1) : 0;
+        if (f->have && f->seg.record < f->next)
+            return gs_fail(err, GS_ESYS, "records out of order (index build)");
+        if (!f->have && f->next >= f->layout->n_rec)
+            return GS_OK;
         *r = f->next++;
-        return 1;
+        *got = 1;
+        return GS_OK;
     }
 }
 
@@ -462,12 +463,35 @@ static int kernel_add(gs_lz_index *ix, kernel_out *o, uint32_t rec, const pieces
     return 0;
 }
 
+/* A build in progress: the records read so far, the reference's text, the
+ * batch being gathered, and the phrases and kernel made. */
+typedef struct build {
+    gs_lz_index *ix;
+    const gs_lz_build_opts *o;
+    feed f;
+    text tx;        /* the reference, back to back */
+    phrases ph;
+    kernel_out ko;
+    parse_ctx c;
+    ref_rule q;
+    uint8_t *bt;    /* the batch's residues */
+    uint64_t bn, bcap, total, batch;
+    rec_job *jobs;  /* the batch's records */
+    size_t n_jobs, cap_jobs, cap_off, n_ref;
+    int ref_done;
+} build;
+
 /* The reference (records [0, n_ref), read back to back into tx): its
  * separators, its suffix array (kept in c for the other records), its
  * LZ77 parse (KKP) into ph and its pieces into the kernel. */
-static gs_status parse_reference(gs_lz_index *ix, parse_ctx *c, text *tx, size_t n_ref,
-                                 phrases *ph, kernel_out *ko, gs_error *err)
+static gs_status parse_reference(build *b, gs_error *err)
 {
+    gs_lz_index *ix = b->ix;
+    parse_ctx *c = &b->c;
+    text *tx = &b->tx;
+    const size_t n_ref = b->n_ref;
+    phrases *ph = &b->ph;
+    kernel_out *ko = &b->ko;
     gs_status st = add_separators(ix, n_ref, tx, err);
     if (st != GS_OK)
         return st;
@@ -500,12 +524,17 @@ static gs_status parse_reference(gs_lz_index *ix, parse_ctx *c, text *tx, size_t
 
 /* One batch of records after the reference, parsed against it on
  * `threads` threads; their phrases and pieces appended in record order. */
-static gs_status parse_batch(gs_lz_index *ix, parse_ctx *c, const uint8_t *batch, rec_job *jobs,
-                             size_t n_jobs, int threads, phrases *ph, kernel_out *ko,
-                             gs_error *err)
+static gs_status parse_batch(build *b, gs_error *err)
 {
+    gs_lz_index *ix = b->ix;
+    parse_ctx *c = &b->c;
+    rec_job *jobs = b->jobs;
+    const size_t n_jobs = b->n_jobs;
+    int threads = b->o->threads;
+    phrases *ph = &b->ph;
+    kernel_out *ko = &b->ko;
     gs_status st = GS_OK;
-    c->batch = batch;
+    c->batch = b->bt;
     c->jobs = jobs;
     c->n_jobs = n_jobs;
     atomic_init(&c->next, 0);
@@ -534,153 +563,130 @@ static gs_status parse_batch(gs_lz_index *ix, parse_ctx *c, const uint8_t *batch
 /* Records after the reference are parsed a batch at a time: at least
  * BATCH residues (or the rest), so that the threads share many records
  * and the build holds the reference, its suffix array and one batch, not
- * the collection. GS_LZ_BATCH (residues) lets the tests cut batches of a
+ * the collection. Tune lz.batch (residues) lets the tests cut batches of a
  * record or a few. */
 enum { READ_BLOCK = 1 << 22, BATCH = 1 << 29 };
 
-static uint64_t batch_residues(void)
+/* Record r (f.n residues) placed in global coordinates. */
+static gs_status place_record(build *b, size_t r, gs_error *err)
 {
-    const char *e = getenv("GS_LZ_BATCH");
-    long long v = e ? atoll(e) : 0;
-    return v > 0 ? (uint64_t)v : BATCH;
+    gs_lz_index *ix = b->ix;
+    if (gs_grow(&ix->rec_off, &b->cap_off, r + 1, sizeof *ix->rec_off, 1024))
+        return gs_fail(err, GS_ESYS, "out of memory (records)");
+    ix->rec_off[r] = b->total;
+    ix->rec_off[r + 1] = b->total += b->f.n;
+    if (b->f.n != ix->layout.rec[r].length)
+        return gs_fail(err, GS_ESYS, "read %llu residues of record %zu, the layout says "
+                       "%llu (index build)", (unsigned long long)b->f.n, r,
+                       (unsigned long long)ix->layout.rec[r].length);
+    return GS_OK;
 }
 
-gs_status gs_lz_build(const char *const *files, size_t n_files, gs_input_format fmt,
-                      uint32_t max_pat, size_t ref_records, int threads, gs_lz_index *ix,
-                      gs_error *err)
+/* Record r joins the reference's text. */
+static gs_status take_reference(build *b, size_t r, gs_error *err)
 {
-    memset(ix, 0, sizeof *ix);
-    ix->max_pat = max_pat;
-    if (threads < 1)
-        threads = 1;
-    feed f = {.layout = &ix->layout};
-    text tx = {0};
-    phrases ph = {0};
-    kernel_out ko = {0};
-    parse_ctx c = {0};
-    ref_rule q = {.ref_records = ref_records};
-    uint8_t *bt = NULL; /* the batch's residues */
-    uint64_t bn = 0, bcap = 0, total = 0;
-    rec_job *jobs = NULL;
-    size_t n_jobs = 0, cap_jobs = 0, cap_off = 0, n_ref = 0;
-    int ref_done = 0;
-    const uint64_t batch = batch_residues();
-    gs_reader_opts ro = {.format = fmt, .block = READ_BLOCK, .overlap = 0};
-    gs_status st = (f.buf = gs_malloc(READ_BLOCK, err, "index build")) == NULL
-                       ? GS_ESYS
-                       : gs_reader_open(files, n_files, &ro, &ix->layout, &f.r, err);
-    q.several_files = ix->layout.n_files > 1;
-    if (st == GS_OK && kernel_add(ix, &ko, 0, &(pieces){0})) /* its arrays, pc_koff[0] = 0 */
-        st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
-    while (st == GS_OK) {
-        size_t r = 0;
-        int got = next_record(&f, &r, err);
-        if (got < 0) {
-            st = err->code;
-            break;
-        }
-        if (got > 0) { /* its place in global coordinates */
-            if (gs_grow(&ix->rec_off, &cap_off, r + 1, sizeof *ix->rec_off, 1024)) {
-                st = gs_fail(err, GS_ESYS, "out of memory (records)");
-                break;
-            }
-            ix->rec_off[r] = total;
-            ix->rec_off[r + 1] = total += f.n;
-            if (f.n != ix->layout.rec[r].length) {
-                st = gs_fail(err, GS_ESYS, "read %llu residues of record %zu, the layout says "
-                             "%llu (index build)", (unsigned long long)f.n, r,
-                             (unsigned long long)ix->layout.rec[r].length);
-                break;
-            }
-        }
-        if (got > 0 && !ref_done && in_reference(&q, &ix->layout, r, f.n)) {
-            if (reserve(&tx.t, &tx.cap, tx.n + f.n)) {
-                st = gs_fail(err, GS_ESYS, "out of memory (index build text)");
-                break;
-            }
-            if (f.n) /* an empty record has no text at all */
-                memcpy(tx.t + tx.n, f.t, f.n);
-            tx.n += f.n;
-            n_ref = r + 1;
-            continue;
-        }
-        if (!ref_done) { /* the reference is complete */
-            ref_done = 1;
-            if (ix->layout.n_rec == 0) {
-                st = gs_fail(err, GS_EINPUT, "the collection has no record (gscan index --lz)");
-                break;
-            }
-            if ((st = parse_reference(ix, &c, &tx, n_ref, &ph, &ko, err)) != GS_OK)
-                break;
-        }
-        if (got > 0) { /* record r joins the batch */
-            if (gs_grow(&jobs, &cap_jobs, n_jobs, sizeof *jobs, 64) || reserve(&bt, &bcap, bn + f.n)) {
-                st = gs_fail(err, GS_ESYS, "out of memory (index build text)");
-                break;
-            }
-            if (f.n)
-                memcpy(bt + bn, f.t, f.n);
-            jobs[n_jobs++] = (rec_job){.r = r, .at = bn, .len = f.n};
-            bn += f.n;
-        }
-        if (got == 0 || bn >= batch) {
-            st = parse_batch(ix, &c, bt, jobs, n_jobs, threads, &ph, &ko, err);
-            n_jobs = 0;
-            bn = 0;
-        }
-        if (got == 0)
-            break;
-    }
-    gs_reader_close(f.r);
-    free(f.buf);
-    free(f.t);
-    free(bt);
-    free(jobs);
-    free(tx.t);
-    free((void *)c.sa);
-    ix->n_residues = total;
-    if (st == GS_OK && ph_push(&ph, ix->n_residues, 0, 0)) /* room for the end sentinel */
-        st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
-    if (st == GS_OK) {
-        ix->n_phrases = ph.n - 1;
-        ix->ph_start = ph.start;
-        ix->ph_src = ph.src;
-        ix->lit = ph.lit;
-        ph = (phrases){0};
-    }
-    if (st == GS_OK) /* locate's order, made once here and stored */
-        st = gs_lz_sources_sort(ix, threads, err);
-    free(ph.start);
-    free(ph.src);
-    free(ph.lit);
+    if (reserve(&b->tx.t, &b->tx.cap, b->tx.n + b->f.n))
+        return gs_fail(err, GS_ESYS, "out of memory (index build text)");
+    if (b->f.n) /* an empty record has no text at all */
+        memcpy(b->tx.t + b->tx.n, b->f.t, b->f.n);
+    b->tx.n += b->f.n;
+    b->n_ref = r + 1;
+    return GS_OK;
+}
+
+/* Record r joins the batch. */
+static gs_status take_batch(build *b, size_t r, gs_error *err)
+{
+    if (gs_grow(&b->jobs, &b->cap_jobs, b->n_jobs, sizeof *b->jobs, 64) ||
+        reserve(&b->bt, &b->bcap, b->bn + b->f.n))
+        return gs_fail(err, GS_ESYS, "out of memory (index build text)");
+    if (b->f.n)
+        memcpy(b->bt + b->bn, b->f.t, b->f.n);
+    b->jobs[b->n_jobs++] = (rec_job){.r = r, .at = b->bn, .len = b->f.n};
+    b->bn += b->f.n;
+    return GS_OK;
+}
+
+/* One step: the next record (*more = 0 after the last) into the
+ * reference, or, the reference parsed, into the batch, parsed when full. */
+static gs_status build_step(build *b, int *more, gs_error *err)
+{
+    gs_lz_index *ix = b->ix;
+    size_t r = 0;
+    int got = 0;
+    gs_status st = next_record(&b->f, &r, &got, err);
+    if (st == GS_OK && got)
+        st = place_record(b, r, err);
+    *more = got;
     if (st != GS_OK)
-        gs_lz_free(ix);
+        return st;
+    if (got > 0 && !b->ref_done && in_reference(&b->q, &ix->layout, r, b->f.n))
+        return take_reference(b, r, err);
+    if (!b->ref_done) { /* the reference is complete */
+        b->ref_done = 1;
+        if (ix->layout.n_rec == 0)
+            return gs_fail(err, GS_EINPUT, "the collection has no record (gscan index --lz)");
+        if ((st = parse_reference(b, err)) != GS_OK)
+            return st;
+    }
+    if (got > 0 && (st = take_batch(b, r, err)) != GS_OK)
+        return st;
+    if (got == 0 || b->bn >= b->batch) {
+        st = parse_batch(b, err);
+        b->n_jobs = 0;
+        b->bn = 0;
+    }
     return st;
 }
 
-void gs_lz_free(gs_lz_index *ix)
+/* The phrases handed to the index (with the end sentinel), and locate's
+ * order, made once here and stored. */
+static gs_status build_finish(build *b, gs_error *err)
 {
-    gs_layout_free(&ix->layout);
-    free(ix->rec_off);
-    free(ix->ph_start);
-    free(ix->ph_src);
-    free(ix->lit);
-    free(ix->pc_rec);
-    free(ix->pc_pos);
-    free(ix->pc_koff);
-    free(ix->kernel);
-    for (size_t i = 0; ix->kchunks && i < ix->n_kchunks; i++) {
-        free(ix->kchunks[i].own);
-        free(ix->kchunks[i].runs);
-    }
-    free(ix->kchunks);
-    if (ix->map && ix->map_is_mmap)
-        munmap(ix->map, ix->map_len);
-    else
-        free(ix->map);
-    free(ix->cp_start);
-    free(ix->cp_target);
-    free(ix->cp_tree);
-    free(ix->sc_own);
+    gs_lz_index *ix = b->ix;
+    if (ph_push(&b->ph, ix->n_residues, 0, 0)) /* room for the end sentinel */
+        return gs_fail(err, GS_ESYS, "out of memory (phrases)");
+    ix->n_phrases = b->ph.n - 1;
+    ix->ph_start = b->ph.start;
+    ix->ph_src = b->ph.src;
+    ix->lit = b->ph.lit;
+    b->ph = (phrases){0};
+    return gs_lz_sources_sort(ix, b->o->threads, err);
+}
+
+gs_status gs_lz_build(const char *const *files, size_t n_files, const gs_lz_build_opts *o,
+                      gs_lz_index *ix, gs_error *err)
+{
     memset(ix, 0, sizeof *ix);
+    ix->max_pat = o->max_pat;
+    gs_lz_build_opts own = *o;
+    own.threads = o->threads < 1 ? 1 : o->threads;
+    build b = {.ix = ix, .o = &own, .f = {.layout = &ix->layout},
+               .q = {.ref_records = o->ref_records},
+               .batch = o->tune && o->tune->lz_batch ? o->tune->lz_batch : BATCH};
+    gs_reader_opts ro = {.format = o->format, .block = READ_BLOCK, .overlap = 0};
+    gs_status st = (b.f.buf = gs_malloc(READ_BLOCK, err, "index build")) == NULL
+                       ? GS_ESYS
+                       : gs_reader_open(files, n_files, &ro, &ix->layout, &b.f.r, err);
+    b.q.several_files = ix->layout.n_files > 1;
+    if (st == GS_OK && kernel_add(ix, &b.ko, 0, &(pieces){0})) /* its arrays, pc_koff[0] = 0 */
+        st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
+    for (int more = 1; st == GS_OK && more;)
+        st = build_step(&b, &more, err);
+    gs_reader_close(b.f.r);
+    free(b.f.buf);
+    free(b.f.t);
+    free(b.bt);
+    free(b.jobs);
+    free(b.tx.t);
+    free((void *)b.c.sa);
+    ix->n_residues = b.total;
+    if (st == GS_OK)
+        st = build_finish(&b, err);
+    free(b.ph.start);
+    free(b.ph.src);
+    free(b.ph.lit);
+    if (st != GS_OK)
+        gs_lz_free(ix);
+    return st;
 }

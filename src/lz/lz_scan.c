@@ -94,7 +94,8 @@ static void *trim_pieces(void *arg)
     return NULL;
 }
 
-gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, gs_error *err)
+gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, const gs_tune *tune,
+                     gs_error *err)
 {
     free(ix->sc_own);
     ix->sc_own = NULL;
@@ -134,7 +135,7 @@ gs_status gs_lz_trim(gs_lz_index *ix, uint32_t span, int threads, gs_error *err)
     ix->sc_pos = own;
     ix->sc_koff = own + n;
     ix->sc_len = len;
-    if (getenv("GS_DEBUG_TIME")) /* the trim figures of docs/performance.md */
+    if (tune && tune->debug & GS_DEBUG_TIME) /* the trim figures of docs/performance.md */
         fprintf(stderr, "gscan: trim: %.3f s: span %u of M %u, %llu of %llu kernel residues, "
                 "%llu pieces (%d threads)\n", gs_now() - t0, span, ix->max_pat,
                 (unsigned long long)len, (unsigned long long)ix->kernel_len,
@@ -571,16 +572,18 @@ done:
     return st;
 }
 
-gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
-                       gs_hits *kernel_hits, int want_hits, int threads, uint64_t *counts,
+gs_status gs_lz_locate(gs_lz_index *ix, const gs_lz_locate_opts *o, gs_hits *kernel_hits,
                        gs_hits *out, gs_error *err)
 {
+    const gs_patset *ps = o->ps;
+    const int n_strands = o->n_strands, want_hits = o->want_hits;
+    uint64_t *counts = o->counts;
     locate_thread *th = NULL;
     uint64_t *off = NULL;
     gs_status st = GS_OK;
     memset(out, 0, sizeof *out);
     double t0 = gs_now();
-    threads = gs_parallel_threads(threads, SIZE_MAX);
+    int threads = gs_parallel_threads(o->threads, SIZE_MAX);
     size_t n_counts = (size_t)ps->n * (size_t)n_strands;
     locate_ctx c = {.ix = ix, .ps = ps, .n_strands = n_strands, .want_hits = want_hits,
                     .kernel = kernel_hits->v, .n = kernel_hits->n,
@@ -616,7 +619,7 @@ gs_status gs_lz_locate(gs_lz_index *ix, const gs_patset *ps, int n_strands,
     double t1 = gs_now();
     if (want_hits && (st = to_hits(ix, ps, th, threads, out, err)) != GS_OK)
         goto fail;
-    if (getenv("GS_DEBUG_TIME")) /* the locate figures of docs/performance.md */
+    if (o->tune && o->tune->debug & GS_DEBUG_TIME) /* the locate figures of docs/performance.md */
         fprintf(stderr, "gscan: locate: %.3f s: occurrences %.3f s (%llu primary of %zu kernel "
                 "hits, %d levels, %d threads), sorted hits %.3f s\n", gs_now() - t0, t1 - t0,
                 (unsigned long long)n_prim, kernel_hits->n, levels, threads, gs_now() - t1);

@@ -14,7 +14,7 @@
  * phrase order.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "lz.h"
+#include "lz_file.h" /* gs_lz_corrupt */
 
 #include "core/gs_parallel.h"
 
@@ -235,12 +235,12 @@ oom:
                    (unsigned long long)ix->n_phrases);
 }
 
-int gs_lz_sources_finish(gs_lz_index *ix, int threads)
+gs_status gs_lz_sources_finish(gs_lz_index *ix, int threads, const char *path, gs_error *err)
 {
     srcs_job *job = jobs(ix, &threads);
     if (job == NULL || !alloc_tree(ix)) {
         free(job);
-        return -1;
+        return gs_fail(err, GS_ESYS, "out of memory (index sources)");
     }
     srcs_run(job, threads, STEP_CHECK, 0, ix->n_copies);
     int ok = 1;
@@ -249,5 +249,5 @@ int gs_lz_sources_finish(gs_lz_index *ix, int threads)
     if (ok)
         build_tree(job, threads);
     free(job);
-    return ok;
+    return ok ? GS_OK : gs_lz_corrupt(err, path, "section sources");
 }

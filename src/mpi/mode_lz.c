@@ -26,7 +26,7 @@ static gs_status lz_plan(gs_job *j, gs_error *err)
     gs_status st = s ? GS_OK : GS_ESYS;
     j->ms = s;
     if (st == GS_OK)
-        st = gs_lz_read(j->o->index, j->threads, &s->lz, err);
+        st = gs_lz_read(j->o->index, j->threads, &j->o->tune, &s->lz, err);
     /* each reader unpacks its part of the kernel; rank 0's count, so that
      * the ranks' parts tile it */
     j->readers = gs_policy_readers(j->o->readers, j->threads, j->use_gpu, 1);
@@ -41,7 +41,7 @@ static gs_status lz_plan(gs_job *j, gs_error *err)
                            "%u (gscan index --lz --max-pattern-length) (%s)",
                            j->ps.v[p].name, j->ps.v[p].len, s->lz.max_pat, j->o->index);
     /* only the windows the patterns' span needs are scanned */
-    return gs_lz_trim(&s->lz, j->ks.span, j->threads, err);
+    return gs_lz_trim(&s->lz, j->ks.span, j->threads, &j->o->tune, err);
 }
 
 static gs_status lz_open(gs_job *j, gs_pass *p, gs_error *err)
@@ -73,8 +73,10 @@ static gs_status lz_after_scan(gs_job *j, gs_scan_res *res, gs_error *err)
         return GS_ESYS;
     gs_hits kernel_hits = res->hits;
     res->hits = (gs_hits){0};
-    return gs_lz_locate(&s->lz, &j->ps, j->ks.n_strands, &kernel_hits, j->o->report_hits,
-                        j->threads, res->counts, &res->hits, err);
+    gs_lz_locate_opts lo = {.ps = &j->ps, .n_strands = j->ks.n_strands,
+                            .want_hits = j->o->report_hits, .threads = j->threads,
+                            .counts = res->counts, .tune = &j->o->tune};
+    return gs_lz_locate(&s->lz, &lo, &kernel_hits, &res->hits, err);
 }
 
 static const gs_layout *lz_layout(const gs_job *j)

@@ -25,6 +25,7 @@
 #include "io/stream/bgzf.h"
 #include "io/seq/fai.h"
 #include "io/seq/fasta.h"
+#include "cli/info.h"
 #include "io/results/h5out.h"
 #include "io/stream/inflate.h"
 #include "io/seq/patterns.h"
@@ -191,7 +192,7 @@ static int fuzz_h5(const uint8_t *d, size_t n)
         return 0;
     FILE *null = fopen("/dev/null", "w");
     gs_error e1 = {0}, e2 = {0}, e3 = {0};
-    gs_h5_info(f, null, &e1);
+    gs_info_result(f, null, &e1);
     gs_h5_export(f, "tsv", null, &e2);
     gs_h5_export_counts(f, null, &e3);
     fclose(null);

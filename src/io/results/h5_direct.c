@@ -278,7 +278,7 @@ int gs_h5_threads(int most)
     return cores < 1 ? 1 : cores > most ? most : (int)cores;
 }
 
-/* GS_DEBUG_TIME: where the call's time went (the write phase's steps of
+/* Debug time: where the call's time went (the write phase's steps of
  * docs/performance.md), seconds summed over the threads. */
 static void report(const ring *p, int nt, double wall)
 {
@@ -304,19 +304,19 @@ static void report(const ring *p, int nt, double wall)
             sum[3], sum[4]);
 }
 
-/* GS_H5_DIRECT="THREADS,SLOTS" overrides both (tests: one slot, many
+/* Tune io.h5.threads and io.h5.slots override both (tests: one slot, many
  * threads is the tightest ring; the file must not change). */
-static void knobs(int *nt, int *slots)
+static void knobs(const gs_tune *tune, int *nt, int *slots)
 {
-    const char *v = getenv("GS_H5_DIRECT");
-    int a = 0, b = 0;
-    if (v && sscanf(v, "%d,%d", &a, &b) == 2 && a > 0 && b > 0) {
-        *nt = a < MAX_THREADS ? a : MAX_THREADS;
-        *slots = b;
+    if (tune && tune->io_h5_threads > 0 && tune->io_h5_slots > 0) {
+        *nt = tune->io_h5_threads < MAX_THREADS ? tune->io_h5_threads : MAX_THREADS;
+        *slots = tune->io_h5_slots;
     }
 }
 
-int gs_h5_write_direct(const gs_h5_direct *d, int n)
+/* The ring over d[0..n): the index of the dataset where writing stopped,
+ * or n when every chunk was written. */
+static int write_ring(const gs_h5_direct *d, int n, const gs_tune *tune)
 {
     ring p = {.d = d, .n_dsets = n, .mu = PTHREAD_MUTEX_INITIALIZER,
               .ready = PTHREAD_COND_INITIALIZER, .freed = PTHREAD_COND_INITIALIZER};
@@ -334,7 +334,7 @@ int gs_h5_write_direct(const gs_h5_direct *d, int n)
     }
     p.n_groups = (d[0].n_rows + d[0].chunk_rows - 1) / d[0].chunk_rows;
     p.n_slots = SLOTS_PER_THREAD * nt;
-    knobs(&nt, &p.n_slots);
+    knobs(tune, &nt, &p.n_slots);
     if ((uint64_t)nt > p.n_groups)
         nt = p.n_groups > 0 ? (int)p.n_groups : 1;
     p.workers = ws;
@@ -361,7 +361,7 @@ int gs_h5_write_direct(const gs_h5_direct *d, int n)
     gs_run_parallel(thread_main, ws, sizeof *ws, nt);
     ok = ws[0].ok;
     done = ok ? n : p.failed_in;
-    if (p.n_groups * (uint64_t)n > 1 && getenv("GS_DEBUG_TIME"))
+    if (p.n_groups * (uint64_t)n > 1 && tune && tune->debug & GS_DEBUG_TIME)
         report(&p, nt, now() - t0);
 fail:
     for (int t = 0; t < nt; t++) {
@@ -376,4 +376,15 @@ fail:
             free(p.slots[s].out[k]);
     free(p.slots);
     return done;
+}
+
+gs_status gs_h5_write_direct(const gs_h5_direct *d, int n, const gs_tune *tune, const char *path,
+                             gs_error *err)
+{
+    int done = write_ring(d, n, tune);
+    if (done >= n)
+        return GS_OK;
+    char why[256];
+    gs_h5_reason(why, sizeof why);
+    return gs_fail(err, GS_ESYS, "cannot write dataset %s: %s (%s)", d[done].name, why, path);
 }

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/gs_error.h"
+#include "core/gs_tune.h"
+
 /* The innermost reason on HDF5's error stack (what really failed: an MPI-IO
  * or system call, with strerror when there is one), then clear the stack. */
 void gs_h5_reason(char *buf, size_t size);
@@ -15,6 +18,7 @@ void gs_h5_reason(char *buf, size_t size);
  * set) then deflate at level, as its creation property list says; level 1
  * is ISA-L's level 1, any other libdeflate's. */
 typedef struct gs_h5_direct {
+    const char *name;  /* the dataset's path in the file, for messages */
     hid_t dset;
     uint64_t n_rows;   /* rows of the dataset */
     size_t chunk_rows; /* rows per chunk */
@@ -30,13 +34,14 @@ typedef struct gs_h5_direct {
  * chunk rows and deflate level) through one set of threads and buffers,
  * chunk r of every dataset (in dataset order) before chunk r + 1: memory is
  * about two groups of chunks per core, filled and compressed, whatever the
- * sizes. Returns n when every chunk was written, else the dataset where
- * writing stopped (HDF5's error stack, or out of memory). One process only:
- * see h5_direct.c. GS_DEBUG_TIME prints where the time went;
- * GS_H5_DIRECT="THREADS,SLOTS" sets the threads and the row groups in
- * flight (the file is the same for any). */
+ * sizes. GS_ESYS "cannot write dataset <name>: <reason> (path)" names the
+ * dataset where writing stopped (HDF5's error stack, or out of memory).
+ * One process only: see h5_direct.c. tune (NULL: the defaults): debug time
+ * prints where the time went; io.h5.threads and io.h5.slots set the
+ * threads and the row groups in flight (the file is the same for any). */
 enum { GS_H5_DIRECT_MAX = 8 };
-int gs_h5_write_direct(const gs_h5_direct *d, int n);
+gs_status gs_h5_write_direct(const gs_h5_direct *d, int n, const gs_tune *tune, const char *path,
+                             gs_error *err);
 
 /* Threads for work on the process's own cores: the cores it may run on (a
  * Slurm allocation's, not the host's), at most most. */

@@ -1,4 +1,4 @@
-/* h5out.h - write and read the result file of contract §3 (HDF5).
+/* h5out.h - write the result file of contract §3 (HDF5); h5read.h reads it.
  *
  * Writing is collective over an MPI communicator (one process is a
  * communicator of one): every rank passes its own hits, already sorted and
@@ -12,35 +12,13 @@
 #define GS_H5OUT_H
 
 #include <mpi.h>
-#include <stdio.h>
 
 #include "core/gs_error.h"
 #include "core/gs_types.h"
 #include "core/gs_result.h"
+#include "h5read.h" /* reading it back */
 #include "hit_seq.h"
 
-
 gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error *err);
-
-/* Reading back, for gscan info / export and tests (serial, one process). */
-typedef struct gs_h5_file gs_h5_file;
-gs_status gs_h5_open(const char *path, gs_h5_file **f, gs_error *err);
-/* 1 when reading a crafted file made HDF5 fault and the open was abandoned:
- * the process should leave without closing HDF5 (its state is not whole). */
-int gs_h5_read_abandoned(void);
-void gs_h5_close(gs_h5_file *f);
-/* Print the human summary of gscan info. */
-gs_status gs_h5_info(gs_h5_file *f, FILE *out, gs_error *err);
-/* Hits as TSV (header line; record, start, end, pattern, strand) or BED6
- * (text_out.h). */
-gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err);
-/* The same with a last column "matched" when with_seq: each hit's residues
- * read through the .fai of the n_corpus files of the scan, in order (corpus
- * NULL: the paths in /files), see io/hit_seq.h. */
-gs_status gs_h5_export_seq(gs_h5_file *f, const char *format, int with_seq, char *const *corpus,
-                           size_t n_corpus, FILE *out, gs_error *err);
-/* Per-pattern counts as TSV (text_out.h: pattern, sequence, length, forward,
- * reverse, total). */
-gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err);
 
 #endif

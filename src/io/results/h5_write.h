@@ -1,0 +1,76 @@
+/* h5_write.h - the collective steps of the result file writer, private to
+ * src/io/results: the writer's state, the agreed status, and datasets and
+ * attributes written the same way by every rank (h5_write_dset.c). h5out.c
+ * decides what goes into the file.
+ */
+#ifndef GS_H5_WRITE_H
+#define GS_H5_WRITE_H
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "core/gs_error.h"
+#include "core/gs_tune.h"
+
+/* Deflate level 1: hit columns are sorted integers which, after the shuffle
+ * filter groups their bytes, compress nearly as well at level 1 as at 4-9
+ * while costing a fraction of the CPU time; the write must not become the
+ * slow phase of a scan that produced the hits at GPU speed. */
+enum { DEFLATE_LEVEL = 1 };
+
+typedef struct wctx {
+    MPI_Comm comm;
+    int rank, size;
+    const char *path;    /* final name, for messages */
+    gs_error e;          /* this rank's first failure, then the agreed one */
+    hid_t fid;           /* the file being written */
+    hid_t dxpl;          /* collective transfer */
+    const gs_tune *tune; /* the direct writer's knobs (NULL: defaults) */
+} wctx;
+
+/* Fill buf with rows [from, from + n) of src; width = bytes per row. */
+typedef void (*fill_fn)(const void *src, size_t width, uint64_t from, size_t n, void *buf);
+
+/* How one dataset is laid out, and where its rows come from: rows of cols
+ * elements (cols 0: 1-D). */
+typedef struct dspec {
+    const char *name;  /* absolute path in the file */
+    hid_t ftype;       /* file type (closed by the caller when it made it) */
+    hid_t mtype;       /* memory type */
+    size_t row_bytes;  /* bytes of one row in memory and in buf */
+    hsize_t cols;      /* 0: 1-D [n]; else 2-D [n][cols] */
+    uint64_t n;        /* global rows */
+    hsize_t chunk;     /* rows per chunk; 0: contiguous */
+    int shuffle;       /* numbers: the shuffle filter helps deflate */
+    fill_fn fill;      /* this rank's rows, from src */
+    const void *src;
+} dspec;
+
+/* Record GS_ESYS "cannot <what> <obj>: <HDF5's reason> (path)". */
+void gs_h5w_fail(wctx *w, const char *what, const char *obj);
+/* Collective: GS_OK when every rank is fine; otherwise every rank ends up
+ * holding the message of the lowest failing rank and returns its status.
+ * A rank that failed waits for the others a bounded time (h5_write_dset.c). */
+gs_status gs_h5w_agree(wctx *w);
+
+/* Rows per chunk of a dataset of n rows of row_bytes (0: contiguous, for
+ * an empty one). */
+hsize_t gs_h5w_chunk_rows(uint64_t n, size_t row_bytes);
+/* Create dataset d and write this rank's rows [off, off + n) of it (local
+ * row 0 = global row off) through d->fill. Collective: every rank calls it
+ * with the same d. */
+gs_status gs_h5w_dset(wctx *w, const dspec *d, uint64_t off, uint64_t n);
+/* One writer: datasets d[0..n) at once, their chunks compressed on all
+ * cores (h5_direct.c). */
+gs_status gs_h5w_direct(wctx *w, const dspec *d, int n);
+/* Rank 0's column of d->n fixed-length strings of d->row_bytes bytes
+ * (chunked or contiguous), or of numbers (d->ftype, d->mtype; chunked,
+ * shuffled). */
+gs_status gs_h5w_strings(wctx *w, const dspec *d, int chunked);
+gs_status gs_h5w_numbers(wctx *w, const dspec *d);
+/* A root attribute; a group. */
+gs_status gs_h5w_attr_str(wctx *w, const char *name, const char *value);
+gs_status gs_h5w_attr_int(wctx *w, const char *name, int value);
+gs_status gs_h5w_group(wctx *w, const char *name);
+
+#endif
