@@ -138,7 +138,7 @@ static gs_status setup(job *j, gs_error *err)
     const gs_engine *cand = named ? named : o->match ? &gs_engine_bv : &gs_engine_ac;
     int ndev = o->device == GS_DEV_CPU || cand->gpu == NULL ? 0 : gs_gpu_device_count();
     j->use_gpu = ndev > 0;
-    j->gpu_device = ndev ? local_rank % ndev : 0;
+    j->gpu_device = ndev ? gs_gpu_for_rank(local_rank, ndev) : 0;
     int mine = j->use_gpu && local_rank < ndev;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     j->threads = o->threads;

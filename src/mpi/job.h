@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/gs_error.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "io/seq/fasta.h"
 
@@ -60,6 +61,8 @@ typedef struct gs_scan_opts {
     char *command_line;      /* argv joined, for the result file */
     char **owned;            /* strings read from a config, freed with the opts */
     size_t n_owned;
+    gs_tune tune;            /* --tune, --debug */
+    int warm_gpu;            /* the device main() warmed up at start-up, -1 none */
 } gs_scan_opts;
 
 /* What the command reports on stderr after a scan (rank 0's view). */
