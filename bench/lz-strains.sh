@@ -7,7 +7,7 @@
 # by index against gscan's own plain scan of the same FASTA, with the
 # result files compared (h5diff: records, counts, hits).
 # Each scan's /timing phases (its last run; plan = loading the index).
-# Then the load and locate alone (GS_DEBUG_TIME) on 1 thread and on THREADS,
+# Then the load and locate alone (--debug time) on 1 thread and on THREADS,
 # for the primers and for a dense set (DENSE).
 # Environment: VARIANTS (99: 100 genomes), BASE (E. coli MG1655), THREADS
 # (all cores), M (64), XZ (1: also xz -9, minutes on big sets), DEVICES
@@ -66,14 +66,14 @@ for d in ${DEVICES:-cpu}; do
   done
 done
 for t in 1 "$T"; do # locate alone: its share of the index scan, 1 thread against all
-  GS_DEBUG_TIME=1 "$G" scan -q -d cpu -t "$t" -p strains.patterns --report hits -o lz_t.h5 \
+  "$G" scan -q --debug time -d cpu -t "$t" -p strains.patterns --report hits -o lz_t.h5 \
     --index strains.gsx 2>&1 | grep -oE '(index load|locate):.*'
 done
 if [ "${DENSE:-1}" = 1 ]; then # locate with many copies to find: 1000 10-mers cut from the text
   [ -x kmers ] || cc -O2 -o kmers "$root/bench/cpu/kmers.c"
   [ -s k10.txt ] || ./kmers -n 1000 -k 10 -s 7 strains.fa >k10.txt
   for t in 1 "$T"; do
-    GS_DEBUG_TIME=1 "$G" scan -q -d cpu -t "$t" -p k10.txt --report hits -o lz_t.h5 \
+    "$G" scan -q --debug time -d cpu -t "$t" -p k10.txt --report hits -o lz_t.h5 \
       --index strains.gsx 2>&1 | grep -oE 'locate:.*'
   done
 fi

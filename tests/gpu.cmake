@@ -14,7 +14,7 @@ set_tests_properties(gpu_pipeline PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIME
 
 # Approximate matching on the GPU (engine bv) against the CPU, end to end:
 # every mode x strand x K 0..4 x --best-per-site, tiny blocks, long keys, a
-# real genome, the seed filter against the full scan (GS_BV_NOFILTER=1);
+# real genome, the seed filter against the full scan (match.seed.filter=-1);
 # prints PASS/FAIL per case.
 add_test(NAME gpu_approx COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
          $<TARGET_FILE:gscan> ${PROJECT_SOURCE_DIR}/data/cache)

@@ -9,7 +9,7 @@
 #      --report hits, `gscan scan -d gpu` against `-d cpu -t 16`, median of 3
 #      runs (the CPU runs 1 time when its first run takes over 60 s), and
 #      that both wrote the same hits; also the GPU with its seed filter off
-#      (GS_BV_NOFILTER=1, every key scanned in full) and that it wrote the
+#      (--tune match.seed.filter=-1, every key scanned in full) and that it wrote the
 #      same hits as the filter.
 #
 #   bench/gpu/approx.sh BUILD_DIR FASTA [WORK_DIR]
@@ -72,7 +72,7 @@ timed() { # label out.h5 args...: the whole process, RUNS times (fewer for slow 
 args=(--max-edits 3 --strand both --report hits -p primers.txt)
 "$G" scan -q -d gpu "${args[@]}" -o warm.h5 "$FA" >/dev/null 2>&1 # page cache and driver
 tg=$(timed gpu gpu.h5 -d gpu "${args[@]}")
-tn=$(GS_BV_NOFILTER=1 timed gpu-nofilter gpu-nofilter.h5 -d gpu "${args[@]}")
+tn=$(timed gpu-nofilter gpu-nofilter.h5 -d gpu --tune match.seed.filter=-1 "${args[@]}")
 tc=""
 [ "$CPU_RUNS" = 0 ] || tc=$(timed cpu cpu.h5 -d cpu -t "$T" "${args[@]}")
 sameh() { # a.h5 b.h5: yes when hits and counts are equal
@@ -90,7 +90,7 @@ nh=$(h5ls gpu.h5/hits/start 2>/dev/null | sed -n 's/.*{\([0-9]*\).*/\1/p')
   echo "| run | seconds (median) | runs | hits | same hits |"
   echo "|---|---|---|---|---|"
   echo "| gscan scan -d gpu | $tg | $(wc -l <gpu.times) | $nh | $same (vs CPU) |"
-  echo "| GS_BV_NOFILTER=1 gscan scan -d gpu | $tn | $(wc -l <gpu-nofilter.times) | | $samen (vs filter) |"
+  echo "| gscan scan -d gpu --tune match.seed.filter=-1 | $tn | $(wc -l <gpu-nofilter.times) | | $samen (vs filter) |"
   [ -z "$tc" ] || echo "| gscan scan -d cpu -t $T | $tc | $(wc -l <cpu.times) | | |"
   [ -n "$tg" ] && [ -n "$tc" ] && echo "| speed-up | $(awk -v c="$tc" -v g="$tg" 'BEGIN { printf "%.1f", c / g }') | | | |"
 } | tee -a "$md"

@@ -4,11 +4,12 @@
 #     "filter-*" workloads: primers of 18..30 with and without N, K = 0..4,
 #     both modes and strands, --best-per-site, blocks of 37 / 1000 / 16M,
 #     224 GPU runs;
-#     the GPU with the filter and with GS_BV_NOFILTER=1 against the CPU;
+#     the GPU with the filter and with --tune match.seed.filter=-1 against
+#     the CPU;
 #     ONLY overrides the regex, e.g. "filter|short|genome" for the workloads
 #     where keys take the filter too);
 #  2. the primer screen of bench/gpu/approx.sh (table b), GPU only: the
-#     filter against GS_BV_NOFILTER=1 (the full scan), median of 3 whole
+#     filter against --tune match.seed.filter=-1 (the full scan), median of 3 whole
 #     processes each, and that both wrote the same hits.
 #
 #   bench/gpu/filter-check.sh BUILD_DIR FASTA [CACHE]

@@ -7,7 +7,7 @@
 #
 # GENOME_SEQ is a file of bare residues (scripts/device.sh's genomes.seq).
 # Each row: median of 5 whole-process runs (wall), and the phases of that
-# run (rank 0, from /timing), plus MPI_Finalize and exit from GS_DEBUG_TIME.
+# run (rank 0, from /timing), plus MPI_Finalize and exit from --debug time.
 set -uo pipefail
 b=$1 w=$2 seq=$3
 G=$b/gscan
@@ -37,7 +37,7 @@ row() {
   for i in 1 2 3 4 5; do
     local t0 t1
     t0=$(now)
-    env "${envs[@]}" GS_DEBUG_TIME=1 "$G" scan -q "$@" -o "$w/s$i.h5" 2>"$w/err$i" || { cat "$w/err$i"; return 1; }
+    env "${envs[@]}" "$G" scan -q --debug time "$@" -o "$w/s$i.h5" 2>"$w/err$i" || { cat "$w/err$i"; return 1; }
     t1=$(now)
     local fin
     fin=$(grep -o 'MPI_Finalize [0-9.]*' "$w/err$i" | awk '{print $2}')
@@ -54,7 +54,7 @@ echo
 echo "| run | wall s | ${phases// / | } | finalize |"
 echo "|---|---|$(for p in $phases; do printf -- '---|'; done)---|"
 row "lambda, gpu" X=1 -- -d gpu -p data/patterns/demo.fa "$w/lambda.fa"
-row "lambda, gpu, no warm-up" GS_NO_GPU_WARMUP=1 -- -d gpu -p data/patterns/demo.fa "$w/lambda.fa"
+row "lambda, gpu, no warm-up" X=1 -- -d gpu --debug no-warmup -p data/patterns/demo.fa "$w/lambda.fa"
 row "lambda, cpu" X=1 -- -d cpu -p data/patterns/demo.fa "$w/lambda.fa"
 "$G" index "$w/one.fa"
 for r in 4 8 14; do

@@ -20,7 +20,8 @@
 #
 # Environment: RUNS (3), GS_RESIDUES (2^30), GS_THREADS (16, the CPU rows'
 # -t), SEED (42), GS_DEVICE (gpu; cpu for a dry run without a GPU), ROWS
-# (a bash regex: only the rows whose name matches, e.g. 'EST|no .fai'). Exit status 0 when every run succeeded and the GPU and CPU
+# (a bash regex: only the rows whose name matches, e.g. 'EST|no .fai'), DEBUG
+# (--debug for every scan, e.g. time: the steps of each run in the log). Exit status 0 when every run succeeded and the GPU and CPU
 # counts agree, else 1.
 set -uo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 BUILD_DIR WORK_DIR" >&2; exit 1; }
@@ -113,7 +114,7 @@ row() {
   for ((i = 0; i < RUNS; i++)); do
     t=$(now)
     # shellcheck disable=SC2086
-    timeout 600 $launch "$G" scan -q "$@" -o r.h5 >>"$log" 2>&1 || rc=$?
+    timeout 600 $launch "$G" scan -q ${DEBUG:+--debug "$DEBUG"} "$@" -o r.h5 >>"$log" 2>&1 || rc=$?
     s=$(awk -v a="$t" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}')
     [ $rc = 0 ] || break
     echo "$s $(for p in init plan read transfer scan write total; do v=$(phase r.h5 $p); printf '%s ' "${v:--}"; done)" >>times.txt

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "comm/comm.h"
 #include "options.h"
+#include "tune.h"
 
 static const char gen_usage[] =
     "usage: gscan gen -o PREFIX [options]\n"
@@ -60,7 +61,7 @@ static const char gen_usage[] =
     "                           residues in a copy (default 0.0001)\n"
     "  -h, --help               this help\n";
 
-typedef struct gen_opts {
+struct gs_gen_opts {
     const char *prefix;
     const char *base; /* --base: the text comes from this corpus */
     uint64_t length, records, patterns, min_len, max_len, seed, n_runs, line_width, range;
@@ -68,7 +69,8 @@ typedef struct gen_opts {
     int subst_only; /* --mutation-kind substitution */
     double planted, degenerate, duplicates, palindromes, lowercase, snp_rate, indel_rate;
     int bytes, gzip;
-} gen_opts;
+};
+typedef gs_gen_opts gen_opts;
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -105,37 +107,66 @@ static uint64_t mutate(uint64_t *s, const gen_opts *g, uint8_t *pat, uint64_t le
     return len;
 }
 
-static int parse_fraction(const char *v, double *out)
+/* A fraction from 0 to 1: GS_OK, or GS_EUSAGE (the caller names the option). */
+static gs_status parse_fraction(const char *v, double *out)
 {
     char *end;
     errno = 0;
     double d = strtod(v, &end);
     if (errno || *end || end == v || d < 0 || d > 1)
-        return -1;
+        return GS_EUSAGE;
     *out = d;
-    return 0;
+    return GS_OK;
 }
 
 enum { G_MIN = 300, G_MAX, G_ALPHA, G_PLANT, G_DEGEN, G_DUP, G_PALIN, G_LOWER, G_NRUNS, G_WIDTH,
        G_GZIP, G_RANGE, G_VARIANTS, G_SNP, G_INDEL, G_BASE, G_MUT, G_MUTKIND };
 
+static const struct option gen_long_opts[] = {
+    {"out", required_argument, NULL, 'o'}, {"length", required_argument, NULL, 'n'},
+    {"records", required_argument, NULL, 'r'}, {"patterns", required_argument, NULL, 'k'},
+    {"min-length", required_argument, NULL, G_MIN}, {"max-length", required_argument, NULL, G_MAX},
+    {"alphabet", required_argument, NULL, G_ALPHA}, {"seed", required_argument, NULL, 's'},
+    {"planted", required_argument, NULL, G_PLANT}, {"degenerate", required_argument, NULL, G_DEGEN},
+    {"duplicates", required_argument, NULL, G_DUP}, {"palindromes", required_argument, NULL, G_PALIN},
+    {"lowercase", required_argument, NULL, G_LOWER}, {"n-runs", required_argument, NULL, G_NRUNS},
+    {"line-width", required_argument, NULL, G_WIDTH}, {"gzip", no_argument, NULL, G_GZIP},
+    {"bytes-range", required_argument, NULL, G_RANGE},
+    {"variants", required_argument, NULL, G_VARIANTS}, {"base", required_argument, NULL, G_BASE},
+    {"snp-rate", required_argument, NULL, G_SNP}, {"indel-rate", required_argument, NULL, G_INDEL},
+    {"mutations", required_argument, NULL, G_MUT},
+    {"mutation-kind", required_argument, NULL, G_MUTKIND},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
+/* The long name of an option (errors name it whichever form was given). */
+static const char *gen_option_name(int id)
+{
+    for (const struct option *lo = gen_long_opts; lo->name; lo++)
+        if (lo->val == id)
+            return lo->name;
+    return "?";
+}
+
+/* The checks of a parsed command line, and what follows from it. */
+static gs_status check_gen(gen_opts *g, gs_error *err)
+{
+    if (g->prefix == NULL)
+        return gs_fail(err, GS_EUSAGE, "missing -o/--out PREFIX (gscan gen)");
+    if (g->max_len == 0)
+        g->max_len = g->min_len;
+    if (g->min_len < 1 || g->max_len < g->min_len || g->max_len > 4096)
+        return gs_fail(err, GS_EUSAGE, "pattern lengths must satisfy 1 <= min <= max <= 4096 (--min-length, --max-length)");
+    if (g->records < 1 || g->records > g->length + 1 || g->line_width < 1 || g->range < 1 || g->range > 256)
+        return gs_fail(err, GS_EUSAGE, "need 1 <= records <= length + 1, line width >= 1, 1 <= bytes-range <= 256 (gscan gen)");
+    if (g->bytes)
+        g->records = 1;
+    if (g->base && g->bytes)
+        return gs_fail(err, GS_EUSAGE, "--base needs --alphabet dna (gscan gen)");
+    return GS_OK;
+}
+
 static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *err)
 {
-    static const struct option lo[] = {
-        {"out", required_argument, NULL, 'o'}, {"length", required_argument, NULL, 'n'},
-        {"records", required_argument, NULL, 'r'}, {"patterns", required_argument, NULL, 'k'},
-        {"min-length", required_argument, NULL, G_MIN}, {"max-length", required_argument, NULL, G_MAX},
-        {"alphabet", required_argument, NULL, G_ALPHA}, {"seed", required_argument, NULL, 's'},
-        {"planted", required_argument, NULL, G_PLANT}, {"degenerate", required_argument, NULL, G_DEGEN},
-        {"duplicates", required_argument, NULL, G_DUP}, {"palindromes", required_argument, NULL, G_PALIN},
-        {"lowercase", required_argument, NULL, G_LOWER}, {"n-runs", required_argument, NULL, G_NRUNS},
-        {"line-width", required_argument, NULL, G_WIDTH}, {"gzip", no_argument, NULL, G_GZIP},
-        {"bytes-range", required_argument, NULL, G_RANGE},
-        {"variants", required_argument, NULL, G_VARIANTS}, {"base", required_argument, NULL, G_BASE},
-        {"snp-rate", required_argument, NULL, G_SNP}, {"indel-rate", required_argument, NULL, G_INDEL},
-        {"mutations", required_argument, NULL, G_MUT},
-        {"mutation-kind", required_argument, NULL, G_MUTKIND},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     *g = (gen_opts){.length = 1u << 20, .records = 1, .patterns = 1000, .min_len = 8, .seed = 1,
                     .planted = 0.5, .line_width = 60, .range = 256, .snp_rate = 0.001,
                     .indel_rate = 0.0001};
@@ -143,7 +174,7 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":o:n:r:k:s:h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:n:r:k:s:h", gen_long_opts, NULL)) != -1) {
         uint64_t *num = NULL;
         double *frac = NULL;
         switch (c) {
@@ -182,26 +213,15 @@ static gs_status parse(int argc, char **argv, gen_opts *g, int *help, gs_error *
         case ':': return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan gen)", argv[optind - 1]);
         default: return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan gen)", argv[optind - 1]);
         }
-        if (num && gs_parse_size(optarg, num))
-            return gs_fail(err, GS_EUSAGE, "'%s' is not a number (--%s)", optarg, argv[optind - 1] + 2);
-        if (frac && parse_fraction(optarg, frac))
-            return gs_fail(err, GS_EUSAGE, "'%s' is not a fraction from 0 to 1 (%s)", optarg, argv[optind - 1]);
+        if (num && gs_parse_size(optarg, num) != GS_OK)
+            return gs_fail(err, GS_EUSAGE, "'%s' is not a number (--%s)", optarg, gen_option_name(c));
+        if (frac && parse_fraction(optarg, frac) != GS_OK)
+            return gs_fail(err, GS_EUSAGE, "'%s' is not a fraction from 0 to 1 (--%s)", optarg,
+                           gen_option_name(c));
     }
     if (optind < argc)
         return gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan gen)", argv[optind]);
-    if (g->prefix == NULL)
-        return gs_fail(err, GS_EUSAGE, "missing -o/--out PREFIX (gscan gen)");
-    if (g->max_len == 0)
-        g->max_len = g->min_len;
-    if (g->min_len < 1 || g->max_len < g->min_len || g->max_len > 4096)
-        return gs_fail(err, GS_EUSAGE, "pattern lengths must satisfy 1 <= min <= max <= 4096 (--min-length, --max-length)");
-    if (g->records < 1 || g->records > g->length + 1 || g->line_width < 1 || g->range < 1 || g->range > 256)
-        return gs_fail(err, GS_EUSAGE, "need 1 <= records <= length + 1, line width >= 1, 1 <= bytes-range <= 256 (gscan gen)");
-    if (g->bytes)
-        g->records = 1;
-    if (g->base && g->bytes)
-        return gs_fail(err, GS_EUSAGE, "--base needs --alphabet dna (gscan gen)");
-    return GS_OK;
+    return check_gen(g, err);
 }
 
 static const char iupac_degenerate[] = "RYSWKMBDHVN";
@@ -258,14 +278,21 @@ static uint64_t mutate_text(const gen_opts *g, uint64_t *s, const uint8_t *text,
     return o;
 }
 
-static int write_record(gzFile gz, const char *name, const uint8_t *t, uint64_t n, uint64_t width)
+static gs_status write_failed(const char *path, gs_error *err)
+{
+    return gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), path);
+}
+
+/* One FASTA record of text t[0..n), lines of width residues, into path. */
+static gs_status write_record(gzFile gz, const char *name, const uint8_t *t, uint64_t n,
+                              uint64_t width, const char *path, gs_error *err)
 {
     int ok = gzprintf(gz, ">%s generated by gscan gen\n", name) > 0;
     for (uint64_t p = 0; ok && p < n; p += width) {
         unsigned k = (unsigned)(n - p < width ? n - p : width);
         ok = gzwrite(gz, t + p, k) == (int)k && gzputc(gz, '\n') == '\n';
     }
-    return ok;
+    return ok ? GS_OK : write_failed(path, err);
 }
 
 /* --base: every residue of a corpus, records joined, as the text. */
@@ -305,190 +332,229 @@ static gs_status read_base(const char *path, uint8_t **text, uint64_t *n, gs_err
     return st;
 }
 
-static gs_status generate(const gen_opts *g0, gs_error *err)
-{
-    gen_opts gb = *g0;
-    const gen_opts *g = &gb;
-    uint8_t *base = NULL;
-    if (g0->base) {
-        gs_status st = read_base(g0->base, &base, &gb.length, err);
-        if (st != GS_OK)
-            return st;
-        if (gb.records > gb.length)
-            gb.records = 1;
-    }
-    gs_status st = GS_OK;
-    uint64_t s = g->seed * 0x2545F4914F6CDD1DULL + 1;
-    uint8_t *text = gs_malloc(g->length, err, "text");
-    uint64_t *rec_end = gs_malloc(g->records * sizeof *rec_end, err, "records");
-    uint8_t *pat = gs_malloc(g->max_len + 1, err, "pattern");
-    uint8_t *prev = NULL, *copy = NULL;
-    uint64_t *prev_len = NULL;
-    char path[4096], pat_path[4096];
-    gzFile gz = NULL;
-    FILE *pf = NULL;
-    if (!text || !rec_end || !pat) {
-        st = GS_ESYS;
-        goto fail;
-    }
-    static const char acgt[] = "ACGT";
-    for (uint64_t i = 0; i < g->length && base; i++)
-        text[i] = base[i];
-    for (uint64_t i = 0; i < g->length && !base; i++)
-        text[i] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
-    if (!g->bytes) {
-        for (uint64_t r = 0; r < g->n_runs && g->length; r++) {
-            uint64_t at = below(&s, g->length), n = 1 + below(&s, 50);
-            for (uint64_t k = at; k < at + n && k < g->length; k++)
-                text[k] = 'N';
-        }
-    }
-    if (g->bytes && g->length && text[0] == '>')
-        text[0] = '<'; /* a leading '>' would make the raw file read as FASTA */
-    /* record boundaries: R - 1 random cuts, sorted */
-    for (uint64_t r = 0; r + 1 < g->records; r++)
-        rec_end[r] = below(&s, g->length + 1);
-    rec_end[g->records - 1] = g->length;
-    for (uint64_t a = 1; a < g->records; a++) /* insertion sort: R is small */
-        for (uint64_t b = a; b > 0 && rec_end[b - 1] > rec_end[b]; b--) {
-            uint64_t t = rec_end[b];
-            rec_end[b] = rec_end[b - 1];
-            rec_end[b - 1] = t;
-        }
+/* One generation under way: the options, the random state and the text. */
+typedef struct gen {
+    const gen_opts *g;
+    uint64_t s;        /* splitmix64 state: every draw, in order, from the seed */
+    uint8_t *text;     /* g->length residues (or bytes) */
+    uint64_t *rec_end; /* end of each record in text */
+} gen;
 
-    /* patterns, drawn before lowercasing so planted ones are uppercase */
-    snprintf(pat_path, sizeof pat_path, "%s.patterns", g->prefix);
-    if ((pf = fopen(pat_path, "w")) == NULL) {
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), pat_path);
-        goto fail;
+static const char acgt[] = "ACGT";
+
+/* The text: the base's residues or random ones, runs of N, record cuts. */
+static gs_status make_text(gen *w, const uint8_t *base, gs_error *err)
+{
+    const gen_opts *g = w->g;
+    w->text = gs_malloc(g->length, err, "text");
+    w->rec_end = gs_malloc(g->records * sizeof *w->rec_end, err, "records");
+    if (!w->text || !w->rec_end)
+        return GS_ESYS;
+    for (uint64_t i = 0; i < g->length; i++)
+        w->text[i] = base ? base[i] : g->bytes ? (uint8_t)below(&w->s, g->range)
+                                               : (uint8_t)acgt[below(&w->s, 4)];
+    for (uint64_t r = 0; !g->bytes && r < g->n_runs && g->length; r++) {
+        uint64_t at = below(&w->s, g->length), n = 1 + below(&w->s, 50);
+        for (uint64_t k = at; k < at + n && k < g->length; k++)
+            w->text[k] = 'N';
     }
+    if (g->bytes && g->length && w->text[0] == '>')
+        w->text[0] = '<'; /* a leading '>' would make the raw file read as FASTA */
+    /* record boundaries: R - 1 random cuts, sorted */
+    uint64_t *e = w->rec_end;
+    for (uint64_t r = 0; r + 1 < g->records; r++)
+        e[r] = below(&w->s, g->length + 1);
+    e[g->records - 1] = g->length;
+    for (uint64_t a = 1; a < g->records; a++) /* insertion sort: R is small */
+        for (uint64_t b = a; b > 0 && e[b - 1] > e[b]; b--) {
+            uint64_t t = e[b];
+            e[b] = e[b - 1];
+            e[b - 1] = t;
+        }
+    return GS_OK;
+}
+
+/* Duplicates repeat one of the first KEEP patterns, kept whole. */
+enum { KEEP = 4096 };
+
+/* Draw pattern i into pat; returns its length. prev/prev_len hold the
+ * first KEEP patterns, for duplicates. */
+static uint64_t draw_pattern(gen *w, uint64_t i, uint8_t *pat, const uint8_t *prev,
+                             const uint64_t *prev_len)
+{
+    const gen_opts *g = w->g;
+    uint64_t *s = &w->s;
+    uint64_t len = g->min_len + below(s, g->max_len - g->min_len + 1);
+    int dup = i > 0 && unit(s) < g->duplicates;
+    if (dup) {
+        uint64_t j = below(s, i < KEEP ? i : KEEP);
+        len = prev_len[j];
+        memcpy(pat, prev + j * g->max_len, len);
+        return len;
+    }
+    if (unit(s) < g->planted && g->length >= len) {
+        uint64_t at = below(s, g->length - len + 1);
+        memcpy(pat, w->text + at, len);
+        for (uint64_t k = 0; !g->bytes && k < len; k++)
+            if (pat[k] == 'N') /* a text N matches nothing; keep the pattern plain */
+                pat[k] = (uint8_t)acgt[below(s, 4)];
+        len = mutate(s, g, pat, len);
+    } else {
+        for (uint64_t k = 0; k < len; k++)
+            pat[k] = g->bytes ? (uint8_t)below(s, g->range) : (uint8_t)acgt[below(s, 4)];
+    }
+    /* an odd-length DNA palindrome cannot exist: use an even length in range */
+    uint64_t even = len % 2 == 0 ? len : len > g->min_len ? len - 1 : len < g->max_len ? len + 1 : 0;
+    if (!g->bytes && unit(s) < g->palindromes && even >= 2) {
+        if (even > len)
+            pat[len] = (uint8_t)acgt[below(s, 4)];
+        len = even;
+        for (uint64_t k = 0; k < len / 2; k++)
+            pat[len - 1 - k] = (uint8_t)complement((char)pat[k]);
+    }
+    if (!g->bytes && unit(s) < g->degenerate)
+        for (int d = 0, n = 1 + (int)below(s, 2); d < n; d++)
+            pat[below(s, len)] = (uint8_t)iupac_degenerate[below(s, sizeof iupac_degenerate - 1)];
+    return len;
+}
+
+/* PREFIX.patterns, drawn before lowercasing so planted ones are uppercase. */
+static gs_status write_patterns(gen *w, gs_error *err)
+{
+    const gen_opts *g = w->g;
+    char path[4096];
+    snprintf(path, sizeof path, "%s.patterns", g->prefix);
+    uint8_t *pat = gs_malloc(g->max_len + 1, err, "pattern");
+    uint8_t *prev = gs_malloc(KEEP * g->max_len, err, "patterns");
+    uint64_t *prev_len = gs_malloc(KEEP * sizeof *prev_len, err, "patterns");
+    FILE *pf = NULL;
+    gs_status st = GS_ESYS;
+    if (!pat || !prev || !prev_len)
+        goto fail;
+    if ((pf = fopen(path, "w")) == NULL)
+        goto fail;
     fprintf(pf, "# gscan gen --seed %llu: %llu patterns of length %llu..%llu\n",
             (unsigned long long)g->seed, (unsigned long long)g->patterns,
             (unsigned long long)g->min_len, (unsigned long long)g->max_len);
-    /* duplicates repeat one of the first KEEP patterns, kept whole */
-    enum { KEEP = 4096 };
-    prev = gs_malloc(KEEP * g->max_len, err, "patterns");
-    prev_len = gs_malloc(KEEP * sizeof *prev_len, err, "patterns");
-    if (!prev || !prev_len) {
-        st = GS_ESYS;
-        goto fail;
-    }
     for (uint64_t i = 0; i < g->patterns; i++) {
-        uint64_t len = g->min_len + below(&s, g->max_len - g->min_len + 1);
-        int dup = i > 0 && unit(&s) < g->duplicates;
-        if (dup) {
-            uint64_t j = below(&s, i < KEEP ? i : KEEP);
-            len = prev_len[j];
-            memcpy(pat, prev + j * g->max_len, len);
-        } else if (unit(&s) < g->planted && g->length >= len) {
-            uint64_t at = below(&s, g->length - len + 1);
-            memcpy(pat, text + at, len);
-            for (uint64_t k = 0; !g->bytes && k < len; k++)
-                if (pat[k] == 'N') /* a text N matches nothing; keep the pattern plain */
-                    pat[k] = (uint8_t)acgt[below(&s, 4)];
-            len = mutate(&s, g, pat, len);
-        } else {
-            for (uint64_t k = 0; k < len; k++)
-                pat[k] = g->bytes ? (uint8_t)below(&s, g->range) : (uint8_t)acgt[below(&s, 4)];
-        }
-        /* an odd-length DNA palindrome cannot exist: use an even length in range */
-        uint64_t even = len % 2 == 0 ? len : len > g->min_len ? len - 1 : len < g->max_len ? len + 1 : 0;
-        if (!dup && !g->bytes && unit(&s) < g->palindromes && even >= 2) {
-            if (even > len)
-                pat[len] = (uint8_t)acgt[below(&s, 4)];
-            len = even;
-            for (uint64_t k = 0; k < len / 2; k++)
-                pat[len - 1 - k] = (uint8_t)complement((char)pat[k]);
-        }
-        if (!dup && !g->bytes && unit(&s) < g->degenerate)
-            for (int d = 0, n = 1 + (int)below(&s, 2); d < n; d++)
-                pat[below(&s, len)] = (uint8_t)iupac_degenerate[below(&s, sizeof iupac_degenerate - 1)];
+        uint64_t len = draw_pattern(w, i, pat, prev, prev_len);
         if (i < KEEP) {
             memcpy(prev + i * g->max_len, pat, len);
             prev_len[i] = len;
         }
         put_pattern(pf, i, pat, len, g->bytes);
     }
-    if (fclose(pf) != 0) {
-        pf = NULL;
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), pat_path);
-        goto fail;
-    }
-    pf = NULL;
-
-    if (!g->bytes && g->lowercase > 0)
-        for (uint64_t i = 0; i < g->length; i++)
-            if (unit(&s) < g->lowercase)
-                text[i] = (uint8_t)tolower(text[i]);
-
-    snprintf(path, sizeof path, "%s.%s%s", g->prefix, g->bytes ? "bin" : "fa", g->gzip ? ".gz" : "");
-    gz = gzopen(path, g->gzip ? "wb6" : "wbT");
-    if (gz == NULL) {
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), path);
-        goto fail;
-    }
-    int ok = 1;
-    if (g->bytes) {
-        for (uint64_t off = 0; ok && off < g->length; off += 1u << 30) {
-            unsigned n = (unsigned)(g->length - off < (1u << 30) ? g->length - off : (1u << 30));
-            ok = gzwrite(gz, text + off, n) == (int)n;
-        }
-    } else {
-        if (g->variants && (copy = gs_malloc(2 * g->length + 5, err, "variant")) == NULL) {
-            gzclose(gz);
-            gz = NULL;
-            st = GS_ESYS;
-            goto fail;
-        }
-        for (uint64_t v = 0; ok && v <= g->variants; v++) {
-            uint64_t start = 0;
-            for (uint64_t r = 0; ok && r < g->records; r++) {
-                char name[64];
-                const uint8_t *t = text + start;
-                uint64_t n = rec_end[r] - start;
-                if (v == 0) {
-                    snprintf(name, sizeof name, "seq%llu", (unsigned long long)(r + 1));
-                } else {
-                    snprintf(name, sizeof name, "seq%llu_v%llu", (unsigned long long)(r + 1),
-                             (unsigned long long)v);
-                    n = mutate_text(g, &s, t, n, copy);
-                    t = copy;
-                }
-                ok = write_record(gz, name, t, n, g->line_width);
-                start = rec_end[r];
-            }
-        }
-    }
-    if (gzclose(gz) != Z_OK || !ok) {
-        gz = NULL;
-        st = gs_fail(err, GS_ESYS, "cannot write: %s (%s)", strerror(errno), path);
-        goto fail;
-    }
-    gz = NULL;
+    st = GS_OK;
 fail:
-    if (pf)
-        fclose(pf);
-    if (gz)
-        gzclose(gz);
-    free(text);
-    free(rec_end);
+    if (pf && fclose(pf) != 0)
+        st = GS_ESYS;
+    if (st != GS_OK && pat && prev && prev_len)
+        write_failed(path, err);
     free(pat);
     free(prev);
     free(prev_len);
+    return st;
+}
+
+/* The dna records of the text, then --variants mutated copies of them. */
+static gs_status write_records(gen *w, gzFile gz, const char *path, gs_error *err)
+{
+    const gen_opts *g = w->g;
+    uint8_t *copy = NULL;
+    if (g->variants && (copy = gs_malloc(2 * g->length + 5, err, "variant")) == NULL)
+        return GS_ESYS;
+    gs_status st = GS_OK;
+    for (uint64_t v = 0; st == GS_OK && v <= g->variants; v++) {
+        uint64_t start = 0;
+        for (uint64_t r = 0; st == GS_OK && r < g->records; r++) {
+            char name[64];
+            const uint8_t *t = w->text + start;
+            uint64_t n = w->rec_end[r] - start;
+            if (v == 0) {
+                snprintf(name, sizeof name, "seq%llu", (unsigned long long)(r + 1));
+            } else {
+                snprintf(name, sizeof name, "seq%llu_v%llu", (unsigned long long)(r + 1),
+                         (unsigned long long)v);
+                n = mutate_text(g, &w->s, t, n, copy);
+                t = copy;
+            }
+            st = write_record(gz, name, t, n, g->line_width, path, err);
+            start = w->rec_end[r];
+        }
+    }
     free(copy);
+    return st;
+}
+
+/* PREFIX.fa (.gz) or PREFIX.bin, after lowercasing some of the dna text. */
+static gs_status write_corpus(gen *w, gs_error *err)
+{
+    const gen_opts *g = w->g;
+    for (uint64_t i = 0; !g->bytes && g->lowercase > 0 && i < g->length; i++)
+        if (unit(&w->s) < g->lowercase)
+            w->text[i] = (uint8_t)tolower(w->text[i]);
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%s%s", g->prefix, g->bytes ? "bin" : "fa", g->gzip ? ".gz" : "");
+    gzFile gz = gzopen(path, g->gzip ? "wb6" : "wbT");
+    if (gz == NULL)
+        return write_failed(path, err);
+    gs_status st = g->bytes ? GS_OK : write_records(w, gz, path, err);
+    for (uint64_t off = 0; g->bytes && st == GS_OK && off < g->length; off += 1u << 30) {
+        unsigned n = (unsigned)(g->length - off < (1u << 30) ? g->length - off : (1u << 30));
+        if (gzwrite(gz, w->text + off, n) != (int)n)
+            st = write_failed(path, err);
+    }
+    if (gzclose(gz) != Z_OK && st == GS_OK)
+        st = write_failed(path, err);
+    return st;
+}
+
+static gs_status generate(const gen_opts *g0, gs_error *err)
+{
+    gen_opts g = *g0;
+    uint8_t *base = NULL;
+    if (g0->base) {
+        gs_status st = read_base(g0->base, &base, &g.length, err);
+        if (st != GS_OK)
+            return st;
+        if (g.records > g.length)
+            g.records = 1;
+    }
+    gen w = {.g = &g, .s = g.seed * 0x2545F4914F6CDD1DULL + 1};
+    gs_status st = make_text(&w, base, err);
+    if (st == GS_OK)
+        st = write_patterns(&w, err);
+    if (st == GS_OK)
+        st = write_corpus(&w, err);
+    free(w.text);
+    free(w.rec_end);
     free(base);
     return st;
 }
 
-gs_status gs_cmd_gen(int argc, char **argv, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_gen_parse(gs_cli *c, gs_error *err)
 {
-    int rank, help;
+    gs_status st = gs_tune_take(&c->argc, c->argv, &c->tune, &c->help, err);
+    if (st != GS_OK || c->help)
+        return st;
+    if ((c->gen = malloc(sizeof *c->gen)) == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (gscan gen)");
+    return parse(c->argc, c->argv, c->gen, &c->help, err);
+}
+
+gs_status gs_cmd_gen_run(gs_cli *c, MPI_Comm comm, gs_error *err)
+{
+    int rank;
     GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    gen_opts g;
-    gs_status st = parse(argc, argv, &g, &help, err);
-    if (st == GS_OK && help && rank == 0)
-        fputs(gen_usage, stdout);
-    if (st == GS_OK && !help && rank == 0)
-        generate(&g, err);
+    if (rank == 0)
+        generate(c->gen, err);
     return gs_mpi_agree(comm, err);
 }
+
+void gs_cmd_gen_free(gs_cli *c)
+{
+    free(c->gen);
+    c->gen = NULL;
+}
+
+void gs_cmd_gen_print_usage(FILE *out) { fputs(gen_usage, out); }

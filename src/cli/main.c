@@ -7,17 +7,20 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "comm/mpi_check.h"
 #include "commands.h"
 #include "core/gs_clock.h"
+#include "core/gs_parallel.h"
 #include "gpu/gpu.h"
 #include "io/results/h5out.h"
-#include "comm/mpi_check.h"
+#include "match/engine.h"
+#include "options.h"
+#include "tune.h"
 
 static const char usage[] =
     "usage: gscan COMMAND [options]\n"
@@ -37,11 +40,92 @@ static const char usage[] =
     "  gscan COMMAND --help   options of one command\n"
     "  gscan --version        version\n"
     "\n"
+    "Every command also takes --tune KEY=VALUE (knobs of how gscan computes:\n"
+    "gscan scan --tune help lists them) and --debug time (per-step timings).\n"
+    "\n"
     "Exit status: 0 success, 1 usage, 2 bad input, 3 system failure.\n";
 
+/* The commands: parsed before MPI_Init, run on every rank after it. */
+typedef struct command {
+    const char *name;
+    gs_status (*parse)(gs_cli *c, gs_error *err);
+    gs_status (*run)(gs_cli *c, MPI_Comm comm, gs_error *err);
+    void (*print_usage)(FILE *out); /* NULL: the command prints its own --help */
+} command;
+
+/* gscan index, info and export parse their argv when they run (cmd_files.c);
+ * here only the gscan-wide options are taken out of it. */
+static gs_status take_tune(gs_cli *c, gs_error *err)
+{
+    return gs_tune_take(&c->argc, c->argv, &c->tune, &c->help, err);
+}
+static gs_status run_index(gs_cli *c, MPI_Comm comm, gs_error *err)
+{
+    return gs_cmd_index(c->argc, c->argv, comm, err);
+}
+static gs_status run_info(gs_cli *c, MPI_Comm comm, gs_error *err)
+{
+    return gs_cmd_info(c->argc, c->argv, comm, err);
+}
+static gs_status run_export(gs_cli *c, MPI_Comm comm, gs_error *err)
+{
+    return gs_cmd_export(c->argc, c->argv, comm, err);
+}
+
+static const command commands[] = {
+    {"scan", gs_cmd_scan_parse, gs_cmd_scan_run, gs_scan_print_usage},
+    {"gen", gs_cmd_gen_parse, gs_cmd_gen_run, gs_cmd_gen_print_usage},
+    {"index", take_tune, run_index, NULL},
+    {"info", take_tune, run_info, NULL},
+    {"export", take_tune, run_export, NULL},
+};
+
+static const command *command_find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+/* What main() decided before MPI_Init: the command and its parse. */
+typedef struct launch {
+    const char *word;    /* argv[1], NULL when absent */
+    const command *cmd;  /* NULL: not a command (--help, --version, unknown) */
+    gs_cli cli;
+    gs_status st;        /* the parse's status, reported after MPI_Init */
+    gs_error err;
+} launch;
+
+/* The run's knobs for commands that do not pass them down themselves. */
+static const gs_tune *run_tune;
+const gs_tune *gs_cli_tune(void)
+{
+    static const gs_tune none;
+    return run_tune ? run_tune : &none;
+}
+
+static void parse_command_line(int argc, char **argv, launch *l)
+{
+    memset(l, 0, sizeof *l);
+    l->word = argc > 1 ? argv[1] : NULL;
+    l->cli.scan.warm_gpu = -1;
+    if (l->word == NULL)
+        l->st = GS_EUSAGE; /* the usage, on rank 0 */
+    else if ((l->cmd = command_find(l->word)) != NULL) {
+        l->cli.argc = argc - 1;
+        l->cli.argv = argv + 1;
+        l->st = l->cmd->parse(&l->cli, &l->err);
+    } else if (strcmp(l->word, "--help") && strcmp(l->word, "-h") && strcmp(l->word, "help") &&
+               strcmp(l->word, "--version") && strcmp(l->word, "-V"))
+        l->st = gs_fail(&l->err, GS_EUSAGE, "unknown command '%s' (gscan --help lists them)", l->word);
+    run_tune = &l->cli.tune;
+}
+
 /* The node-local rank as the launchers tell it (MPICH's Hydra, Open MPI,
- * Slurm), before MPI can: the job picks GPU (local rank mod GPUs), and the
- * warm-up makes that device's context. */
+ * Slurm), before MPI can. These launcher variables are the only environment
+ * gscan reads: they say where this process runs, which no option can, and
+ * MPI_Init (which would tell) is what the warm-up overlaps. */
 static int launcher_local_rank(void)
 {
     static const char *const vars[] = {"MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK",
@@ -54,27 +138,72 @@ static int launcher_local_rank(void)
     return 0;
 }
 
-/* A scan that may use a GPU: not "-d cpu" / "--device cpu" on the command
- * line (a config file's device key is not looked at; a context made for
- * nothing costs only the overlapped time). */
-static int may_use_gpu(int argc, char **argv)
+/* A scan that may use a GPU: not --device cpu, an engine with a GPU
+ * counterpart (auto has one), and not --debug no-warmup. */
+static int may_use_gpu(const launch *l)
 {
-    if (argc < 2 || strcmp(argv[1], "scan") != 0 || getenv("GS_NO_GPU_WARMUP"))
+    const gs_scan_opts *o = &l->cli.scan;
+    if (l->cmd == NULL || l->cmd->run != gs_cmd_scan_run || l->st != GS_OK || l->cli.help ||
+        o->device == GS_DEV_CPU || (o->tune.debug & GS_DEBUG_NO_WARMUP))
         return 0;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-dcpu") || !strcmp(a, "--device=cpu") ||
-            ((!strcmp(a, "-d") || !strcmp(a, "--device")) && i + 1 < argc &&
-             !strcmp(argv[i + 1], "cpu")))
-            return 0;
-    }
-    return 1;
+    const gs_engine *e = strcmp(o->engine, "auto") ? gs_engine_find(o->engine) : NULL;
+    return e == NULL || e->gpu != NULL;
 }
+
+/* CUDA's start-up (driver, context: a few hundred ms) on a task of its own,
+ * so that it overlaps MPI's and the job's set-up instead of following them. */
+typedef struct warm_up {
+    gs_task task;
+    int on;
+    int local_rank;
+} warm_up;
 
 static void *warm_gpu(void *arg)
 {
-    gs_gpu_warm(*(int *)arg);
+    const warm_up *w = arg;
+    int dev = gs_gpu_for_rank(w->local_rank, gs_gpu_device_count());
+    if (dev >= 0)
+        gs_gpu_warm(dev);
     return NULL;
+}
+
+static void warm_up_start(warm_up *w, const launch *l)
+{
+    w->on = may_use_gpu(l);
+    w->local_rank = launcher_local_rank();
+    if (w->on)
+        gs_task_start(&w->task, warm_gpu, w);
+}
+
+/* The device the warm-up made its context on, by the job's rule, -1 none.
+ * The count waits for the driver's start-up, which the job's own count
+ * would wait for a moment later. */
+static int warm_up_device(const warm_up *w)
+{
+    return w->on ? gs_gpu_for_rank(w->local_rank, gs_gpu_device_count()) : -1;
+}
+
+/* Run what was parsed: a command, or the top-level --help and --version. */
+static gs_status run(launch *l, int rank, gs_error *err)
+{
+    if (l->word == NULL || !l->cmd) {
+        int version = l->word && (!strcmp(l->word, "--version") || !strcmp(l->word, "-V"));
+        if (rank == 0 && version)
+            printf("gscan %s\n", GS_VERSION);
+        else if (rank == 0 && l->st == GS_OK)
+            fputs(usage, stdout);
+        else if (rank == 0 && l->word == NULL)
+            fputs(usage, stderr);
+        return l->st;
+    }
+    if (l->cli.help) {
+        if (rank == 0 && l->cli.help == 2)
+            gs_tune_print_help(stdout);
+        else if (rank == 0 && l->cmd->print_usage)
+            l->cmd->print_usage(stdout);
+        return GS_OK;
+    }
+    return l->cmd->run(&l->cli, MPI_COMM_WORLD, err);
 }
 
 /* hwloc's GPU plugins, which MPICH's MPI_Init loads with the node's topology:
@@ -88,11 +217,10 @@ int main(int argc, char **argv)
 {
     int provided, rank = 0;
     setenv("HWLOC_COMPONENTS", hwloc_skip, 0); /* before any thread starts */
-    /* CUDA's start-up (driver, context: a few hundred ms) overlaps MPI's and
-     * the job's set-up instead of following them */
-    pthread_t warm;
-    int warm_dev = launcher_local_rank();
-    int warming = may_use_gpu(argc, argv) && pthread_create(&warm, NULL, warm_gpu, &warm_dev) == 0;
+    static launch l;
+    parse_command_line(argc, argv, &l);
+    warm_up warm = {0};
+    warm_up_start(&warm, &l);
     GS_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
     GS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     /* Errors from MPI calls come back as codes, so GS_MPI_CHECK can name
@@ -100,49 +228,25 @@ int main(int argc, char **argv)
      * communicators made from this one inherit the handler. */
     GS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 
-    gs_error err = {0};
-    gs_status st = GS_OK;
-    const char *cmd = argc > 1 ? argv[1] : NULL;
-    if (cmd == NULL) {
-        if (rank == 0)
-            fputs(usage, stderr);
-        st = GS_EUSAGE;
-    } else if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        if (rank == 0)
-            fputs(usage, stdout);
-    } else if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-        if (rank == 0)
-            printf("gscan %s\n", GS_VERSION);
-    } else if (!strcmp(cmd, "scan")) {
-        st = gs_cmd_scan(argc - 1, argv + 1, MPI_COMM_WORLD, &err);
-    } else if (!strcmp(cmd, "gen")) {
-        st = gs_cmd_gen(argc - 1, argv + 1, MPI_COMM_WORLD, &err);
-    } else if (!strcmp(cmd, "index")) {
-        st = gs_cmd_index(argc - 1, argv + 1, MPI_COMM_WORLD, &err);
-    } else if (!strcmp(cmd, "info")) {
-        st = gs_cmd_info(argc - 1, argv + 1, MPI_COMM_WORLD, &err);
-    } else if (!strcmp(cmd, "export")) {
-        st = gs_cmd_export(argc - 1, argv + 1, MPI_COMM_WORLD, &err);
-    } else {
-        st = gs_fail(&err, GS_EUSAGE, "unknown command '%s' (gscan --help lists them)", cmd);
-    }
+    l.cli.scan.warm_gpu = warm_up_device(&warm);
+    gs_error err = l.err;
+    gs_status st = l.st != GS_OK && l.word ? l.st : run(&l, rank, &err);
     if (st != GS_OK && err.code != GS_OK && rank == 0) {
         fprintf(stderr, "gscan: error: %s\n", err.msg);
-        if (st == GS_EUSAGE) {
-            int known = cmd && (!strcmp(cmd, "scan") || !strcmp(cmd, "gen") || !strcmp(cmd, "index") ||
-                                !strcmp(cmd, "info") || !strcmp(cmd, "export"));
-            fprintf(stderr, "Try 'gscan %s%s--help'.\n", known ? cmd : "", known ? " " : "");
-        }
+        if (st == GS_EUSAGE)
+            fprintf(stderr, "Try 'gscan %s%s--help'.\n", l.cmd ? l.cmd->name : "", l.cmd ? " " : "");
     }
-    if (warming)
-        pthread_join(warm, NULL);
+    if (warm.on)
+        gs_task_join(&warm.task);
+    gs_scan_opts_free(&l.cli.scan);
+    gs_cmd_gen_free(&l.cli);
     fflush(stdout);
     fflush(stderr);
     if (gs_h5_read_abandoned()) /* closing HDF5 would loop over the lost objects */
         _exit((int)st);
     double t_fin = gs_now();
     GS_MPI_CHECK(MPI_Finalize());
-    if (getenv("GS_DEBUG_TIME"))
+    if (l.cli.tune.debug & GS_DEBUG_TIME)
         fprintf(stderr, "gscan: rank %d: MPI_Finalize %.3f s, %.3f s since exec\n", rank,
                 gs_now() - t_fin, gs_process_age());
     return (int)st;

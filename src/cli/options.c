@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "match/engine.h"
+#include "tune.h"
 
 const char gs_scan_usage[] =
     "usage: gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] CORPUS...\n"
@@ -70,13 +71,18 @@ const char gs_scan_usage[] =
     "                           (and 'corpus'); the command line overrides them\n"
     "  -q, --quiet              no progress bar\n"
     "      --progress           progress bar on stderr (default: when a terminal)\n"
+    "      --tune KEY=VALUE     a knob of how (never what) gscan computes; repeatable;\n"
+    "                           the keys are listed below (--tune help: only them)\n"
+    "      --debug WORD[,WORD]  time: per-step timings on stderr; io: the bytes\n"
+    "                           each rank read; no-warmup: no GPU context made at\n"
+    "                           start-up\n"
     "  -h, --help               this help\n"
     "\n"
     "Engines:\n";
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
-       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ };
+       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_TUNE, OPT_DEBUG };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -103,19 +109,21 @@ static const struct option long_opts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"tune", required_argument, NULL, OPT_TUNE},
+    {"debug", required_argument, NULL, OPT_DEBUG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-int gs_parse_size(const char *s, uint64_t *v)
+gs_status gs_parse_size(const char *s, uint64_t *v)
 {
     char *end;
     errno = 0;
     if (s == NULL || !isdigit((unsigned char)*s))
-        return -1;
+        return GS_EUSAGE;
     unsigned long long x = strtoull(s, &end, 10);
     if (errno)
-        return -1;
+        return GS_EUSAGE;
     int shift = 0;
     switch (toupper((unsigned char)*end)) {
     case 'K': shift = 10; end++; break;
@@ -124,9 +132,9 @@ int gs_parse_size(const char *s, uint64_t *v)
     default: break;
     }
     if (*end != '\0' || (shift && x > (~0ULL >> shift)))
-        return -1;
+        return GS_EUSAGE;
     *v = (uint64_t)x << shift;
-    return 0;
+    return GS_OK;
 }
 
 /* 1 true, 0 false, -1 neither (config booleans; a bare flag passes NULL). */
@@ -139,14 +147,14 @@ static int parse_bool(const char *v)
     return -1;
 }
 
-static int add_corpus(gs_scan_opts *o, char *path)
+static gs_status add_corpus(gs_scan_opts *o, char *path, const char *where, gs_error *err)
 {
     char **v = realloc(o->corpus, (o->n_corpus + 1) * sizeof *v);
     if (v == NULL)
-        return -1;
+        return gs_fail(err, GS_ESYS, "out of memory (%s)", where);
     o->corpus = v;
     o->corpus[o->n_corpus++] = path;
-    return 0;
+    return GS_OK;
 }
 
 static char *keep(gs_scan_opts *o, const char *s)
@@ -163,34 +171,140 @@ static char *keep(gs_scan_opts *o, const char *s)
     return o->owned[o->n_owned++] = c;
 }
 
-/* Set by -O (or out-format in a config) for the one parse under way: without
- * it the format follows -o's extension. */
-static int explicit_format;
+/* One parse under way: what the checks after it need to know. */
+typedef struct parse_state {
+    gs_scan_opts *o;
+    int explicit_format; /* -O (or out-format in a config): else it follows -o */
+    int *help;           /* 1: -h; 2: --tune help */
+} parse_state;
 
-/* Apply one option. name is the long name; where is "--name" or "file:line". */
-static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const char *val,
+/* Options that take one word of a short list. */
+static const struct choice {
+    int id;
+    const char *what;      /* "unknown <what> 'x'" */
+    const char *words[4];  /* NULL-ended, in the order the help lists them */
+    int values[4];         /* what each word sets */
+} choices[] = {
+    {'O', "output format", {"h5", "tsv", "bed"}, {GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED}},
+    {'d', "device", {"auto", "gpu", "cpu"}, {GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU}},
+    {OPT_STRAND, "strand mode", {"both", "forward"}, {1, 0}},
+    {OPT_ALPHABET, "alphabet", {"dna", "bytes"}, {GS_ALPHA_DNA, GS_ALPHA_BYTES}},
+    {OPT_INPUT_FORMAT, "input format", {"auto", "fasta", "raw"},
+     {GS_INPUT_AUTO, GS_INPUT_FASTA, GS_INPUT_RAW}},
+    {OPT_REPORT, "report", {"counts", "hits"}, {0, 1}},
+};
+
+/* Options that take a number (K/M/G suffixes), within a range. */
+static const struct number {
+    int id;
+    const char *what;  /* "<what> must be ..." (NULL: the option's name) */
+    uint64_t lo, hi;
+    const char *range; /* how the message states the range (NULL: "a number from lo to hi") */
+} numbers[] = {
+    {OPT_MISMATCHES, NULL, 0, GS_MAX_DIST, NULL},
+    {OPT_EDITS, NULL, 0, GS_MAX_DIST, NULL},
+    {'t', "threads", 1, 1024, NULL},
+    {OPT_READERS, "readers", 1, GS_MAX_READERS, NULL},
+    {OPT_BLOCK, "block size", 1, 1ULL << 34, "1 to 16G residues"},
+    {OPT_MAXEXP, "max-expansions", 1, UINT32_MAX, "a positive number"},
+};
+
+static void set_choice(parse_state *ps, int id, int v)
+{
+    gs_scan_opts *o = ps->o;
+    switch (id) {
+    case 'O': o->out_format = (gs_out_format)v; ps->explicit_format = 1; break;
+    case 'd': o->device = (gs_device_kind)v; break;
+    case OPT_STRAND: o->both_strands = v; break;
+    case OPT_ALPHABET: o->alphabet = (gs_alphabet)v; break;
+    case OPT_INPUT_FORMAT: o->format = (gs_input_format)v; break;
+    default: o->report_hits = v; break;
+    }
+}
+
+static gs_status apply_choice(parse_state *ps, const struct choice *c, const char *val,
                               const char *where, gs_status bad, gs_error *err)
 {
+    char expected[128] = "";
+    int n = 0;
+    while (n < 4 && c->words[n])
+        n++;
+    for (int k = 0; k < n; k++) {
+        if (!strcmp(val, c->words[k])) {
+            set_choice(ps, c->id, c->values[k]);
+            return GS_OK;
+        }
+    }
+    for (int k = 0; k < n; k++) { /* "auto, gpu or cpu" */
+        strcat(expected, k == 0 ? "" : k == n - 1 ? " or " : ", ");
+        strcat(expected, c->words[k]);
+    }
+    return gs_fail(err, bad, "unknown %s '%s': expected %s (%s)", c->what, val, expected, where);
+}
+
+static gs_status apply_number(gs_scan_opts *o, const struct number *nb, const char *name,
+                              const char *val, const char *where, gs_status bad, gs_error *err)
+{
     uint64_t n;
+    if (gs_parse_size(val, &n) || n < nb->lo || n > nb->hi) {
+        char range[64];
+        if (nb->range)
+            snprintf(range, sizeof range, "%s", nb->range);
+        else
+            snprintf(range, sizeof range, "a number from %llu to %llu",
+                     (unsigned long long)nb->lo, (unsigned long long)nb->hi);
+        return gs_fail(err, bad, "%s must be %s, not '%s' (%s)", nb->what ? nb->what : name,
+                       range, val, where);
+    }
+    switch (nb->id) {
+    case 't': o->threads = (int)n; break;
+    case OPT_READERS: o->readers = (int)n; break;
+    case OPT_BLOCK: o->block = n; break;
+    case OPT_MAXEXP: o->max_expansions = (uint32_t)n; break;
+    default: {
+        gs_match_mode mode = nb->id == OPT_EDITS ? GS_MATCH_EDITS : GS_MATCH_MISMATCHES;
+        if (o->match != GS_MATCH_EXACT && o->match != mode)
+            return gs_fail(err, bad, "--max-mismatches and --max-edits exclude each other (%s)", where);
+        o->match = mode;
+        o->max_dist = (uint32_t)n;
+    }
+    }
+    return GS_OK;
+}
+
+static gs_status apply_flag(gs_scan_opts *o, int id, const char *name, const char *val,
+                            const char *where, gs_status bad, gs_error *err)
+{
+    int b = parse_bool(val);
+    if (b < 0)
+        return gs_fail(err, bad, "%s takes true or false, not '%s' (%s)", name, val, where);
     switch (id) {
-    case 'p': o->patterns = val; break;
+    case OPT_VERIFY: o->verify = b; break;
+    case OPT_BEST_SITE: o->best_per_site = b; break;
+    case OPT_SEQ: o->with_seq = b; break;
+    case OPT_QUIET: o->progress = b ? 0 : o->progress; break;
+    default: o->progress = b ? 1 : o->progress; break;
+    }
+    return GS_OK;
+}
+
+/* Options that name things: files, patterns, the engine, the knobs. */
+static gs_status apply_name(parse_state *ps, int id, const char *val, const char *where,
+                            gs_status bad, gs_error *err)
+{
+    gs_scan_opts *o = ps->o;
+    switch (id) {
+    case 'p': o->patterns = val; return GS_OK;
+    case 'o': o->out = val; return GS_OK;
+    case OPT_INDEX: o->index = val; return GS_OK;
     case 's': {
         char **v = realloc(o->seqs, (o->n_seqs + 1) * sizeof *v);
         if (v == NULL)
             return gs_fail(err, GS_ESYS, "out of memory (%s)", where);
         o->seqs = v;
         o->seqs[o->n_seqs++] = (char *)val;
-        break;
+        return GS_OK;
     }
-    case 'o': o->out = val; break;
-    case OPT_INDEX: o->index = val; break;
-    case 'O':
-        if (!strcmp(val, "h5")) o->out_format = GS_OUT_H5;
-        else if (!strcmp(val, "tsv")) o->out_format = GS_OUT_TSV;
-        else if (!strcmp(val, "bed")) o->out_format = GS_OUT_BED;
-        else return gs_fail(err, bad, "unknown output format '%s': expected h5, tsv or bed (%s)", val, where);
-        explicit_format = 1;
-        break;
     case 'e':
         if (strcmp(val, "auto") && gs_engine_find(val) == NULL) {
             char names[256];
@@ -198,86 +312,36 @@ static gs_status apply_option(gs_scan_opts *o, int id, const char *name, const c
             return gs_fail(err, bad, "unknown engine '%s': expected %s (%s)", val, names, where);
         }
         o->engine = val;
-        break;
-    case OPT_MISMATCHES:
-    case OPT_EDITS: {
-        gs_match_mode mode = id == OPT_EDITS ? GS_MATCH_EDITS : GS_MATCH_MISMATCHES;
-        if (gs_parse_size(val, &n) || n > GS_MAX_DIST)
-            return gs_fail(err, bad, "%s must be a number from 0 to %d, not '%s' (%s)", name,
-                           GS_MAX_DIST, val, where);
-        if (o->match != GS_MATCH_EXACT && o->match != mode)
-            return gs_fail(err, bad, "--max-mismatches and --max-edits exclude each other (%s)", where);
-        o->match = mode;
-        o->max_dist = (uint32_t)n;
-        break;
+        return GS_OK;
+    case OPT_DEBUG: return gs_debug_set(&o->tune, val, where, bad, err);
+    case OPT_TUNE:
+        if (gs_tune_wants_help(val)) {
+            *ps->help = 2;
+            return GS_OK;
+        }
+        return gs_tune_set(&o->tune, val, where, bad, err);
+    default: return gs_fail(err, bad, "unknown option (%s)", where);
     }
-    case 'd':
-        if (!strcmp(val, "auto")) o->device = GS_DEV_AUTO;
-        else if (!strcmp(val, "gpu")) o->device = GS_DEV_GPU;
-        else if (!strcmp(val, "cpu")) o->device = GS_DEV_CPU;
-        else return gs_fail(err, bad, "unknown device '%s': expected auto, gpu or cpu (%s)", val, where);
-        break;
-    case OPT_STRAND:
-        if (!strcmp(val, "both")) o->both_strands = 1;
-        else if (!strcmp(val, "forward")) o->both_strands = 0;
-        else return gs_fail(err, bad, "unknown strand mode '%s': expected both or forward (%s)", val, where);
-        break;
-    case OPT_ALPHABET:
-        if (!strcmp(val, "dna")) o->alphabet = GS_ALPHA_DNA;
-        else if (!strcmp(val, "bytes")) o->alphabet = GS_ALPHA_BYTES;
-        else return gs_fail(err, bad, "unknown alphabet '%s': expected dna or bytes (%s)", val, where);
-        break;
-    case OPT_INPUT_FORMAT:
-        if (!strcmp(val, "auto")) o->format = GS_INPUT_AUTO;
-        else if (!strcmp(val, "fasta")) o->format = GS_INPUT_FASTA;
-        else if (!strcmp(val, "raw")) o->format = GS_INPUT_RAW;
-        else return gs_fail(err, bad, "unknown input format '%s': expected auto, fasta or raw (%s)", val, where);
-        break;
-    case OPT_REPORT:
-        if (!strcmp(val, "counts")) o->report_hits = 0;
-        else if (!strcmp(val, "hits")) o->report_hits = 1;
-        else return gs_fail(err, bad, "unknown report '%s': expected counts or hits (%s)", val, where);
-        break;
-    case 't':
-        if (gs_parse_size(val, &n) || n < 1 || n > 1024)
-            return gs_fail(err, bad, "threads must be a number from 1 to 1024, not '%s' (%s)", val, where);
-        o->threads = (int)n;
-        break;
-    case OPT_READERS:
-        if (gs_parse_size(val, &n) || n < 1 || n > GS_MAX_READERS)
-            return gs_fail(err, bad, "readers must be a number from 1 to %d, not '%s' (%s)",
-                           GS_MAX_READERS, val, where);
-        o->readers = (int)n;
-        break;
-    case OPT_BLOCK:
-        if (gs_parse_size(val, &n) || n < 1 || n > (1ULL << 34))
-            return gs_fail(err, bad, "block size must be 1 to 16G residues, not '%s' (%s)", val, where);
-        o->block = n;
-        break;
-    case OPT_MAXEXP:
-        if (gs_parse_size(val, &n) || n < 1 || n > UINT32_MAX)
-            return gs_fail(err, bad, "max-expansions must be a positive number, not '%s' (%s)", val, where);
-        o->max_expansions = (uint32_t)n;
-        break;
+}
+
+/* Apply one option. name is the long name; where is "--name" or "file:line". */
+static gs_status apply_option(parse_state *ps, int id, const char *name, const char *val,
+                              const char *where, gs_status bad, gs_error *err)
+{
+    for (size_t i = 0; i < sizeof choices / sizeof *choices; i++)
+        if (choices[i].id == id)
+            return apply_choice(ps, &choices[i], val, where, bad, err);
+    for (size_t i = 0; i < sizeof numbers / sizeof *numbers; i++)
+        if (numbers[i].id == id)
+            return apply_number(ps->o, &numbers[i], name, val, where, bad, err);
+    switch (id) {
     case OPT_BEST_SITE:
     case OPT_SEQ:
     case OPT_VERIFY:
     case OPT_QUIET:
-    case OPT_PROGRESS: {
-        int b = parse_bool(val);
-        if (b < 0)
-            return gs_fail(err, bad, "%s takes true or false, not '%s' (%s)", name, val, where);
-        if (id == OPT_VERIFY) o->verify = b;
-        else if (id == OPT_BEST_SITE) o->best_per_site = b;
-        else if (id == OPT_SEQ) o->with_seq = b;
-        else if (id == OPT_QUIET) o->progress = b ? 0 : o->progress;
-        else o->progress = b ? 1 : o->progress;
-        break;
+    case OPT_PROGRESS: return apply_flag(ps->o, id, name, val, where, bad, err);
+    default: return apply_name(ps, id, val, where, bad, err);
     }
-    default:
-        return gs_fail(err, bad, "unknown option (%s)", where);
-    }
-    return GS_OK;
 }
 
 static int option_id(const char *name)
@@ -286,6 +350,14 @@ static int option_id(const char *name)
         if (!strcmp(lo->name, name))
             return lo->val;
     return 0;
+}
+
+static const char *option_name(int id)
+{
+    for (const struct option *lo = long_opts; lo->name; lo++)
+        if (lo->val == id)
+            return lo->name;
+    return "?";
 }
 
 static char *trim(char *s)
@@ -299,8 +371,9 @@ static char *trim(char *s)
 }
 
 /* Read a config file: "key = value", '#' comments, blank lines. */
-static gs_status load_config(gs_scan_opts *o, const char *path, gs_error *err)
+static gs_status load_config(parse_state *ps, const char *path, gs_error *err)
 {
+    gs_scan_opts *o = ps->o;
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return gs_fail(err, GS_EINPUT, "cannot open config file: %s (%s)", strerror(errno), path);
@@ -324,10 +397,9 @@ static gs_status load_config(gs_scan_opts *o, const char *path, gs_error *err)
         if (!strcmp(key, "corpus")) {
             for (char *tok = strtok(val, " \t"); tok; tok = strtok(NULL, " \t")) {
                 char *c = keep(o, tok);
-                if (c == NULL || add_corpus(o, c)) {
-                    st = gs_fail(err, GS_ESYS, "out of memory (%s)", where);
+                st = c ? add_corpus(o, c, where, err) : gs_fail(err, GS_ESYS, "out of memory (%s)", where);
+                if (st != GS_OK)
                     goto fail;
-                }
             }
             continue;
         }
@@ -341,7 +413,7 @@ static gs_status load_config(gs_scan_opts *o, const char *path, gs_error *err)
             st = gs_fail(err, GS_ESYS, "out of memory (%s)", where);
             goto fail;
         }
-        if ((st = apply_option(o, id, key, v, where, GS_EINPUT, err)) != GS_OK)
+        if ((st = apply_option(ps, id, key, v, where, GS_EINPUT, err)) != GS_OK)
             goto fail;
     }
     if (ferror(f))
@@ -367,7 +439,7 @@ static char *join_args(int argc, char **argv)
     return s;
 }
 
-gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, gs_error *err)
+static void scan_defaults(gs_scan_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->out = "gscan.h5";
@@ -378,67 +450,81 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     o->block = 0; /* by device: GS_BLOCK_GPU or GS_BLOCK_CPU */
     o->max_expansions = 4096;
     o->report_hits = REPORT_UNSET;
-    explicit_format = 0;
-    *help = 0;
-    if ((o->command_line = join_args(argc, argv)) == NULL)
-        return gs_fail(err, GS_ESYS, "out of memory (command line)");
+    o->warm_gpu = -1;
+}
 
-    /* The config is applied first so the command line overrides it. */
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
+/* The config files of the command line, applied first so that the command
+ * line overrides them. */
+static gs_status load_configs(parse_state *ps, int argc, char **argv, gs_error *err)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         const char *cfg = NULL;
         if (!strcmp(argv[i], "--config") && i + 1 < argc)
             cfg = argv[i + 1];
         else if (!strncmp(argv[i], "--config=", 9))
             cfg = argv[i] + 9;
         if (cfg) {
-            o->config = cfg;
-            gs_status st = load_config(o, cfg, err);
+            ps->o->config = cfg;
+            gs_status st = load_config(ps, cfg, err);
             if (st != GS_OK)
                 return st;
         }
     }
-    size_t n_config_corpus = o->n_corpus;
+    return GS_OK;
+}
 
+/* The options of the command line, then its corpus files (which replace
+ * those of a config). */
+static gs_status parse_argv(parse_state *ps, int argc, char **argv, gs_error *err)
+{
+    size_t n_config_corpus = ps->o->n_corpus;
     char where[64];
     optind = 1;
     opterr = 0;
     int c, idx;
     while ((c = getopt_long(argc, argv, ":p:s:o:O:e:d:t:qh", long_opts, &idx)) != -1) {
-        if (c == '?') {
-            if (optopt)
-                return gs_fail(err, GS_EUSAGE, "unknown option '-%c' (gscan scan)", optopt);
+        if (c == '?' && optopt)
+            return gs_fail(err, GS_EUSAGE, "unknown option '-%c' (gscan scan)", optopt);
+        if (c == '?')
             return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan scan)", argv[optind - 1]);
-        }
         if (c == ':')
             return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan scan)", argv[optind - 1]);
         if (c == 'h') {
-            *help = 1;
+            *ps->help = 1;
             return GS_OK;
         }
         if (c == OPT_CONFIG)
             continue;
-        const char *name = NULL;
-        for (const struct option *lo = long_opts; lo->name; lo++)
-            if (lo->val == c)
-                name = lo->name;
-        snprintf(where, sizeof where, "--%s", name ? name : "?");
-        gs_status st = apply_option(o, c, name, optarg, where, GS_EUSAGE, err);
-        if (st != GS_OK)
+        const char *name = option_name(c);
+        snprintf(where, sizeof where, "--%s", name);
+        gs_status st = apply_option(ps, c, name, optarg, where, GS_EUSAGE, err);
+        if (st != GS_OK || *ps->help)
             return st;
     }
-    /* Corpus files on the command line replace those of a config. */
-    if (optind < argc && n_config_corpus) {
-        o->n_corpus = 0;
-    }
-    for (int i = optind; i < argc; i++) {
-        if (add_corpus(o, argv[i]))
-            return gs_fail(err, GS_ESYS, "out of memory (command line)");
-    }
-    if (o->patterns == NULL && o->n_seqs == 0)
-        return gs_fail(err, GS_EUSAGE, "missing -p/--patterns FILE or -s/--pattern SEQ (gscan scan)");
-    if (!explicit_format) { /* from the name: "-", .tsv and .bed are text */
+    if (optind < argc && n_config_corpus)
+        ps->o->n_corpus = 0;
+    gs_status st = GS_OK;
+    for (int i = optind; i < argc && st == GS_OK; i++)
+        st = add_corpus(ps->o, argv[i], "command line", err);
+    return st;
+}
+
+/* "--strand both" given on the command line (not only the default). */
+static int strand_both_given(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if ((!strcmp(argv[i], "--strand") && i + 1 < argc && !strcmp(argv[i + 1], "both")) ||
+            !strcmp(argv[i], "--strand=both"))
+            return 1;
+    return 0;
+}
+
+/* What follows from the options together: the output format and report from
+ * -o's name, the strand of bytes; and which outputs they allow. */
+static gs_status settle_output(parse_state *ps, int argc, char **argv, gs_error *err)
+{
+    gs_scan_opts *o = ps->o;
+    if (!ps->explicit_format) { /* from the name: "-", .tsv and .bed are text */
         size_t l = strlen(o->out);
         if (!strcmp(o->out, "-") || (l >= 4 && !strcmp(o->out + l - 4, ".tsv")))
             o->out_format = GS_OUT_TSV;
@@ -451,21 +537,22 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
         return gs_fail(err, GS_EUSAGE, "--report counts has no BED form: use -O tsv (gscan scan)");
     if (o->report_hits == REPORT_UNSET)
         o->report_hits = o->out_format != GS_OUT_H5;
+    if (o->alphabet == GS_ALPHA_BYTES && o->both_strands) {
+        /* bytes have no reverse strand: forward is implied unless --strand both was explicit */
+        if (strand_both_given(argc, argv))
+            return gs_fail(err, GS_EUSAGE, "--strand both needs --alphabet dna: bytes have no reverse strand (gscan scan)");
+        o->both_strands = 0;
+    }
+    return GS_OK;
+}
+
+/* The combinations of options that cannot run. */
+static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
+{
     if (o->n_corpus == 0 && o->index == NULL)
         return gs_fail(err, GS_EUSAGE, "no corpus file given (gscan scan)");
     if (o->n_corpus && o->index)
         return gs_fail(err, GS_EUSAGE, "--index replaces the corpus files: give one or the other (gscan scan)");
-    if (o->alphabet == GS_ALPHA_BYTES && o->both_strands) {
-        /* bytes have no reverse strand: forward is implied unless --strand both was explicit */
-        int explicit_both = 0;
-        for (int i = 1; i < argc; i++)
-            if ((!strcmp(argv[i], "--strand") && i + 1 < argc && !strcmp(argv[i + 1], "both")) ||
-                !strcmp(argv[i], "--strand=both"))
-                explicit_both = 1;
-        if (explicit_both)
-            return gs_fail(err, GS_EUSAGE, "--strand both needs --alphabet dna: bytes have no reverse strand (gscan scan)");
-        o->both_strands = 0;
-    }
     if (o->match != GS_MATCH_EXACT && o->alphabet != GS_ALPHA_DNA)
         return gs_fail(err, GS_EUSAGE, "approximate matching needs --alphabet dna (gscan scan)");
     if (o->index && o->match != GS_MATCH_EXACT)
@@ -490,6 +577,25 @@ gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, 
     return GS_OK;
 }
 
+gs_status gs_scan_opts_parse(int argc, char **argv, gs_scan_opts *o, int *help, gs_error *err)
+{
+    scan_defaults(o);
+    parse_state ps = {.o = o, .help = help};
+    *help = 0;
+    if ((o->command_line = join_args(argc, argv)) == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (command line)");
+    gs_status st = load_configs(&ps, argc, argv, err);
+    if (st == GS_OK)
+        st = parse_argv(&ps, argc, argv, err);
+    if (st != GS_OK || *help)
+        return st;
+    if (o->patterns == NULL && o->n_seqs == 0)
+        return gs_fail(err, GS_EUSAGE, "missing -p/--patterns FILE or -s/--pattern SEQ (gscan scan)");
+    if ((st = settle_output(&ps, argc, argv, err)) != GS_OK)
+        return st;
+    return check_combinations(o, err);
+}
+
 void gs_scan_opts_free(gs_scan_opts *o)
 {
     for (size_t i = 0; i < o->n_owned; i++)
@@ -511,4 +617,6 @@ void gs_scan_print_usage(FILE *out)
             fprintf(out, "  %-4s %s%s%s\n", gs_engines[i]->name, gs_engines[i]->summary,
                     gs_engines[i]->caps & GS_CAP_APPROX ? " [approximate]" : "",
                     gs_engines[i]->gpu ? " [cpu, gpu]" : " [cpu]");
+    fputc('\n', out);
+    gs_tune_print_help(out);
 }

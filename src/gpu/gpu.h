@@ -28,6 +28,14 @@
 /* Number of visible CUDA devices; 0 without a CUDA build or without a device. */
 int gs_gpu_device_count(void);
 
+/* The device of the rank that is local_rank-th on its node, of n_devices
+ * visible ones, -1 for none: the one rule that both the start-up warm-up
+ * (main) and the job use, so that the context warmed is the one used. */
+static inline int gs_gpu_for_rank(int local_rank, int n_devices)
+{
+    return n_devices > 0 && local_rank >= 0 ? local_rank % n_devices : -1;
+}
+
 /* Create the device's primary context now (driver start-up, context),
  * ignoring any error: a later gs_gpu_open on the same device finds it made.
  * Blocking; meant for a thread of its own at process start, so that the

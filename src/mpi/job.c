@@ -34,7 +34,7 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     const gs_engine *cand = gs_policy_gpu_candidate(o->engine, o->match != GS_MATCH_EXACT);
     int ndev = gs_policy_wants_gpu(o->device, cand) ? gs_gpu_device_count() : 0;
     j->use_gpu = ndev > 0;
-    j->gpu_device = ndev ? local_rank % ndev : 0;
+    j->gpu_device = ndev ? gs_gpu_for_rank(local_rank, ndev) : 0;
     int mine = j->use_gpu && local_rank < ndev;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     j->threads = gs_policy_threads(o->threads, sysconf(_SC_NPROCESSORS_ONLN), local_size);

@@ -12,7 +12,7 @@
 # with IUPAC codes). Also --verify, -d auto, and the usage errors.
 # The seed filter (keys of >= 4 (K + 1) residues, src/match/seeds.h) runs
 # wherever it applies; the "filter-*" workloads (primers of 18..30 with and
-# without N, K = 0..4) also run the GPU's full scan (GS_BV_NOFILTER=1) and
+# without N, K = 0..4) also run the GPU's full scan (--tune match.seed.filter=-1) and
 # compare both with the CPU (bf, bv), at blocks of 37, 1000 and 16M.
 #
 #   tests/gpu/approx.sh build-cu/gscan [data/cache]
@@ -35,7 +35,7 @@ if ! "$GSCAN" scan -q -d "$DEV" --max-edits 1 -p probe.txt -o probe.h5 probe.fa 
   exit 77
 fi
 fails=0 runs=0
-variants="" # GS_BV_NOFILTER values the GPU side also runs with (the filter on always)
+variants="" # match.seed.filter values the GPU side also runs with (the default always)
 only=${GS_APPROX_ONLY:-.} # a regex: only the workloads (and "verify") whose name matches
 result() { # name status
   runs=$((runs + 1))
@@ -45,7 +45,8 @@ same() { # ref.h5 out.h5: counts and hits equal
   h5diff -q "$1" "$2" /counts /counts >/dev/null && h5diff -q "$1" "$2" /hits /hits >/dev/null
 }
 
-# name ref_engine min_len "K values" "blocks" fasta patterns
+# name ref_engine min_len "K values" "blocks" fasta patterns; $tune (--tune
+# KEY=VALUE ...) goes to both sides
 run_cases() {
   local name=$1 ref=$2 fa=$5 pat=$6
   [[ "$name" =~ $only ]] || return 0
@@ -55,11 +56,13 @@ run_cases() {
         for bps in "" --best-per-site; do
           opts=(--max-$mode "$K" --strand "$strand" $bps --report hits -p "$pat")
           r=$ref; [ -n "$bps" ] && r=bv # the post-pass is the same code on both sides
-          "$GSCAN" scan -q -d cpu -e "$r" -t "$(nproc)" "${opts[@]}" -o ref.h5 "$fa" || { result "$name ref" 1; continue; }
+          # shellcheck disable=SC2086 # $tune: words
+          "$GSCAN" scan ${tune:-} -q -d cpu -e "$r" -t "$(nproc)" "${opts[@]}" -o ref.h5 "$fa" || { result "$name ref" 1; continue; }
           for block in $4; do
             for nof in "" $variants; do
               st=0
-              env ${nof:+GS_BV_NOFILTER=$nof} "$GSCAN" scan -q -d "$DEV" -e bv --block-size "$block" "${opts[@]}" -o out.h5 "$fa" && same ref.h5 out.h5 || st=1
+              # shellcheck disable=SC2086
+              "$GSCAN" scan ${tune:-} ${nof:+--tune match.seed.filter=$nof} -q -d "$DEV" -e bv --block-size "$block" "${opts[@]}" -o out.h5 "$fa" && same ref.h5 out.h5 || st=1
               result "$name --max-$mode $K --strand $strand ${bps:-all-hits} block=$block${nof:+ nofilter} (vs $r)" $st
             done
           done
@@ -93,13 +96,13 @@ run_cases long-keys bv "0 1 4" "16M 3000" w3.fa w3.patterns
 # the read-only cache (bv_direct.cuh), one to eight 64-bit words a thread
 "$GSCAN" gen -o w4 -s 6 -n 400K -r 3 -k 8 --min-length 12 --max-length 512 --planted 1 \
   --mutations 3 --degenerate 0.1 --lowercase 0.1 --n-runs 8
-variants=1 # keys of <= 64 take the seed filter unless it is off
+variants=-1 # keys of <= 64 take the seed filter unless it is off
 run_cases few-keys bv "0 1 4" "16M 1000 37" w4.fa w4.patterns
 variants=""
 # the same, every class of <= 8 words on that kernel (a short text sends keys
 # of 3 to 8 words to lanes), and every class on the shared-memory kernel
-GS_BV_NOFILTER=1 GS_BV_DIRECT=1 run_cases few-keys-direct bv "0 4" "16M 1000" w4.fa w4.patterns
-GS_BV_NOFILTER=1 GS_BV_SHARED=1 run_cases few-keys-shared bv "0 4" "16M 1000" w4.fa w4.patterns
+tune="--tune match.seed.filter=-1 --tune gpu.bv.direct=1" run_cases few-keys-direct bv "0 4" "16M 1000" w4.fa w4.patterns
+tune="--tune match.seed.filter=-1 --tune gpu.bv.direct=-1" run_cases few-keys-shared bv "0 4" "16M 1000" w4.fa w4.patterns
 
 # the seed filter: primers of 18..30, every fourth with one N (as in the GPU
 # primer screen) and a few with other IUPAC codes, planted with up to 4
@@ -108,7 +111,7 @@ GS_BV_NOFILTER=1 GS_BV_SHARED=1 run_cases few-keys-shared bv "0 4" "16M 1000" w4
   --mutations 3 --degenerate 0.1 --lowercase 0.1 --n-runs 30
 awk -F'\t' 'NR % 4 == 0 { p = $2; i = 2 + NR % (length(p) - 2); $2 = substr(p, 1, i - 1) "N" substr(p, i + 1) }
   { print $1 "\t" $2 }' wf.patterns >wf-n.patterns
-variants=1
+variants=-1
 run_cases filter-primers bf "0 1 2 3 4" "16M 37" wf.fa wf-n.patterns
 # plain ACGT primers only, one record
 "$GSCAN" gen -o wg -s 6 -n 300K -r 1 -k 200 --min-length 18 --max-length 30 --planted 0.9 \

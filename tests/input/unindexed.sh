@@ -3,7 +3,7 @@
 # job's threads, gives the same result file as the streamed read (one
 # process, one thread) and as the .fai path (gscan index first), at 1 to 4
 # ranks and 1 to 8 threads, with ranges forced down to a few bytes
-# (GS_INDEX_SPLIT) so that headers and line ends fall on range edges:
+# (--tune io.fai.split) so that headers and line ends fall on range edges:
 # /counts, /hits, /records, /files and /patterns compared with h5diff.
 # Inputs: real genomes (E. coli, V. cholerae, genome_1 with several records),
 # `gscan gen` corpora of many short and empty records, lowercase and N runs,
@@ -12,7 +12,7 @@
 # lines .fai cannot describe (varying widths, a blank line inside a record)
 # and text that is not FASTA ('>' with no name, a NUL byte, residues before
 # the first header) keep today's reading: the check is that the job says
-# which reading it took (GS_DEBUG_IO) and that the result is still the same.
+# which reading it took (--debug io) and that the result is still the same.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -23,10 +23,10 @@ cd "$dir"
 fails=0 runs=0
 # shellcheck source=../lib/same_h5.sh
 source "$root/tests/lib/same_h5.sh"
-reading() { # expected-reading label command...: run it, check rank 0's reading
+reading() { # expected-reading label command... (with --debug io): run it, check rank 0's reading
   local want=$1 label=$2 out
   shift 2
-  out=$(GS_DEBUG_IO=1 "$@" 2>&1) || { echo "FAIL $label: exit status"; echo "$out"; fails=$((fails + 1)); return; }
+  out=$("$@" 2>&1) || { echo "FAIL $label: exit status"; echo "$out"; fails=$((fails + 1)); return; }
   if ! grep -q "rank 0 read [0-9]* bytes ($want)" <<<"$out"; then
     echo "FAIL $label: expected $want reading:"; echo "$out"; fails=$((fails + 1))
   fi
@@ -65,7 +65,7 @@ for item in "${inputs[@]}"; do
   input=${item%%:*} want=${item#*:}
   pat=w.patterns
   case $input in short.fa) pat=many.patterns ;; ecoli* | vcholerae* | genome_1*) pat=$root/data/patterns/demo.fa ;; esac
-  opts=(-q -d cpu --report hits --block-size 20K -p "$pat")
+  opts=(-q -d cpu --report hits --block-size 20K --debug io -p "$pat")
   # the reference: one process, one thread, streamed
   reading local "$input -t 1" "$GSCAN" scan "${opts[@]}" -t 1 -o ref.h5 "$input"
   # w.fa and short.fa run every split, rank count and .fai run; the variants
@@ -77,8 +77,8 @@ for item in "${inputs[@]}"; do
   for tsplit in "${splits[@]}"; do
     read -r t split <<<"$tsplit"
     [ "$split" = 1 ] && [ "$(stat -c %s "$input")" -gt 400000 ] && continue # byte ranges: small files
-    reading "$want" "$input -t $t split $split" env GS_INDEX_SPLIT=$split \
-      "$GSCAN" scan "${opts[@]}" -t "$t" -o got.h5 "$input"
+    reading "$want" "$input -t $t split $split" \
+      "$GSCAN" scan "${opts[@]}" --tune io.fai.split="$split" -t "$t" -o got.h5 "$input"
     same ref.h5 got.h5 "$input -t $t split $split" /hits
   done
   mwant=$want; [ "$want" = local ] && mwant=streamed
@@ -89,8 +89,8 @@ for item in "${inputs[@]}"; do
   IFS='|' read -r -a rank_runs <<<"$ranks"
   for nts in "${rank_runs[@]}"; do
     read -r n t split <<<"$nts"
-    reading "$mwant" "$input n=$n -t $t split $split" env GS_INDEX_SPLIT=$split \
-      "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" -t "$t" -o got.h5 "$input"
+    reading "$mwant" "$input n=$n -t $t split $split" \
+      "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" --tune io.fai.split="$split" -t "$t" -o got.h5 "$input"
     same ref.h5 got.h5 "$input n=$n -t $t split $split" /hits
   done
   # the .fai path, where gscan index takes the file

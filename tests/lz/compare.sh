@@ -43,14 +43,18 @@ same() { # name, plain.h5, lz.h5
   fi
 }
 
-# corpus, patterns, M, scan options...: plain scan vs index scan at 1 rank
+# corpus, patterns, M, scan options...: plain scan vs index scan at 1 rank;
+# $tune (--tune KEY=VALUE ...) goes to the index build and to both scans
 check() {
   local corpus=$1 pats=$2 m=$3 name
   shift 3
-  name="$(basename "$corpus") $(basename "$pats") M=$m $*"
-  "$GSCAN" index --lz -m "$m" -o c.gsx $corpus || { echo "FAIL $name: index"; fails=$((fails + 1)); return; }
-  "$GSCAN" scan -q -d cpu -p "$pats" -o plain.h5 "$@" $corpus || { echo "FAIL $name: plain"; fails=$((fails + 1)); return; }
-  "$GSCAN" scan -q -d "$dev" -p "$pats" -o lz.h5 "$@" --index c.gsx || { echo "FAIL $name: index scan"; fails=$((fails + 1)); return; }
+  name="$(basename "$corpus") $(basename "$pats") M=$m ${tune:-} $*"
+  # shellcheck disable=SC2086 # $tune: words
+  "$GSCAN" index --lz ${tune:-} -m "$m" -o c.gsx $corpus || { echo "FAIL $name: index"; fails=$((fails + 1)); return; }
+  # shellcheck disable=SC2086
+  "$GSCAN" scan ${tune:-} -q -d cpu -p "$pats" -o plain.h5 "$@" $corpus || { echo "FAIL $name: plain"; fails=$((fails + 1)); return; }
+  # shellcheck disable=SC2086
+  "$GSCAN" scan ${tune:-} -q -d "$dev" -p "$pats" -o lz.h5 "$@" --index c.gsx || { echo "FAIL $name: index scan"; fails=$((fails + 1)); return; }
   same "$name" plain.h5 lz.h5
 }
 
@@ -72,25 +76,25 @@ check s.fa s3.patterns 24 --report hits --strand both
 check s.fa s.patterns 24 --report counts --strand forward
 check t.fa s1.patterns 1 --report hits
 check s.fa s3.patterns 24 --report hits --block-size 7 -t 2
-# An index cut into tiny chunks (GS_LZ_CHUNK items a chunk): chunk edges
+# An index cut into tiny chunks (lz.chunk items a chunk): chunk edges
 # inside phrases, pieces and the kernel, read on several threads.
-GS_LZ_CHUNK=7 check s.fa s3.patterns 24 --report hits -t 3
-GS_LZ_CHUNK=1 check t.fa s1.patterns 1 --report hits -t 2
+tune="--tune lz.chunk=7" check s.fa s3.patterns 24 --report hits -t 3
+tune="--tune lz.chunk=1" check t.fa s1.patterns 1 --report hits -t 2
 # The kernel unpacked from its chunks by several readers: segments of 50
 # residues cut across 13-residue chunks and the runs of N and lowercase.
-GS_LZ_CHUNK=13 check s.fa s3.patterns 24 --report hits --readers 3 --block-size 50 -t 2
+tune="--tune lz.chunk=13" check s.fa s3.patterns 24 --report hits --readers 3 --block-size 50 -t 2
 # Locate on many threads: a level's items in 16 threads' lists, hits cut
 # into 128 position buckets (more threads than cores is fine: the results
 # may not depend on who found what).
 check s.fa s3.patterns 24 --report hits -t 16
 # The build reads records after the reference a batch at a time
-# (GS_LZ_BATCH residues; a record at least): batches of one record, on 3
+# (lz.batch residues; a record at least): batches of one record, on 3
 # threads, make the very file one batch does.
 runs=$((runs + 1))
 "$GSCAN" index --lz -m 24 -t 1 -o one.gsx s.fa t.fa &&
-  GS_LZ_BATCH=1 "$GSCAN" index --lz -m 24 -t 3 -o many.gsx s.fa t.fa &&
+  "$GSCAN" index --lz --tune lz.batch=1 -m 24 -t 3 -o many.gsx s.fa t.fa &&
   cmp -s one.gsx many.gsx || { echo "FAIL build in batches of one record"; fails=$((fails + 1)); }
-GS_LZ_BATCH=1000 check s.fa s3.patterns 24 --report hits -t 2
+tune="--tune lz.batch=1000" check s.fa s3.patterns 24 --report hits -t 2
 # Raw bytes: the separator is a byte the reference (the first file) never
 # uses; the second file uses it (NUL), and no match may run across it.
 printf 'ACGTACGTTTGACCA' >r1.raw
@@ -106,7 +110,7 @@ else
   echo "FAIL raw bytes, the separator in a target: a command failed"; fails=$((fails + 1))
 fi
 if [ "$quick" != 1 ]; then
-  GS_LZ_CHUNK=1000 check s.fa s.patterns 64 --report counts -t 2
+  tune="--tune lz.chunk=1000" check s.fa s.patterns 64 --report counts -t 2
   check s.fa s3.patterns 24 --report hits --strand forward
   check s.fa s.patterns 24 --report counts --strand both
   check s.fa s3.patterns 64 --report hits
@@ -173,7 +177,7 @@ check w.fa w.patterns 31 --report counts --readers 3 --block-size 40 -t 2
 if [ "$quick" != 1 ]; then
   check w.fa w12.patterns 64 --report counts --readers 3 --block-size 30 -t 2
   check w.fa w12.patterns 40 --report hits --readers 1 -t 1 --block-size 1K
-  GS_LZ_CHUNK=9 check w.fa w12.patterns 64 --report hits --readers 3 -t 2
+  tune="--tune lz.chunk=9" check w.fa w12.patterns 64 --report hits --readers 3 -t 2
 fi
 "$GSCAN" index --lz -m 64 -o w.gsx w.fa
 "$GSCAN" scan -q -d cpu -p w12.patterns -o plain.h5 --report hits w.fa
@@ -276,7 +280,7 @@ done
 # The chunked layout: a flipped byte in the header, the chunk table, or any
 # chunk (deflated phrases and pieces, stored kernel), and an index of the
 # earlier format, which must be rebuilt.
-GS_LZ_CHUNK=50 "$GSCAN" index --lz -m 24 -o k.gsx s.fa
+"$GSCAN" index --lz --tune lz.chunk=50 -m 24 -o k.gsx s.fa
 size=$(stat -c %s k.gsx)
 for at in 12 75 100 300 $((size / 9)) $((size / 4)) $((size / 2)) $((size * 3 / 4)) $((size - 1)); do
   cp k.gsx bad.gsx

@@ -105,7 +105,7 @@ done
 # Each rank reads only its own byte ranges (plus the overlap).
 runs=$((runs + 1))
 size=$(stat -c %s w.fa)
-out=$(GS_DEBUG_IO=1 "$MPIEXEC" -n 4 "$GSCAN" scan -q -p w.patterns -o r.h5 w.fa 2>&1)
+out=$("$MPIEXEC" -n 4 "$GSCAN" scan -q --debug io -p w.patterns -o r.h5 w.fa 2>&1)
 if ! awk -v size="$size" '/read [0-9]+ bytes/ { n++; b = $5; sum += b; if (b > size / 4 * 1.05 + 1000) bad = 1 }
      END { exit !(n == 4 && !bad && sum <= size && sum > size * 0.9) }' <<<"$out"; then
   echo "FAIL bytes read per rank (file $size bytes):"; echo "$out"; fails=$((fails + 1))

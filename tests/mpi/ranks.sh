@@ -106,7 +106,7 @@ if [ $have_bgzip = 1 ]; then
   bgzip -c big.fa > big.fa.gz && "$GSCAN" index big.fa.gz
   runs=$((runs + 1))
   size=$(stat -c %s big.fa.gz)
-  out=$(GS_DEBUG_IO=1 "$MPIEXEC" -n 4 "$GSCAN" scan -q --block-size 200K -p big.patterns -o r.h5 big.fa.gz 2>&1)
+  out=$("$MPIEXEC" -n 4 "$GSCAN" scan -q --debug io --block-size 200K -p big.patterns -o r.h5 big.fa.gz 2>&1)
   if ! awk -v size="$size" '/read [0-9]+ bytes/ { n++; b = $5; sum += b; if (b > size / 4 * 1.05 + 3 * 65536) bad = 1 }
        END { exit !(n == 4 && !bad && sum <= size * 1.1 && sum > size * 0.9) }' <<<"$out"; then
     echo "FAIL BGZF bytes read per rank (file $size bytes):"; echo "$out"; fails=$((fails + 1))
