@@ -34,6 +34,7 @@
 #include "io/seq/fai.h"
 #include "io/results/h5out.h"
 #include "io/seq/patterns.h"
+#include "io/seq/seqformat.h"
 #include "io/stream/replace_file.h"
 #include "io/results/text_out.h"
 #include "lz/lz.h"
@@ -206,17 +207,14 @@ static int read_kind(const char *path, gs_input_format fmt)
 {
     if (fmt == GS_INPUT_RAW || !gs_input_seekable(path))
         return READ_STREAM; /* a pipe is not sniffed here: its bytes go to the reader */
-    unsigned char b[18] = {0};
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    gs_seq_head h;
+    gs_error ignored = {0};
+    if (gs_seq_detect_path(path, 4096, &h, &ignored) != GS_OK) /* a page is enough to tell */
         return READ_STREAM; /* the reader reports it */
-    size_t n = fread(b, 1, sizeof b, f);
-    fclose(f);
-    gs_compression c = gs_bgzf_sniff(b, n);
+    gs_compression c = h.comp;
     if (c == GS_COMP_NONE)
-        return n >= 1 && b[0] == '>'                                      ? READ_PLAIN
-               : n >= 1 && (b[0] == 0xef || b[0] == '\n' || b[0] == '\r' ||
-                            b[0] == ' ' || b[0] == '\t')                  ? READ_PLAIN_LEAD
+        return h.format == GS_SEQ_FASTA && h.start == 0 ? READ_PLAIN
+               : h.format == GS_SEQ_FASTA || h.format == GS_SEQ_UNDECIDED ? READ_PLAIN_LEAD
                                                                           : READ_STREAM;
     if (c != GS_COMP_BGZF)
         return READ_STREAM;
@@ -277,7 +275,7 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
             *ok = 0;
             return GS_OK;
         }
-        gs_status st = kind == READ_PLAIN_LEAD ? GS_OK : gs_fai_load(path, &fai[f], err);
+        gs_status st = kind == READ_PLAIN_LEAD ? GS_OK : gs_fai_load(path, NULL, &fai[f], err);
         if (st != GS_OK)
             return st; /* a stale or malformed index is the user's to fix */
         if (fai[f].omits_dups)
@@ -292,8 +290,8 @@ static gs_status load_indexes(job *j, gs_fai *fai, int *ok, gs_error *err)
         if (fai[f].n == 0) {
             gs_error build = {0};
             const char *split = getenv("GS_INDEX_SPLIT"); /* tests: bytes per range */
-            if (gs_fai_build_parallel(path, j->threads, split ? strtoull(split, NULL, 10) : 0,
-                                      &fai[f], &build) != GS_OK) {
+            if (gs_fai_build(path, j->threads, &(gs_tune){.io_fai_split = split ? strtoull(split, NULL, 10) : 0},
+                             &fai[f], &build) != GS_OK) {
                 if (build.code != GS_EINPUT)
                     return gs_fail(err, build.code, "%s", build.msg);
                 *ok = 0; /* cannot be indexed (htslib's rules): stream it */

@@ -1,7 +1,7 @@
 /* patterns.c - read and validate a pattern file (FASTA or one pattern a line).
  *
- * The whole file is read into memory first (through zlib, so a gzipped pattern
- * file works too): pattern files are small next to the corpus, and having every
+ * The whole file is read into memory first (through the byte-stream reader,
+ * so a gzipped pattern file works too): pattern files are small next to the corpus, and having every
  * line at hand keeps the two forms simple and lets every error name path:line.
  *
  * The form is chosen by the first line that is neither blank nor a comment:
@@ -29,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
+
+#include "io/stream/stream.h"
+#include "seqformat.h"
 
 /* IUPAC nucleotide codes (either case) -> uppercase with U as T; 0 = invalid. */
 #define IUPAC(u, to) [u] = to, [u - 'A' + 'a'] = to
@@ -285,27 +287,24 @@ static int text_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_
     return 0;
 }
 
-/* Read all of path into *data (a NUL is appended). */
+/* Read all of path into *data (a NUL is appended), through the byte-stream
+ * reader, so a gzipped pattern file works too. */
 static gs_status slurp(const char *path, uint8_t **data, size_t *len, gs_error *err)
 {
     struct stat st;
-    gzFile gz = NULL;
+    gs_stream *in = NULL;
     uint8_t *buf = NULL;
-    size_t n = 0, cap = 1 << 16;
+    size_t n = 0, cap = 1 << 16, got = 1;
     if (stat(path, &st) != 0)
         return gs_fail(err, GS_EINPUT, "cannot open pattern file: %s (%s)", strerror(errno), path);
     if (S_ISDIR(st.st_mode))
         return gs_fail(err, GS_EINPUT, "pattern file is a directory (%s)", path);
-    gz = gzopen(path, "rb");
-    if (gz == NULL) {
-        gs_fail(err, GS_EINPUT, "cannot open pattern file: %s (%s)",
-                errno ? strerror(errno) : "out of memory", path);
+    /* a file named "-" is that file, not standard input */
+    gs_stream_opts so = {.what = "pattern file"};
+    if (gs_stream_open(strcmp(path, "-") ? path : "./-", &so, &in, err) != GS_OK ||
+        (buf = gs_malloc(cap, err, "pattern file")) == NULL)
         goto fail;
-    }
-    buf = gs_malloc(cap, err, "pattern file");
-    if (buf == NULL)
-        goto fail;
-    for (;;) {
+    while (got > 0) {
         if (cap - n < (1 << 16)) {
             uint8_t *b = gs_realloc(buf, cap * 2, err, "pattern file");
             if (b == NULL)
@@ -313,32 +312,17 @@ static gs_status slurp(const char *path, uint8_t **data, size_t *len, gs_error *
             buf = b;
             cap *= 2;
         }
-        size_t room = cap - n - 1 < (1u << 30) ? cap - n - 1 : (1u << 30);
-        int r = gzread(gz, buf + n, (unsigned)room);
-        if (r > 0) {
-            n += (size_t)r;
-            continue;
-        }
-        int zerr;
-        const char *msg = gzerror(gz, &zerr);
-        size_t pl = strlen(path); /* zlib prefixes its message with "path: " */
-        if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
-            msg += pl + 2;
-        if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
-            gs_fail(err, GS_EINPUT, "cannot read pattern file: %s at byte %zu (%s)",
-                    zerr == Z_ERRNO ? strerror(errno) : msg, n, path);
+        if (gs_stream_read(in, buf + n, cap - n - 1, &got, err) != GS_OK)
             goto fail;
-        }
-        break;
+        n += got;
     }
-    gzclose(gz);
+    gs_stream_close(in);
     buf[n] = 0;
     *data = buf;
     *len = n;
     return GS_OK;
 fail:
-    if (gz)
-        gzclose(gz);
+    gs_stream_close(in);
     free(buf);
     return err->code;
 }
@@ -382,13 +366,8 @@ gs_status gs_patset_read(const char *path, gs_alphabet alpha, gs_patset *ps, gs_
         } else if (n > 0 && s[0] == '>') {
             if (finish_pattern(&P, &pd))
                 goto fail;
-            size_t b = 1;
-            while (b < n && (is_blank(s[b]) || s[b] == '\v' || s[b] == '\f'))
-                b++;
-            size_t e = b;
-            while (e < n && !(is_blank(s[e]) || s[e] == '\v' || s[e] == '\f'))
-                e++;
-            if (open_pattern(&P, &pd, s + b, e - b, line))
+            size_t name_len, b = 1 + gs_header_name(s + 1, n - 1, &name_len);
+            if (open_pattern(&P, &pd, s + b, name_len, line))
                 goto fail;
         } else if (fasta_sequence_line(&P, &pd, s, n, line)) {
             goto fail;

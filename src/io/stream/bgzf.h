@@ -11,6 +11,7 @@
 
 #include "core/gs_error.h"
 #include "core/gs_parallel.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 
 /* What the first bytes of a file say it is. */
@@ -87,8 +88,9 @@ gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err);
  * out_path (through a temporary file renamed when complete, so out_path may
  * be in_path): blocks of at most 0xff00 input bytes, as htslib writes them,
  * deflated by threads (1..GS_BGZF_MAX_THREADS) with libdeflate at level
- * (1..12), then the EOF block. Corrupt input is GS_EINPUT naming in_path. */
+ * (1..12), then the EOF block. Corrupt input is GS_EINPUT naming in_path.
+ * tune (NULL: defaults) sizes the regions of a parallel gzip inflate. */
 gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, int threads,
-                          gs_error *err);
+                          const gs_tune *tune, gs_error *err);
 
 #endif

@@ -41,7 +41,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <zlib.h> /* crc32_combine */
+
+#include "core/gs_parallel.h"
 
 #include "deflate_chunk.h"
 
@@ -67,8 +69,10 @@ struct gs_pinflate {
     const uint8_t *in;
     size_t n, region, n_regions;
     char *name;
-    pthread_t *tid;
+    gs_task task;       /* runs the workers (gs_run_parallel) beside the caller */
+    struct gs_pinflate **workers; /* n_threads pointers to this, one a worker */
     int n_threads;
+    pthread_t opener;   /* the calling thread, which must not run the workers */
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     slot *slots;
@@ -150,7 +154,7 @@ static void resolve_region(slot *s)
 
 static void *worker(void *arg)
 {
-    gs_pinflate *p = arg;
+    gs_pinflate *p = *(gs_pinflate **)arg;
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         if (p->q_n > 0) {
@@ -176,6 +180,17 @@ static void *worker(void *arg)
         }
     }
     pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* The workers, on the task's thread and threads of their own until close
+ * stops them. Run on the opener (no thread could be started) they would
+ * wait for work that only the opener makes: they return at once then. */
+static void *run_workers(void *arg)
+{
+    gs_pinflate *p = arg;
+    if (!pthread_equal(pthread_self(), p->opener))
+        gs_run_parallel(worker, p->workers, sizeof *p->workers, p->n_threads);
     return NULL;
 }
 
@@ -369,16 +384,17 @@ gs_status gs_pinflate_open(const uint8_t *in, size_t n, int threads, size_t regi
     if ((p->name = gs_malloc(l, err, "file name")) == NULL ||
         (p->slots = gs_calloc(p->n_slots, sizeof *p->slots, err, "gzip decoder")) == NULL ||
         (p->queue = gs_calloc(p->n_slots, sizeof *p->queue, err, "gzip decoder")) == NULL ||
-        (p->tid = gs_calloc((size_t)n_threads, sizeof *p->tid, err, "gzip decoder")) == NULL)
+        (p->workers = gs_calloc((size_t)n_threads, sizeof *p->workers, err, "gzip decoder")) ==
+            NULL)
         goto fail;
     memcpy(p->name, name, l);
     for (size_t i = 0; i < p->n_slots; i++)
         p->slots[i].region = SIZE_MAX;
-    int want = n_threads;
-    p->n_threads = 0;
-    for (int t = 0; t < want && pthread_create(&p->tid[t], NULL, worker, p) == 0; t++)
-        p->n_threads++;
-    if (p->n_threads == 0) {
+    for (int t = 0; t < n_threads; t++)
+        p->workers[t] = p;
+    p->n_threads = n_threads;
+    p->opener = pthread_self();
+    if (!gs_task_start(&p->task, run_workers, p)) {
         gs_fail(err, GS_ESYS, "cannot start a decompression thread (%s)", name);
         goto fail;
     }
@@ -397,8 +413,7 @@ void gs_pinflate_close(gs_pinflate *p)
     p->stop = 1;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
-    for (int t = 0; p->tid && t < p->n_threads; t++)
-        pthread_join(p->tid[t], NULL);
+    gs_task_join(&p->task);
     for (size_t i = 0; p->slots && i < p->n_slots; i++) {
         gs_dchunk_free(&p->slots[i].c);
         free(p->slots[i].crc);
@@ -408,7 +423,7 @@ void gs_pinflate_close(gs_pinflate *p)
     pthread_cond_destroy(&p->done);
     free(p->slots);
     free(p->queue);
-    free(p->tid);
+    free(p->workers);
     free(p->name);
     free(p);
 }
