@@ -110,12 +110,13 @@ static uint8_t *decode_all(const uint8_t *z, size_t zn, int threads, size_t regi
         *rc = -1;
     } else {
         const uint8_t *v;
-        int64_t k;
-        while ((k = gs_pinflate_next(p, &v, err)) > 0)
-            put(&out, v, (size_t)k);
-        if (k < 0)
+        size_t k = 1;
+        gs_status st = GS_OK;
+        while (k > 0 && (st = gs_pinflate_next(p, &v, &k, err)) == GS_OK)
+            put(&out, v, k);
+        if (st != GS_OK)
             *rc = -1;
-        if (k == 0)
+        if (st == GS_OK)
             CHECK_EQ_U64(gs_pinflate_bytes_in(p), zn);
     }
     gs_pinflate_close(p);

@@ -106,24 +106,19 @@ static gs_status append_record(gs_reader *r, const char *name, size_t name_len, 
     return GS_OK;
 }
 
-/* Read the next chunk of the current file. Returns 1 with data, 0 at its end,
- * -1 on error. */
-static int refill(gs_reader *r, gs_error *err)
+/* Read the next chunk of the current file; at its end r->eof is set. */
+static gs_status refill(gs_reader *r, gs_error *err)
 {
     if (r->eof)
-        return 0;
+        return GS_OK;
     size_t n;
     if (gs_stream_view(r->gz, &r->in, &n, err) != GS_OK)
-        return -1;
-    if (n > 0) {
-        r->pos = 0;
-        r->end = (size_t)n;
-        r->file_off += (uint64_t)n;
-        return 1;
-    }
-    r->eof = 1;
-    r->pos = r->end = 0;
-    return 0;
+        return err->code;
+    r->eof = n == 0;
+    r->pos = 0;
+    r->end = n;
+    r->file_off += (uint64_t)n;
+    return GS_OK;
 }
 
 static void close_file(gs_reader *r)
@@ -166,7 +161,7 @@ static gs_status open_file(gs_reader *r, gs_error *err)
     r->file_off = 0;
     r->raw_started = 0;
     r->line_start = 1;
-    if (refill(r, err) < 0) /* the bytes peeked at */
+    if (refill(r, err) != GS_OK) /* the bytes peeked at */
         return err->code;
     if (r->o.format == GS_INPUT_RAW) {
         r->raw = 1;
@@ -203,10 +198,9 @@ static gs_status read_header(gs_reader *r, gs_error *err)
     r->pos++; /* '>' */
     for (;;) {
         if (r->pos == r->end) {
-            int got = refill(r, err);
-            if (got < 0)
+            if (refill(r, err) != GS_OK)
                 return err->code;
-            if (got == 0)
+            if (r->eof)
                 break;
         }
         const uint8_t *s = r->in + r->pos;
@@ -240,16 +234,17 @@ static gs_status read_header(gs_reader *r, gs_error *err)
     return append_record(r, r->name ? r->name : "", r->name_len, err);
 }
 
-/* Move to the next record, opening files as needed. Returns 1 when a record
- * is open, 0 at the end of the corpus, -1 on error. */
-static int next_record(gs_reader *r, gs_error *err)
+/* Move to the next record, opening files as needed: *open is 0 at the end
+ * of the corpus. */
+static gs_status next_record(gs_reader *r, int *open, gs_error *err)
 {
+    *open = 0;
     for (;;) {
         if (r->gz == NULL) {
             if (r->fi == r->layout->n_files)
-                return 0;
+                return GS_OK;
             if (open_file(r, err) != GS_OK)
-                return -1;
+                return err->code;
         }
         if (r->raw) {
             if (r->raw_started) {
@@ -258,19 +253,20 @@ static int next_record(gs_reader *r, gs_error *err)
             }
             r->raw_started = 1;
             const char *base = gs_path_base(r->layout->files[r->fi]);
-            return append_record(r, base, strlen(base), err) == GS_OK ? 1 : -1;
+            *open = 1;
+            return append_record(r, base, strlen(base), err);
         }
         /* FASTA: we stand at a line starting with '>' or at the end of the file. */
         if (r->pos == r->end) {
-            int got = refill(r, err);
-            if (got < 0)
-                return -1;
-            if (got == 0) {
+            if (refill(r, err) != GS_OK)
+                return err->code;
+            if (r->eof) {
                 close_file(r);
                 continue;
             }
         }
-        return read_header(r, err) == GS_OK ? 1 : -1;
+        *open = 1;
+        return read_header(r, err);
     }
 }
 
@@ -305,15 +301,14 @@ static size_t copy_residues(uint8_t *restrict out, const uint8_t *restrict s, si
 
 /* Append residues of the open record to out[*n .. cap). Stops when full, or
  * sets rec_done at the record's end (next header or end of file). */
-static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
+static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
 {
     size_t k = *n;
     while (k < cap) {
         if (r->pos == r->end) {
-            int got = refill(r, err);
-            if (got < 0)
-                return -1;
-            if (got == 0) {
+            if (refill(r, err) != GS_OK)
+                return err->code;
+            if (r->eof) {
                 r->rec_done = 1;
                 break;
             }
@@ -358,7 +353,7 @@ static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err
         }
     }
     *n = k;
-    return 0;
+    return GS_OK;
 }
 
 int gs_input_seekable(const char *path)
@@ -447,13 +442,15 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
     size_t cap = r->o.block + r->o.overlap;
     for (;;) {
         if (!r->in_rec) {
-            int got = next_record(r, err);
-            if (got <= 0)
-                return got;
+            int open;
+            if (next_record(r, &open, err) != GS_OK)
+                return -1;
+            if (!open)
+                return 0;
         }
         size_t n = r->n_carry;
         memcpy(buf, r->carry, n);
-        if (!r->rec_done && fill(r, buf, &n, cap, err) < 0)
+        if (!r->rec_done && fill(r, buf, &n, cap, err) != GS_OK)
             return -1;
         gs_record *rec = &r->layout->rec[r->rec];
         rec->length = r->rec_pos + n;

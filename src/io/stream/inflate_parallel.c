@@ -194,12 +194,13 @@ static void *run_workers(void *arg)
     return NULL;
 }
 
-static int64_t corrupt(gs_pinflate *p, const char *why, uint64_t out, uint64_t in_byte, gs_error *err)
+static gs_status corrupt(gs_pinflate *p, const char *why, uint64_t out, uint64_t in_byte,
+                         gs_error *err)
 {
-    gs_fail(err, GS_EINPUT,
-            "corrupt or truncated gzip: %s after %llu decompressed bytes (compressed byte %llu) (%s)",
-            why, (unsigned long long)out, (unsigned long long)in_byte, p->name);
-    return -1;
+    return gs_fail(err, GS_EINPUT,
+                   "corrupt or truncated gzip: %s after %llu decompressed bytes (compressed byte "
+                   "%llu) (%s)",
+                   why, (unsigned long long)out, (unsigned long long)in_byte, p->name);
 }
 
 /* The window after a piece: the last W bytes of window ++ piece. */
@@ -224,7 +225,7 @@ static void next_window(gs_pinflate *p, const gs_dchunk *c)
 
 /* Chain region j (its slot decoded): use the worker's piece or decode the
  * region again from where the chain stands; hand it on to be resolved. */
-static int chain_step(gs_pinflate *p, slot *s, gs_error *err)
+static gs_status chain_step(gs_pinflate *p, slot *s, gs_error *err)
 {
     size_t j = s->region;
     s->empty = p->eos || p->want >= region_end(p, j);
@@ -232,21 +233,21 @@ static int chain_step(gs_pinflate *p, slot *s, gs_error *err)
         pthread_mutex_lock(&p->mu);
         s->state = S_READY;
         pthread_mutex_unlock(&p->mu);
-        return 0;
+        return GS_OK;
     }
     gs_dchunk *c = &s->c;
     if (!s->usable || c->start_bit != p->want) {
         int rc = gs_dchunk_decode(c, p->in, p->n, p->want, p->want == 0, p->window, p->win_len,
                                   region_end(p, j), SIZE_MAX);
         if (rc == -2)
-            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name), -1;
+            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name);
         if (rc != 0)
-            return corrupt(p, c->why, p->out_chained + c->n_tail, c->err_byte, err), -1;
+            return corrupt(p, c->why, p->out_chained + c->n_tail, c->err_byte, err);
     }
     if (s->crc_cap < c->n_ends + 1) {
         uint32_t *v = realloc(s->crc, (c->n_ends + 1) * sizeof *v);
         if (v == NULL)
-            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name), -1;
+            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name);
         s->crc = v;
         s->crc_cap = c->n_ends + 1;
     }
@@ -261,19 +262,19 @@ static int chain_step(gs_pinflate *p, slot *s, gs_error *err)
     p->queue[(p->q_head + p->q_n++) % p->n_slots] = j;
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);
-    return 0;
+    return GS_OK;
 }
 
 /* Chain every region already decoded, without waiting; then, if region
  * emit is not chained yet, wait for it and chain it. */
-static int advance(gs_pinflate *p, gs_error *err)
+static gs_status advance(gs_pinflate *p, gs_error *err)
 {
     for (;;) {
         pthread_mutex_lock(&p->mu);
         int must = p->chain == p->emit;
         if (p->chain >= p->n_regions || p->chain >= p->emit + p->n_slots) {
             pthread_mutex_unlock(&p->mu);
-            return 0;
+            return GS_OK;
         }
         slot *s = &p->slots[p->chain % p->n_slots];
         while (must && !(s->state == S_DECODED && s->region == p->chain))
@@ -281,22 +282,22 @@ static int advance(gs_pinflate *p, gs_error *err)
         int ready = s->state == S_DECODED && s->region == p->chain;
         pthread_mutex_unlock(&p->mu);
         if (!ready)
-            return 0;
-        if (chain_step(p, s, err) != 0)
-            return -1;
+            return GS_OK;
+        if (chain_step(p, s, err) != GS_OK)
+            return err->code;
         p->chain++;
     }
 }
 
 /* Region emit resolved: check its member ends and set up its views. */
-static int take_region(gs_pinflate *p, slot *s, gs_error *err)
+static gs_status take_region(gs_pinflate *p, slot *s, gs_error *err)
 {
     gs_dchunk *c = &s->c;
     p->n_views = p->next_view = 0;
     if (s->empty)
-        return 0;
+        return GS_OK;
     if (s->bad)
-        return corrupt(p, "invalid distance too far back", p->out, c->start_bit / 8, err), -1;
+        return corrupt(p, "invalid distance too far back", p->out, c->start_bit / 8, err);
     uint64_t at = 0, total = c->n_head + c->n_tail;
     for (size_t k = 0; k <= c->n_ends; k++) {
         uint64_t end = k < c->n_ends ? c->ends[k].at : total;
@@ -304,9 +305,9 @@ static int take_region(gs_pinflate *p, slot *s, gs_error *err)
         p->mlen += end - at;
         if (k < c->n_ends) {
             if (p->mcrc != c->ends[k].crc)
-                return corrupt(p, "incorrect data check", p->out + end, c->stop_bit / 8, err), -1;
+                return corrupt(p, "incorrect data check", p->out + end, c->stop_bit / 8, err);
             if ((uint32_t)p->mlen != c->ends[k].isize)
-                return corrupt(p, "incorrect length check", p->out + end, c->stop_bit / 8, err), -1;
+                return corrupt(p, "incorrect length check", p->out + end, c->stop_bit / 8, err);
             p->mcrc = 0;
             p->mlen = 0;
         }
@@ -320,17 +321,18 @@ static int take_region(gs_pinflate *p, slot *s, gs_error *err)
         p->view[p->n_views] = c->tail + W;
         p->view_n[p->n_views++] = c->n_tail;
     }
-    return 0;
+    return GS_OK;
 }
 
-int64_t gs_pinflate_next(gs_pinflate *p, const uint8_t **out, gs_error *err)
+gs_status gs_pinflate_next(gs_pinflate *p, const uint8_t **out, size_t *n, gs_error *err)
 {
+    *n = 0;
     for (;;) {
         if (p->next_view < p->n_views) {
             *out = p->view[p->next_view];
-            size_t k = p->view_n[p->next_view++];
-            p->out += k;
-            return (int64_t)k;
+            *n = p->view_n[p->next_view++];
+            p->out += *n;
+            return GS_OK;
         }
         if (p->holding) { /* the caller is done with the last region's bytes */
             pthread_mutex_lock(&p->mu);
@@ -343,18 +345,18 @@ int64_t gs_pinflate_next(gs_pinflate *p, const uint8_t **out, gs_error *err)
         if (p->emit == p->n_regions) {
             if (!p->eos)
                 return corrupt(p, "unexpected end of file", p->out, p->n, err);
-            return 0;
+            return GS_OK;
         }
-        if (advance(p, err) != 0)
-            return -1;
+        if (advance(p, err) != GS_OK)
+            return err->code;
         slot *s = &p->slots[p->emit % p->n_slots];
         pthread_mutex_lock(&p->mu);
         while (s->state != S_READY)
             pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
         p->holding = 1;
-        if (take_region(p, s, err) != 0)
-            return -1;
+        if (take_region(p, s, err) != GS_OK)
+            return err->code;
     }
 }
 

@@ -174,11 +174,9 @@ static gs_status decode(gs_stream *s, uint8_t *out, size_t cap, size_t *n, gs_er
 /* The next piece of the parallel decoder: *n bytes at *out, 0 at the end. */
 static gs_status next_piece(gs_stream *s, const uint8_t **out, size_t *n, gs_error *err)
 {
-    int64_t k = gs_pinflate_next(s->pz, out, err);
-    if (k < 0)
+    if (gs_pinflate_next(s->pz, out, n, err) != GS_OK)
         return err->code;
-    *n = (size_t)k;
-    s->out += (uint64_t)k;
+    s->out += *n;
     return GS_OK;
 }
 
