@@ -177,15 +177,19 @@ static int load_threads(size_t len)
  * large index, in LOAD_THREADS parts: a 2 M-record EST index is 61 MB,
  * whose page faults and copy took 0.06 s on one thread). */
 typedef struct index_share {
-    int fd, rc;
+    int fd, ok;
     char *buf;
     size_t at, n;
+    const char *path;
+    gs_error err;
 } index_share;
 
 static void *read_share(void *arg)
 {
     index_share *s = arg;
-    s->rc = gs_pread_full(s->fd, (uint8_t *)s->buf + s->at, s->n, s->at);
+    int ended;
+    s->ok = gs_pread_full(s->fd, (uint8_t *)s->buf + s->at, s->n, s->at, s->path, &ended,
+                          &s->err) == GS_OK && !ended;
     return NULL;
 }
 
@@ -202,10 +206,11 @@ static gs_status read_index(int fd, const char *path, char **text, size_t *len, 
         int ok = 1;
         for (int i = 0; i < k; i++)
             sh[i] = (index_share){fd, 0, buf, size * (size_t)i / (size_t)k,
-                                  size * (size_t)(i + 1) / (size_t)k - size * (size_t)i / (size_t)k};
+                                  size * (size_t)(i + 1) / (size_t)k - size * (size_t)i / (size_t)k,
+                                  path, {0}};
         gs_run_parallel(read_share, sh, sizeof *sh, k);
         for (int i = 0; i < k; i++)
-            ok &= sh[i].rc == 0;
+            ok &= sh[i].ok;
         /* a short read or an error: the loop below reads it all again */
         n = ok && lseek(fd, (off_t)size, SEEK_SET) == (off_t)size ? size : 0;
     }

@@ -121,11 +121,9 @@ gs_status gs_seqfile_pread_direct(gs_seqfile *f, uint8_t *out, size_t n, uint64_
         *ended = got < n;
         return GS_OK;
     }
-    int rc = gs_pread_full(f->fd, out, n, at);
-    if (rc < 0)
-        return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), f->path);
-    *ended = rc > 0;
-    if (rc == 0)
+    if (gs_pread_full(f->fd, out, n, at, f->path, ended, err) != GS_OK)
+        return err->code;
+    if (!*ended)
         *bytes += n;
     return GS_OK;
 }

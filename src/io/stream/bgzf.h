@@ -23,9 +23,11 @@ typedef enum gs_compression {
 
 /* Classify the first n bytes of a file (n >= 18 is needed to see BGZF). */
 gs_compression gs_bgzf_sniff(const uint8_t *head, size_t n);
-/* pread all of [at, at + n): 0, 1 when the file ends first, -1 on error
- * (errno set). Shared by the BGZF and the .fai readers. */
-int gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at);
+/* pread all of [at, at + n) of fd (the file path, for messages): *ended
+ * when the file ends first; GS_ESYS on a read error. Shared by the BGZF and
+ * the .fai readers. */
+gs_status gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at, const char *path, int *ended,
+                        gs_error *err);
 
 /* Open path and classify its first bytes (GS_EINPUT when it cannot be opened). */
 gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err);
