@@ -145,18 +145,20 @@ static int dropped_duplicate(gs_seqfile *f, uint64_t from, const gs_fai *fai, si
     return 0;
 }
 
-static int parse_u64(const char *s, const char *end, uint64_t *v)
+/* The decimal number s[0, end) (GS_EINPUT when it is not one; the caller
+ * says where). */
+static gs_status parse_u64(const char *s, const char *end, uint64_t *v)
 {
     if (s == end)
-        return -1;
+        return GS_EINPUT;
     uint64_t x = 0;
     for (; s < end; s++) {
         if (*s < '0' || *s > '9' || x > (UINT64_MAX - 9) / 10)
-            return -1;
+            return GS_EINPUT;
         x = x * 10 + (uint64_t)(*s - '0');
     }
     *v = x;
-    return 0;
+    return GS_OK;
 }
 
 /* gs_fai_load's work is cut into parts of whole lines (records), one thread
@@ -297,7 +299,7 @@ static void *parse_part(void *arg)
         uint64_t num[4];
         for (int f = 0; f < 4; f++) {
             const char *b = fld[f + 1], *eo = f < 3 ? fld[f + 2] - 1 : end;
-            if (parse_u64(b, eo, &num[f]) != 0) {
+            if (parse_u64(b, eo, &num[f]) != GS_OK) {
                 p->st = gs_fail(&p->err, GS_EINPUT,
                                 "malformed index: bad number in field %d (%s:%" PRIu64 ")", f + 2,
                                 p->path, line_no);

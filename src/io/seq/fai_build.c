@@ -110,18 +110,19 @@ typedef struct builder {
     gs_error *err;
 } builder;
 
-/* Add a line to a run list; 0, or -1 when it would need a fourth run. */
-static int runs_add(runs *r, uint64_t width, uint64_t lres, uint64_t line)
+/* Add a line to a run list; GS_EINPUT when it would need a fourth run (the
+ * record cannot be indexed). */
+static gs_status runs_add(runs *r, uint64_t width, uint64_t lres, uint64_t line)
 {
     run *last = r->n ? &r->v[r->n - 1] : NULL;
     if (last && last->lres == lres && (lres == 0 || last->width == width)) {
         last->count++;
-        return 0;
+        return GS_OK;
     }
     if (r->n == MAX_RUNS)
-        return -1;
+        return GS_EINPUT;
     r->v[r->n++] = (run){1, width, lres, line};
-    return 0;
+    return GS_OK;
 }
 
 /* A header line s[0..len) (s[0] == '>') opens a record in p. */
@@ -146,20 +147,20 @@ static void part_stop(part *p, int why, uint64_t width, uint64_t lres)
     p->stop_lres = lres;
 }
 
-/* A sequence line s[0..len) (no '\n'): its residues, or -1 when it holds a
- * '\r' before its end, a space or a tab. */
-static int64_t line_residues(const uint8_t *s, size_t len)
+/* The residues of a sequence line s[0..len) (no '\n'); GS_EINPUT when it
+ * holds a '\r' before its end, a space or a tab. */
+static gs_status line_residues(const uint8_t *s, size_t len, uint64_t *lres)
 {
-    uint64_t lres = 0;
     int lcr = 0;
+    *lres = 0;
     for (size_t i = 0; i < len; i++) {
         uint8_t c = s[i];
         if (lcr || c == ' ' || c == '\t')
-            return -1;
+            return GS_EINPUT;
         lcr = c == '\r';
-        lres += !lcr;
+        *lres += !lcr;
     }
-    return (int64_t)lres;
+    return GS_OK;
 }
 
 /* Index the lines that start in [p->a, p->b) of p->m[0..size). */
@@ -180,7 +181,7 @@ static void part_scan(part *p)
             (s[L - 1] > ' ' || s[L - 1] == '\r')) {
             /* fast path: a clean line as long as the last one */
             uint64_t lres = L - (s[L - 1] == '\r');
-            if (runs_add(r, L + 1, lres, p->lines) != 0)
+            if (runs_add(r, L + 1, lres, p->lines) != GS_OK)
                 return part_stop(p, STOP_RUN, L + 1, lres);
             x += L + 1;
             continue;
@@ -195,11 +196,11 @@ static void part_scan(part *p)
                 return part_stop(p, STOP_NOSEQ, 0, 0);
             continue;
         }
-        int64_t lres = line_residues(s, len);
-        if (lres < 0)
+        uint64_t lres;
+        if (line_residues(s, len, &lres) != GS_OK)
             return part_stop(p, STOP_BYTES, 0, 0);
-        if (runs_add(r, (uint64_t)len + 1, (uint64_t)lres, p->lines) != 0)
-            return part_stop(p, STOP_RUN, (uint64_t)len + 1, (uint64_t)lres);
+        if (runs_add(r, (uint64_t)len + 1, lres, p->lines) != GS_OK)
+            return part_stop(p, STOP_RUN, (uint64_t)len + 1, lres);
         L = len;
     }
 }
