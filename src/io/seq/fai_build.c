@@ -181,8 +181,10 @@ static void part_scan(part *p)
             (s[L - 1] > ' ' || s[L - 1] == '\r')) {
             /* fast path: a clean line as long as the last one */
             uint64_t lres = L - (s[L - 1] == '\r');
-            if (runs_add(r, L + 1, lres, p->lines) != GS_OK)
-                return part_stop(p, STOP_RUN, L + 1, lres);
+            if (runs_add(r, L + 1, lres, p->lines) != GS_OK) {
+                part_stop(p, STOP_RUN, L + 1, lres);
+                return;
+            }
             x += L + 1;
             continue;
         }
@@ -192,15 +194,21 @@ static void part_scan(part *p)
         if (s[0] == '>') {
             if ((p->st = part_header(p, s, len, p->base + x)) != GS_OK)
                 return;
-            if (nl == NULL)
-                return part_stop(p, STOP_NOSEQ, 0, 0);
+            if (nl == NULL) {
+                part_stop(p, STOP_NOSEQ, 0, 0);
+                return;
+            }
             continue;
         }
         uint64_t lres;
-        if (line_residues(s, len, &lres) != GS_OK)
-            return part_stop(p, STOP_BYTES, 0, 0);
-        if (runs_add(r, (uint64_t)len + 1, lres, p->lines) != GS_OK)
-            return part_stop(p, STOP_RUN, (uint64_t)len + 1, lres);
+        if (line_residues(s, len, &lres) != GS_OK) {
+            part_stop(p, STOP_BYTES, 0, 0);
+            return;
+        }
+        if (runs_add(r, (uint64_t)len + 1, lres, p->lines) != GS_OK) {
+            part_stop(p, STOP_RUN, (uint64_t)len + 1, lres);
+            return;
+        }
         L = len;
     }
 }
