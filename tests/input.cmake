@@ -1,5 +1,5 @@
 # input stage: an unindexed plain FASTA file indexed in memory on several
-# threads, against gs_fai_build and the streaming reader (unit test), and the
+# threads, against one thread and the streaming reader (unit test), and the
 # whole command on it against the .fai and streamed paths (input_unindexed).
 gs_unit_test(test_fai_parallel LIBS gs_seq)
 add_test(NAME input_unindexed COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input/unindexed.sh $<TARGET_FILE:gscan>)

@@ -123,7 +123,7 @@ static void check_build(const char *fixture, const char *expected)
     snprintf(fai_path, sizeof fai_path, "%s.fai", fa);
     gs_fai fai;
     gs_error err = {0};
-    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    CHECK(gs_fai_build(fa, 1, NULL, &fai, &err) == GS_OK);
     if (err.code) {
         fprintf(stderr, "%s: %s\n", fixture, err.msg);
         return;
@@ -136,7 +136,7 @@ static void check_build(const char *fixture, const char *expected)
     if (got && want && (n1 != n2 || memcmp(got, want, n1) != 0))
         fprintf(stderr, "%s: index differs\n--- got\n%s--- expected\n%s", fixture, got, want);
     gs_fai back;
-    CHECK(gs_fai_load(fa, &back, &err) == GS_OK);
+    CHECK(gs_fai_load(fa, NULL, &back, &err) == GS_OK);
     if (err.code)
         fprintf(stderr, "load %s: %s\n", fixture, err.msg);
     CHECK_EQ_U64(back.n, fai.n);
@@ -186,7 +186,7 @@ static void check_ranges(const char *fa, uint64_t *rs)
 {
     gs_fai fai;
     gs_error err = {0};
-    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    CHECK(gs_fai_build(fa, 1, NULL, &fai, &err) == GS_OK);
     static stream_rec recs[256];
     memset(recs, 0, sizeof recs);
     size_t n = stream_all(fa, recs, 256);
@@ -226,7 +226,7 @@ static void check_build_fails(const char *fa, const char *need)
 {
     gs_fai fai;
     gs_error err = {0};
-    CHECK(gs_fai_build(fa, &fai, &err) == GS_EINPUT);
+    CHECK(gs_fai_build(fa, 1, NULL, &fai, &err) == GS_EINPUT);
     CHECK(strstr(err.msg, fa) != NULL && strstr(err.msg, need) != NULL);
     if (!strstr(err.msg, need))
         fprintf(stderr, "build %s: \"%s\", expected \"%s\"\n", fa, err.msg, need);
@@ -237,7 +237,7 @@ static void index_file(const char *fa, const char *fai_path)
 {
     gs_fai fai;
     gs_error err = {0};
-    CHECK(gs_fai_build(fa, &fai, &err) == GS_OK);
+    CHECK(gs_fai_build(fa, 1, NULL, &fai, &err) == GS_OK);
     CHECK(gs_fai_write(fai_path, &fai, &err) == GS_OK);
     gs_fai_free(&fai);
 }
@@ -247,7 +247,7 @@ static void index_file(const char *fa, const char *fai_path)
 static gs_status read_through_index(const char *fa, const uint64_t *range, gs_error *err)
 {
     gs_fai fai;
-    gs_status st = gs_fai_load(fa, &fai, err);
+    gs_status st = gs_fai_load(fa, NULL, &fai, err);
     if (st != GS_OK) /* the headers do not fit */
         return st;
     gs_seqfile sf;
@@ -297,7 +297,7 @@ static void check_load_fails(const char *fai_text, const char *need)
     spit(fai_path, fai_text, strlen(fai_text));
     gs_fai fai;
     gs_error err = {0};
-    CHECK(gs_fai_load(fa, &fai, &err) == GS_EINPUT);
+    CHECK(gs_fai_load(fa, NULL, &fai, &err) == GS_EINPUT);
     CHECK(strstr(err.msg, fai_path) != NULL && strstr(err.msg, need) != NULL);
     if (!strstr(err.msg, need))
         fprintf(stderr, "load: \"%s\", expected \"%s\"\n", err.msg, need);
@@ -335,13 +335,13 @@ static void check_bgzf(const char *fa, size_t block, uint64_t *rs)
     gs_error err = {0};
     CHECK(gs_gzi_build(gz, &gzi, &err) == GS_OK && gs_gzi_write(gzi_path, &gzi, &err) == GS_OK);
     gs_gzi_free(&gzi);
-    CHECK(gs_fai_build(fa, &plain, &err) == GS_OK);
-    CHECK(gs_fai_build(gz, &packed, &err) == GS_OK);
+    CHECK(gs_fai_build(fa, 1, NULL, &plain, &err) == GS_OK);
+    CHECK(gs_fai_build(gz, 1, NULL, &packed, &err) == GS_OK);
     if (err.code)
         fprintf(stderr, "bgzf %s: %s\n", gz, err.msg);
     CHECK(same_entries(&plain, &packed));
     CHECK(gs_fai_write(fai_path, &packed, &err) == GS_OK);
-    CHECK(gs_fai_load(gz, &back, &err) == GS_OK && same_entries(&back, &packed));
+    CHECK(gs_fai_load(gz, NULL, &back, &err) == GS_OK && same_entries(&back, &packed));
     if (err.code)
         fprintf(stderr, "bgzf load %s: %s\n", gz, err.msg);
     gs_fai_free(&plain);
@@ -367,7 +367,7 @@ static void check_samtools(const char *fa)
     gs_gzi gzi;
     gs_error err = {0};
     snprintf(p1, sizeof p1, "%s.fai", ours);
-    CHECK(gs_fai_build(ours, &fai, &err) == GS_OK && gs_fai_write(p1, &fai, &err) == GS_OK);
+    CHECK(gs_fai_build(ours, 1, NULL, &fai, &err) == GS_OK && gs_fai_write(p1, &fai, &err) == GS_OK);
     gs_fai_free(&fai);
     snprintf(p1, sizeof p1, "%s.gzi", ours);
     CHECK(gs_gzi_build(ours, &gzi, &err) == GS_OK && gs_gzi_write(p1, &gzi, &err) == GS_OK);
@@ -478,9 +478,9 @@ static void check_many_records(void)
     write_many(fa, N, NULL, 0);
     gs_fai built, loaded;
     gs_error err = {0};
-    CHECK(gs_fai_build(fa, &built, &err) == GS_OK && built.n == N);
+    CHECK(gs_fai_build(fa, 1, NULL, &built, &err) == GS_OK && built.n == N);
     CHECK(gs_fai_write(fai_path, &built, &err) == GS_OK);
-    CHECK(gs_fai_load(fa, &loaded, &err) == GS_OK);
+    CHECK(gs_fai_load(fa, NULL, &loaded, &err) == GS_OK);
     CHECK(same_entries(&built, &loaded) && loaded.names != NULL);
     CHECK(loaded.n == N && loaded.v[N - 1].name + strlen(loaded.v[N - 1].name) + 1 ==
                                loaded.names + loaded.names_len);
@@ -508,7 +508,7 @@ static void check_many_records(void)
         char need[700];
         err = (gs_error){0};
         snprintf(need, sizeof need, "bad number in field 2 (%s:%zu)", fai_path, lines[t]);
-        CHECK(gs_fai_load(fa, &loaded, &err) == GS_EINPUT && strstr(err.msg, need));
+        CHECK(gs_fai_load(fa, NULL, &loaded, &err) == GS_EINPUT && strstr(err.msg, need));
         if (!strstr(err.msg, need))
             fprintf(stderr, "many: \"%s\", expected \"%s\"\n", err.msg, need);
     }
@@ -523,7 +523,7 @@ static void check_many_records(void)
         char need[64];
         err = (gs_error){0};
         snprintf(need, sizeof need, "stale index: record r%zu: its header", bad[t]);
-        CHECK(gs_fai_load(fa, &loaded, &err) == GS_EINPUT && strstr(err.msg, need));
+        CHECK(gs_fai_load(fa, NULL, &loaded, &err) == GS_EINPUT && strstr(err.msg, need));
         if (!strstr(err.msg, need))
             fprintf(stderr, "many: \"%s\", expected \"%s\"\n", err.msg, need);
     }
@@ -639,7 +639,7 @@ int main(void)
         check_build_fails(p, "gzip, not BGZF");
         gs_fai fai;
         gs_error err = {0};
-        CHECK(gs_fai_build("/nonexistent/x.fa", &fai, &err) == GS_EINPUT);
+        CHECK(gs_fai_build("/nonexistent/x.fa", 1, NULL, &fai, &err) == GS_EINPUT);
         CHECK(strstr(err.msg, "/nonexistent/x.fa") != NULL);
     }
 
@@ -649,7 +649,7 @@ int main(void)
         gs_error err = {0};
         const char *fa = tmp_path("noindex.fa");
         spit(fa, ">a\nACGT\n", 8);
-        CHECK(gs_fai_load(fa, &fai, &err) == GS_OK && fai.n == 0);
+        CHECK(gs_fai_load(fa, NULL, &fai, &err) == GS_OK && fai.n == 0);
     }
 
     /* stale: truncated last record, changed line length, appended record,
@@ -684,17 +684,17 @@ int main(void)
             spit(fai_path, idx[t], strlen(idx[t]));
             gs_fai fai;
             gs_error err = {0};
-            CHECK(gs_fai_load(fa, &fai, &err) == GS_OK && fai.n == 0 && fai.omits_dups);
+            CHECK(gs_fai_load(fa, NULL, &fai, &err) == GS_OK && fai.n == 0 && fai.omits_dups);
             if (err.code)
                 fprintf(stderr, "dup %d: %s\n", t, err.msg);
-            CHECK(gs_fai_build(fa, &fai, &err) == GS_OK && fai.n == 4u - (unsigned)t);
+            CHECK(gs_fai_build(fa, 1, NULL, &fai, &err) == GS_OK && fai.n == 4u - (unsigned)t);
             gs_fai_free(&fai);
         }
         spit(fa, ">a\nACGT\n>b\nGGGG\n>q\nTTTT\n>c\nCCCC\n", 32);
         spit(fai_path, idx[0], strlen(idx[0]));
         gs_fai fai;
         gs_error err = {0};
-        CHECK(gs_fai_load(fa, &fai, &err) == GS_EINPUT && strstr(err.msg, "stale index"));
+        CHECK(gs_fai_load(fa, NULL, &fai, &err) == GS_EINPUT && strstr(err.msg, "stale index"));
         unlink(fai_path);
     }
 

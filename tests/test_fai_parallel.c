@@ -1,18 +1,17 @@
-/* test_fai_parallel.c - the in-memory index built on several threads
- * (gs_fai_build_parallel) against the one-pass gs_fai_build and the
- * streaming reader.
+/* test_fai_parallel.c - the .fai builder on several threads against the
+ * same builder on one (gs_fai_build) and the streaming reader.
  *
  * Random FASTA texts (many short and empty records, line widths 1..80, CRLF,
  * lowercase, N runs, NUL bytes, headers with no name or leading blanks,
  * trailing blank lines, a last line without a newline) are indexed with every
  * range size from 1 byte up (so every byte of the file is once a range edge,
- * headers included) and 1 to 8 threads: the entries must equal gs_fai_build's
- * exactly. Damaged copies (a line made longer or shorter, a blank line, a
- * space or stray '\r' inside a record) must be refused wherever gs_fai_build
- * refuses them, and accepted with the same entries where it accepts them.
- * Residues read through the index must equal the streaming reader's, also
- * for a file opening with a UTF-8 BOM and blank lines, which gs_fai_build
- * does not take. Text that is not FASTA is refused.
+ * headers included) and 1 to 8 threads: the entries must equal those of one
+ * thread and one range exactly. Damaged copies (a line made longer or
+ * shorter, a blank line, a space or stray '\r' inside a record) must be
+ * refused wherever one thread refuses them, and accepted with the same
+ * entries where it accepts them. Residues read through the index must equal
+ * the streaming reader's, also for a file opening with a UTF-8 BOM and blank
+ * lines. Text that is not FASTA is refused.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io/seq/fai.h"
@@ -125,7 +124,7 @@ static void check_all_splits(const gs_fai *ref, gs_status ref_st, uint64_t max_s
                 continue; /* every split once, with a rotating thread count */
             gs_fai got;
             gs_error err = {0};
-            gs_status st = gs_fai_build_parallel(path, threads[k], split, &got, &err);
+            gs_status st = gs_fai_build(path, threads[k], &(gs_tune){.io_fai_split = split}, &got, &err);
             if (st != ref_st || (st == GS_OK && !same_index(ref, &got))) {
                 fprintf(stderr, "split %llu threads %d: status %d (%s), expected %d\n",
                         (unsigned long long)split, threads[k], st, err.msg, ref_st);
@@ -157,7 +156,7 @@ static void test_random(void)
             put(t, n);
             gs_fai ref;
             gs_error err = {0};
-            gs_status st = gs_fai_build(path, &ref, &err);
+            gs_status st = gs_fai_build(path, 1, NULL, &ref, &err);
             CHECK(st == GS_OK || st == GS_EINPUT);
             check_all_splits(&ref, st, n < 400 ? n + 1 : 400);
             if (st == GS_OK)
@@ -181,14 +180,14 @@ static void test_bom(void)
     put(text, nb);
     gs_fai ref, got;
     gs_error err = {0};
-    CHECK(gs_fai_build(path, &ref, &err) == GS_OK);
+    CHECK(gs_fai_build(path, 1, NULL, &ref, &err) == GS_OK);
     memcpy(text, lead, nl);
     memcpy(text + nl, body, nb);
     put(text, nl + nb);
     for (size_t i = 0; i < ref.n; i++)
         ref.v[i].offset += nl;
     for (uint64_t split = 0; split < nl + nb + 2; split++) {
-        CHECK(gs_fai_build_parallel(path, 2, split, &got, &err) == GS_OK);
+        CHECK(gs_fai_build(path, 2, &(gs_tune){.io_fai_split = split}, &got, &err) == GS_OK);
         CHECK(same_index(&ref, &got));
         gs_fai_free(&got);
     }
@@ -204,7 +203,7 @@ static void test_not_fasta(void)
         put(texts[i], strlen(texts[i]));
         gs_fai got;
         gs_error err = {0};
-        CHECK(gs_fai_build_parallel(path, 2, 0, &got, &err) == GS_EINPUT);
+        CHECK(gs_fai_build(path, 2, &(gs_tune){.io_fai_split = 0}, &got, &err) == GS_EINPUT);
         CHECK(got.n == 0);
     }
 }

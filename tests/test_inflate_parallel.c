@@ -16,6 +16,7 @@
 #include "io/stream/deflate_chunk.h"
 #include "io/stream/inflate.h"
 #include "io/stream/inflate_parallel.h"
+#include "io/stream/stream.h"
 #include "testlib.h"
 
 #include <stdlib.h>
@@ -109,12 +110,13 @@ static uint8_t *decode_all(const uint8_t *z, size_t zn, int threads, size_t regi
         *rc = -1;
     } else {
         const uint8_t *v;
-        int64_t k;
-        while ((k = gs_pinflate_next(p, &v, err)) > 0)
-            put(&out, v, (size_t)k);
-        if (k < 0)
+        size_t k = 1;
+        gs_status st = GS_OK;
+        while (k > 0 && (st = gs_pinflate_next(p, &v, &k, err)) == GS_OK)
+            put(&out, v, k);
+        if (st != GS_OK)
             *rc = -1;
-        if (k == 0)
+        if (st == GS_OK)
             CHECK_EQ_U64(gs_pinflate_bytes_in(p), zn);
     }
     gs_pinflate_close(p);
@@ -286,17 +288,17 @@ static void test_real(void)
 {
     const char *path = gs_test_data("../../data/cache/hs37chrXtrunc.fa.gz");
     gs_error err = {0};
-    gs_zfile *f = NULL;
-    if (gs_zfile_open(path, &f, &err) != GS_OK) {
+    gs_stream *f = NULL;
+    if (gs_stream_open(path, NULL, &f, &err) != GS_OK) {
         fprintf(stderr, "no %s: real DNA skipped\n", path);
         return;
     }
     buf d = {0};
     uint8_t tmp[1 << 16];
-    int64_t k;
-    while (d.n < (12u << 20) && (k = gs_zfile_read(f, tmp, sizeof tmp, &err)) > 0)
-        put(&d, tmp, (size_t)k);
-    gs_zfile_close(f);
+    size_t k = 1;
+    while (d.n < (12u << 20) && gs_stream_read(f, tmp, sizeof tmp, &k, &err) == GS_OK && k > 0)
+        put(&d, tmp, k);
+    gs_stream_close(f);
     buf z = {0};
     gz_member(&z, d.p, d.n, 1, Z_DEFAULT_STRATEGY, 0);
     check_same("hs37chrXtrunc, gzip -1", &z, d.p, d.n);

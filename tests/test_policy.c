@@ -10,7 +10,7 @@
 
 static void test_read_kind(void)
 {
-    const gs_file_facts plain = {.seekable = 1, .first = '>', .plain = 1};
+    const gs_file_facts plain = {.seekable = 1, .opened = 1, .format = GS_SEQ_FASTA, .plain = 1};
     gs_file_facts f = plain;
     CHECK(gs_policy_read_kind(&f) == GS_READ_PLAIN);
     f.raw = 1; /* --input-format raw: streamed */
@@ -19,18 +19,21 @@ static void test_read_kind(void)
     f.seekable = 0; /* a pipe */
     CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
     f = plain;
-    f.first = -1; /* empty, or could not be opened */
+    f.opened = 0; /* could not be opened */
     CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
-    const int lead[] = {0xef, '\n', '\r', ' ', '\t'};
-    for (size_t i = 0; i < sizeof lead / sizeof *lead; i++) {
-        f = plain;
-        f.first = lead[i];
-        CHECK(gs_policy_read_kind(&f) == GS_READ_PLAIN_LEAD);
-    }
     f = plain;
-    f.first = 'A'; /* raw text, or residues before the first header */
+    f.format = GS_SEQ_EMPTY; /* nothing but a BOM and blanks */
     CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
-    const gs_file_facts bgzf = {.seekable = 1, .first = 0x1f, .bgzf = 1, .has_fai = 1, .has_gzi = 1};
+    f = plain;
+    f.start = 3; /* a BOM or blanks before the first header */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_PLAIN_LEAD);
+    f = plain;
+    f.format = GS_SEQ_UNDECIDED; /* blanks as far as the sniff looked */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_PLAIN_LEAD);
+    f = plain;
+    f.format = GS_SEQ_RAW; /* raw text, or residues before the first header */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    const gs_file_facts bgzf = {.seekable = 1, .opened = 1, .bgzf = 1, .has_fai = 1, .has_gzi = 1};
     f = bgzf;
     CHECK(gs_policy_read_kind(&f) == GS_READ_BGZF);
     f.has_gzi = 0;

@@ -97,12 +97,13 @@ int main(int argc, char **argv)
             if (gs_pinflate_open(in, n, th, 0, argv[1], &p, &err) != GS_OK)
                 return fprintf(stderr, "%s\n", err.msg), 1;
             const uint8_t *v;
-            int64_t got;
+            size_t got = 1;
+            gs_status st = GS_OK;
             out = 0;
-            while ((got = gs_pinflate_next(p, &v, &err)) > 0)
-                out += (uint64_t)got;
+            while (got > 0 && (st = gs_pinflate_next(p, &v, &got, &err)) == GS_OK)
+                out += got;
             gs_pinflate_close(p);
-            if (got < 0)
+            if (st != GS_OK)
                 return fprintf(stderr, "%s\n", err.msg), 1;
             t[r] = now() - t0;
         }

@@ -97,7 +97,7 @@ static gs_status index_one(const char *fasta, gs_error *err)
     gs_gzi gzi = {0};
     gs_compression comp = GS_COMP_NONE;
     char path[4096];
-    gs_status st = gs_fai_build(fasta, &fai, err);
+    gs_status st = gs_fai_build(fasta, 1, gs_cli_tune(), &fai, err);
     if (st == GS_OK)
         st = gs_bgzf_detect(fasta, &comp, err);
     if (st == GS_OK && comp == GS_COMP_BGZF) {
@@ -127,7 +127,7 @@ static gs_status convert_one(const char *fasta, const char *out, int level, int 
         snprintf(path, sizeof path, comp == GS_COMP_NONE ? "%s.gz" : "%s", fasta);
         out = path;
     }
-    if (gs_bgzf_convert(fasta, out, level, threads, err) != GS_OK)
+    if (gs_bgzf_convert(fasta, out, level, threads, gs_cli_tune(), err) != GS_OK)
         return err->code;
     return index_one(out, err);
 }

@@ -664,7 +664,7 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, const gs_lz_buil
     build b = {.ix = ix, .o = &own, .f = {.layout = &ix->layout},
                .q = {.ref_records = o->ref_records},
                .batch = o->tune && o->tune->lz_batch ? o->tune->lz_batch : BATCH};
-    gs_reader_opts ro = {.format = o->format, .block = READ_BLOCK, .overlap = 0};
+    gs_reader_opts ro = {.format = o->format, .block = READ_BLOCK, .overlap = 0, .tune = o->tune};
     gs_status st = (b.f.buf = gs_malloc(READ_BLOCK, err, "index build")) == NULL
                        ? GS_ESYS
                        : gs_reader_open(files, n_files, &ro, &ix->layout, &b.f.r, err);

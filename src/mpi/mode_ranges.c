@@ -22,6 +22,7 @@
 
 #include "comm/comm.h"
 #include "io/seq/fai.h"
+#include "io/seq/seqformat.h"
 #include "io/stream/bgzf.h"
 #include "plan.h"
 #include "sources.h"
@@ -51,17 +52,17 @@ static int beside(const char *path, const char *ext)
 
 static gs_read_kind read_kind(const char *path, gs_input_format fmt)
 {
-    gs_file_facts f = {.raw = fmt == GS_INPUT_RAW, .seekable = gs_input_seekable(path),
-                       .first = -1};
-    unsigned char b[18] = {0};
-    FILE *in = f.raw || !f.seekable ? NULL : fopen(path, "rb");
-    if (in) { /* a pipe is not sniffed here: its bytes go to the reader */
-        size_t n = fread(b, 1, sizeof b, in);
-        fclose(in);
-        gs_compression c = gs_bgzf_sniff(b, n);
-        f.first = n ? b[0] : -1;
-        f.plain = c == GS_COMP_NONE;
-        f.bgzf = c == GS_COMP_BGZF;
+    gs_file_facts f = {.raw = fmt == GS_INPUT_RAW, .seekable = gs_input_seekable(path)};
+    gs_seq_head h;
+    gs_error ignored = {0};
+    /* a pipe is not sniffed here: its bytes go to the reader; a file that
+     * cannot be read is the reader's to report; a page is enough to tell */
+    if (!f.raw && f.seekable && gs_seq_detect_path(path, 4096, &h, &ignored) == GS_OK) {
+        f.opened = 1;
+        f.format = h.format;
+        f.start = h.start;
+        f.plain = h.comp == GS_COMP_NONE;
+        f.bgzf = h.comp == GS_COMP_BGZF;
         f.has_fai = f.bgzf && beside(path, "fai");
         f.has_gzi = f.bgzf && beside(path, "gzi");
     }
@@ -100,7 +101,7 @@ static gs_status load_index(const gs_job *j, const char *path, gs_fai *fai, int 
     gs_read_kind kind = read_kind(path, j->o->format);
     gs_status st = kind == GS_READ_STREAM || kind == GS_READ_PLAIN_LEAD
                        ? GS_OK
-                       : gs_fai_load(path, fai, err);
+                       : gs_fai_load(path, &j->o->tune, fai, err);
     if (st != GS_OK)
         return st; /* a stale or malformed index is the user's to fix */
     if (fai->omits_dups)
@@ -114,7 +115,7 @@ static gs_status load_index(const gs_job *j, const char *path, gs_fai *fai, int 
     if (use != GS_INDEX_BUILD)
         return GS_OK;
     gs_error build = {0};
-    if (gs_fai_build_parallel(path, j->threads, j->o->tune.io_fai_split, fai, &build) != GS_OK) {
+    if (gs_fai_build(path, j->threads, &j->o->tune, fai, &build) != GS_OK) {
         if (build.code != GS_EINPUT)
             return gs_fail(err, build.code, "%s", build.msg);
         *ok = 0; /* cannot be indexed (htslib's rules): stream it */

@@ -7,15 +7,12 @@
 
 gs_read_kind gs_policy_read_kind(const gs_file_facts *f)
 {
-    if (f->raw || !f->seekable || f->first < 0)
+    if (f->raw || !f->seekable || !f->opened)
         return GS_READ_STREAM;
-    if (f->plain) {
-        if (f->first == '>')
-            return GS_READ_PLAIN;
-        const int c = f->first;
-        return c == 0xef || c == '\n' || c == '\r' || c == ' ' || c == '\t' ? GS_READ_PLAIN_LEAD
-                                                                           : GS_READ_STREAM;
-    }
+    if (f->plain)
+        return f->format == GS_SEQ_FASTA && f->start == 0 ? GS_READ_PLAIN
+               : f->format == GS_SEQ_FASTA || f->format == GS_SEQ_UNDECIDED ? GS_READ_PLAIN_LEAD
+                                                                            : GS_READ_STREAM;
     return f->bgzf && f->has_fai && f->has_gzi ? GS_READ_BGZF : GS_READ_STREAM;
 }
 

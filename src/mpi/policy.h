@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/gs_error.h"
+#include "io/seq/seqformat.h"
 #include "match/engine.h"
 
 /* Most reading threads per rank (--readers). */
@@ -39,7 +40,9 @@ typedef enum gs_read_kind { GS_READ_STREAM, GS_READ_PLAIN, GS_READ_PLAIN_LEAD, G
 typedef struct gs_file_facts {
     int raw;      /* --input-format raw */
     int seekable; /* a regular file (gs_input_seekable) */
-    int first;    /* its first byte, or -1 when none could be read */
+    int opened;   /* its first bytes could be read */
+    gs_seq_format format; /* what they say (io/seq/seqformat.h) */
+    size_t start; /* where the first record starts in the text (after a BOM, blanks) */
     int plain;    /* its first bytes are not compressed */
     int bgzf;     /* they are BGZF */
     int has_fai;  /* FILE.fai exists */
@@ -49,8 +52,9 @@ typedef struct gs_file_facts {
 /* Streamed: raw input, a pipe (its bytes go to the reader unsniffed), a
  * file that cannot be opened (the reader reports it), gzip, BGZF without
  * both indexes (rank 0 does not index a compressed file on the fly: that
- * would read it twice), or plain text that starts with neither '>' nor a
- * BOM or blank. */
+ * would read it twice), or plain text that is not FASTA. Plain FASTA whose
+ * first record follows a BOM or blanks (or blanks only, as far as the sniff
+ * looked) is GS_READ_PLAIN_LEAD. */
 gs_read_kind gs_policy_read_kind(const gs_file_facts *f);
 
 /* What to do with a file readable by ranges. */

@@ -36,7 +36,7 @@ gs_status gs_hit_seq_open(char *const *corpus, size_t n_files, const char *names
         goto fail;
     for (size_t f = 0; f < n_files; f++) {
         s->files[f] = (gs_seqfile){.path = corpus[f], .fd = -1};
-        if (gs_fai_load(corpus[f], &s->fai[f], err) != GS_OK)
+        if (gs_fai_load(corpus[f], NULL, &s->fai[f], err) != GS_OK)
             goto fail;
         if (s->fai[f].n == 0) {
             gs_fail(err, GS_EINPUT, "--seq reads the corpus through its index: run gscan index (%s)",

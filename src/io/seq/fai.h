@@ -12,6 +12,7 @@
 #define GS_FAI_H
 
 #include "core/gs_error.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "io/stream/bgzf.h"
 
@@ -37,25 +38,24 @@ typedef struct gs_fai {
                      * not used, and the caller says so */
 } gs_fai;
 
-/* Build from a plain or BGZF FASTA file in one pass (GS_EINPUT with file:line
- * when it cannot be indexed, or when it is plain gzip or not FASTA). */
-gs_status gs_fai_build(const char *fasta, gs_fai *fai, gs_error *err);
-/* The index gs_fai_build would give a plain FASTA file, built in memory on
- * `threads` threads (fai_parallel.c), each indexing a byte range of `split`
- * bytes (0: one range per thread). Unlike gs_fai_build it skips a UTF-8 BOM
- * and blank lines before the first header, as the streaming reader does.
- * GS_EINPUT when the file is not FASTA or a record cannot be indexed (the
- * caller streams it then); GS_ESYS when out of memory or it cannot be mapped. */
-gs_status gs_fai_build_parallel(const char *fasta, int threads, uint64_t split, gs_fai *fai,
-                                gs_error *err);
+/* Build the index of a plain or BGZF FASTA file on `threads` threads
+ * (fai_build.c; 1: on the caller's), the text cut into parts of
+ * tune->io_fai_split bytes (tune NULL or 0: one part a thread). Like the
+ * streaming reader it skips a UTF-8 BOM and blank lines before the first
+ * header. GS_EINPUT with file:line when a record cannot be indexed (the
+ * job streams such a file instead), when the file is plain gzip, not FASTA,
+ * or not a regular file; GS_ESYS when out of memory or it cannot be mapped. */
+gs_status gs_fai_build(const char *fasta, int threads, const gs_tune *tune, gs_fai *fai,
+                       gs_error *err);
 /* Write "<fasta>.fai" text exactly as samtools faidx does. */
 gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err);
 /* Read "<fasta>.fai" if it exists: returns GS_OK with fai->n > 0, or GS_OK with
  * fai->n == 0 when there is none or when it omits a repeated name
  * (fai->omits_dups). A malformed or stale index (one that does not
  * fit the FASTA: size, offsets, header positions) is GS_EINPUT naming it. A
- * BGZF FASTA is checked through its .gzi, which must exist then. */
-gs_status gs_fai_load(const char *fasta, gs_fai *fai, gs_error *err);
+ * BGZF FASTA is checked through its .gzi, which must exist then. With
+ * tune->debug & GS_DEBUG_TIME the steps' times go to stderr (tune may be NULL). */
+gs_status gs_fai_load(const char *fasta, const gs_tune *tune, gs_fai *fai, gs_error *err);
 
 /* A FASTA file open for reading ranges: plain (fd) or BGZF (bgzf, through
  * "<path>.gzi"). Closed: fd < 0 and bgzf NULL. */

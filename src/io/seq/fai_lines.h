@@ -1,6 +1,7 @@
-/* fai_lines.h - the per-line rules of a .fai record, shared by the one-pass
- * builder (fai.c) and the parallel one (fai_parallel.c), so both accept and
- * describe exactly the same records. Private to src/io.
+/* fai_lines.h - what the .fai code shares inside src/io/seq (private): the
+ * per-line rules of a record (the builder, fai_build.c), the offset
+ * arithmetic, and the text reads of fai_range.c that the index check
+ * (fai.c) makes too.
  */
 #ifndef GS_FAI_LINES_H
 #define GS_FAI_LINES_H
@@ -57,5 +58,25 @@ static inline uint8_t gs_min_byte(const uint8_t *s, size_t n)
         m = s[i] < m ? s[i] : m;
     return m;
 }
+
+/* Byte of residue i of e. */
+static inline uint64_t gs_fai_residue_byte(const gs_fai_entry *e, uint64_t i)
+{
+    return e->offset + i / e->linebases * e->linewidth + i % e->linebases;
+}
+
+/* Bytes of the FASTA text (uncompressed for BGZF). */
+uint64_t gs_seqfile_text_size(const gs_seqfile *f);
+/* Text bytes [at, at + n) of f into out; *ended when the text ends first.
+ * The bytes asked for are added to *bytes (compressed bytes for BGZF).
+ * gs_seqfile_pread serves small reads from the read-ahead buffer (a range's
+ * lines, read in order); gs_seqfile_pread_direct reads exactly the bytes
+ * asked for, for reads far apart (an index check reads the gap before each
+ * record: for records of 4 Mbp, through the read-ahead, 1 MiB a record, the
+ * whole file; for records of 500 bp, direct, a read call a record). */
+gs_status gs_seqfile_pread(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at, uint64_t *bytes,
+                           int *ended, gs_error *err);
+gs_status gs_seqfile_pread_direct(gs_seqfile *f, uint8_t *out, size_t n, uint64_t at,
+                                  uint64_t *bytes, int *ended, gs_error *err);
 
 #endif

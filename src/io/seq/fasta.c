@@ -1,13 +1,14 @@
 /* fasta.c - stream a corpus (FASTA or raw; plain, gzip, multi-member gzip or
  * BGZF) as bounded segments of residues.
  *
- * Every file goes through gs_zfile (inflate.h): it reads plain files directly
- * and decodes gzip, concatenated gzip members and BGZF (which is multi-member
- * gzip) alike with ISA-L, so there is one code path. A file ("-": stdin) is
- * opened once, as a descriptor, and its reading (FASTA or raw, fasta.h) is
- * decided on the first chunk it yields, which parsing then goes on from: a
- * pipe or FIFO is never sniffed and reopened, so none of its bytes is lost.
- * Input arrives in pieces of gs_zfile_view's (1 MiB, or a region's piece
+ * Every file goes through the byte-stream reader (io/stream/stream.h): it
+ * reads plain files directly and decodes gzip, concatenated gzip members and
+ * BGZF (which is multi-member gzip) alike with ISA-L, so there is one code
+ * path. A file ("-": stdin) is opened once, and its reading (FASTA or raw,
+ * fasta.h) is decided on its first 1 MiB, peeked at (seqformat.h), which
+ * parsing then goes on from: a pipe or FIFO is never sniffed and reopened, so
+ * none of its bytes is lost. Input arrives in pieces of gs_stream_view's
+ * (1 MiB, or a region's piece
  * when a gzip file is decompressed on threads) and is parsed
  * with memchr/memcpy over whole lines; per residue the work is a copy plus one
  * vectorisable test for the rare bytes that must be dropped (' ', '\t', '\r'),
@@ -37,28 +38,26 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fasta.h"
+#include "seqformat.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/stream/inflate.h"
-
-enum { CHUNK = 1 << 20 };
+enum { CHUNK = GS_SEQ_SNIFF };
 
 struct gs_reader {
     gs_reader_opts o;
     gs_layout *layout;
     size_t fi;         /* index of the current file */
-    gs_zfile *gz;      /* NULL between files */
+    gs_stream *gz;     /* NULL between files */
     int raw;           /* the current file is read raw */
     int raw_started;   /* its one record was opened */
     int eof;           /* the current file has returned all its bytes */
-    const uint8_t *in; /* decompressed bytes (gs_zfile_view's) */
+    const uint8_t *in; /* decompressed bytes (gs_stream_view's) */
     size_t pos, end;   /* unread part of in[] */
     uint64_t file_off; /* decompressed bytes of the current file before in[end] */
     int line_start;    /* in[pos] begins a line */
@@ -107,31 +106,26 @@ static gs_status append_record(gs_reader *r, const char *name, size_t name_len, 
     return GS_OK;
 }
 
-/* Read the next chunk of the current file. Returns 1 with data, 0 at its end,
- * -1 on error. */
-static int refill(gs_reader *r, gs_error *err)
+/* Read the next chunk of the current file; at its end r->eof is set. */
+static gs_status refill(gs_reader *r, gs_error *err)
 {
     if (r->eof)
-        return 0;
-    int64_t n = gs_zfile_view(r->gz, &r->in, err);
-    if (n > 0) {
-        r->pos = 0;
-        r->end = (size_t)n;
-        r->file_off += (uint64_t)n;
-        return 1;
-    }
-    if (n < 0)
-        return -1;
-    r->eof = 1;
-    r->pos = r->end = 0;
-    return 0;
+        return GS_OK;
+    size_t n;
+    if (gs_stream_view(r->gz, &r->in, &n, err) != GS_OK)
+        return err->code;
+    r->eof = n == 0;
+    r->pos = 0;
+    r->end = n;
+    r->file_off += (uint64_t)n;
+    return GS_OK;
 }
 
 static void close_file(gs_reader *r)
 {
     if (r->gz) {
-        r->bytes_done += gs_zfile_bytes_in(r->gz);
-        gs_zfile_close(r->gz);
+        r->bytes_done += gs_stream_bytes_in(r->gz);
+        gs_stream_close(r->gz);
         r->gz = NULL;
     }
     r->fi++;
@@ -150,48 +144,36 @@ static const char *foreign_compression(const uint8_t *b, size_t n)
     return NULL;
 }
 
-/* Open file r->fi ("-" is stdin) once, read its first chunk and decide from
- * those bytes how it is read (the decision rule is in fasta.h). Nothing is
- * opened or read a second time, so pipes and FIFOs stream like files. */
+/* Open file r->fi ("-" is stdin) once, peek at its first 1 MiB and decide
+ * from those bytes how it is read (the decision rule is in fasta.h and
+ * seqformat.h). Nothing is opened or read a second time, so pipes and FIFOs
+ * stream like files. */
 static gs_status open_file(gs_reader *r, gs_error *err)
 {
     const char *path = r->layout->files[r->fi];
-    int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(STDIN_FILENO);
-    if (fd < 0)
-        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
-    if (gs_zfile_fdopen(fd, path, &r->gz, err) != GS_OK ||
-        gs_zfile_parallel(r->gz, r->o.threads, err) != GS_OK)
+    gs_stream_opts so = {.threads = r->o.threads, .tune = r->o.tune};
+    gs_seq_head h;
+    if (gs_stream_open(path, &so, &r->gz, err) != GS_OK ||
+        gs_seq_detect(r->gz, CHUNK, &h, err) != GS_OK)
         return err->code;
     r->eof = 0;
     r->pos = r->end = 0;
     r->file_off = 0;
     r->raw_started = 0;
     r->line_start = 1;
-    int got = refill(r, err); /* gzread fills the whole chunk unless the file ends */
-    if (got < 0)
+    if (refill(r, err) != GS_OK) /* the bytes peeked at */
         return err->code;
-    size_t p = 0;
-    if (r->end >= 3 && !memcmp(r->in, "\xef\xbb\xbf", 3))
-        p = 3;
-    while (p < r->end && (r->in[p] == ' ' || r->in[p] == '\t' || r->in[p] == '\r' || r->in[p] == '\n'))
-        p++;
-    int fasta_start = p < r->end && r->in[p] == '>';
     if (r->o.format == GS_INPUT_RAW) {
         r->raw = 1;
         return GS_OK;
     }
-    if (fasta_start) {
+    if (h.format == GS_SEQ_FASTA || (r->o.format == GS_INPUT_FASTA && h.format == GS_SEQ_EMPTY)) {
         r->raw = 0;
-        r->pos = p; /* the BOM and blank lines before the first header are not text */
+        r->pos = h.start; /* the BOM and blank lines before the first header are not text */
         return GS_OK;
     }
-    if (r->o.format == GS_INPUT_FASTA) { /* empty or blank: a FASTA file of no records */
-        if (p < r->end || r->end >= CHUNK)
-            return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
-        r->raw = 0;
-        r->pos = p;
-        return GS_OK;
-    }
+    if (r->o.format == GS_INPUT_FASTA)
+        return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
     const char *z = foreign_compression(r->in, r->end);
     if (z)
         return gs_fail(err, GS_EINPUT,
@@ -216,10 +198,9 @@ static gs_status read_header(gs_reader *r, gs_error *err)
     r->pos++; /* '>' */
     for (;;) {
         if (r->pos == r->end) {
-            int got = refill(r, err);
-            if (got < 0)
+            if (refill(r, err) != GS_OK)
                 return err->code;
-            if (got == 0)
+            if (r->eof)
                 break;
         }
         const uint8_t *s = r->in + r->pos;
@@ -228,8 +209,7 @@ static gs_status read_header(gs_reader *r, gs_error *err)
         size_t n = nl ? (size_t)(nl - s) : avail;
         for (size_t i = 0; i < n && !word_done; i++) {
             uint8_t c = s[i];
-            int space = c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-            if (space) {
+            if (gs_name_blank(c)) {
                 word_done = in_word;
                 continue;
             }
@@ -254,16 +234,17 @@ static gs_status read_header(gs_reader *r, gs_error *err)
     return append_record(r, r->name ? r->name : "", r->name_len, err);
 }
 
-/* Move to the next record, opening files as needed. Returns 1 when a record
- * is open, 0 at the end of the corpus, -1 on error. */
-static int next_record(gs_reader *r, gs_error *err)
+/* Move to the next record, opening files as needed: *open is 0 at the end
+ * of the corpus. */
+static gs_status next_record(gs_reader *r, int *open, gs_error *err)
 {
+    *open = 0;
     for (;;) {
         if (r->gz == NULL) {
             if (r->fi == r->layout->n_files)
-                return 0;
+                return GS_OK;
             if (open_file(r, err) != GS_OK)
-                return -1;
+                return err->code;
         }
         if (r->raw) {
             if (r->raw_started) {
@@ -272,19 +253,20 @@ static int next_record(gs_reader *r, gs_error *err)
             }
             r->raw_started = 1;
             const char *base = gs_path_base(r->layout->files[r->fi]);
-            return append_record(r, base, strlen(base), err) == GS_OK ? 1 : -1;
+            *open = 1;
+            return append_record(r, base, strlen(base), err);
         }
         /* FASTA: we stand at a line starting with '>' or at the end of the file. */
         if (r->pos == r->end) {
-            int got = refill(r, err);
-            if (got < 0)
-                return -1;
-            if (got == 0) {
+            if (refill(r, err) != GS_OK)
+                return err->code;
+            if (r->eof) {
                 close_file(r);
                 continue;
             }
         }
-        return read_header(r, err) == GS_OK ? 1 : -1;
+        *open = 1;
+        return read_header(r, err);
     }
 }
 
@@ -319,15 +301,14 @@ static size_t copy_residues(uint8_t *restrict out, const uint8_t *restrict s, si
 
 /* Append residues of the open record to out[*n .. cap). Stops when full, or
  * sets rec_done at the record's end (next header or end of file). */
-static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
+static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
 {
     size_t k = *n;
     while (k < cap) {
         if (r->pos == r->end) {
-            int got = refill(r, err);
-            if (got < 0)
-                return -1;
-            if (got == 0) {
+            if (refill(r, err) != GS_OK)
+                return err->code;
+            if (r->eof) {
                 r->rec_done = 1;
                 break;
             }
@@ -372,7 +353,7 @@ static int fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err
         }
     }
     *n = k;
-    return 0;
+    return GS_OK;
 }
 
 int gs_input_seekable(const char *path)
@@ -461,13 +442,15 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
     size_t cap = r->o.block + r->o.overlap;
     for (;;) {
         if (!r->in_rec) {
-            int got = next_record(r, err);
-            if (got <= 0)
-                return got;
+            int open;
+            if (next_record(r, &open, err) != GS_OK)
+                return -1;
+            if (!open)
+                return 0;
         }
         size_t n = r->n_carry;
         memcpy(buf, r->carry, n);
-        if (!r->rec_done && fill(r, buf, &n, cap, err) < 0)
+        if (!r->rec_done && fill(r, buf, &n, cap, err) != GS_OK)
             return -1;
         gs_record *rec = &r->layout->rec[r->rec];
         rec->length = r->rec_pos + n;
@@ -542,7 +525,7 @@ uint64_t gs_reader_bytes_in(const gs_reader *r)
 {
     uint64_t n = r->bytes_done;
     if (r->gz)
-        n += gs_zfile_bytes_in(r->gz);
+        n += gs_stream_bytes_in(r->gz);
     return n;
 }
 
@@ -550,8 +533,7 @@ void gs_reader_close(gs_reader *r)
 {
     if (r == NULL)
         return;
-    if (r->gz)
-        gs_zfile_close(r->gz);
+    gs_stream_close(r->gz);
     free(r->carry);
     free(r->name);
     free(r);

@@ -26,6 +26,7 @@
 #define GS_FASTA_H
 
 #include "core/gs_error.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 
 typedef enum gs_input_format {
@@ -42,8 +43,9 @@ typedef struct gs_reader_opts {
     size_t overlap; /* residues each segment extends into the next: max_len - 1 */
     int any_bytes;  /* --alphabet bytes: a file that is not FASTA is raw even when
                      * it is not text (a NUL byte in its first 1 MiB) */
-    int threads;    /* threads that may decompress one gzip file (inflate.h:
-                     * gs_zfile_parallel); 0 or 1: one */
+    int threads;    /* threads that may decompress one gzip file
+                     * (io/stream/stream.h); 0 or 1: one */
+    const gs_tune *tune; /* io_gzip_region; NULL: defaults */
 } gs_reader_opts;
 
 /* Open the files in order. Records are appended to *layout as they are met

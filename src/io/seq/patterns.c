@@ -1,7 +1,7 @@
 /* patterns.c - read and validate a pattern file (FASTA or one pattern a line).
  *
- * The whole file is read into memory first (through zlib, so a gzipped pattern
- * file works too): pattern files are small next to the corpus, and having every
+ * The whole file is read into memory first (through the byte-stream reader,
+ * so a gzipped pattern file works too): pattern files are small next to the corpus, and having every
  * line at hand keeps the two forms simple and lets every error name path:line.
  *
  * The form is chosen by the first line that is neither blank nor a comment:
@@ -29,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
+
+#include "io/stream/stream.h"
+#include "seqformat.h"
 
 /* IUPAC nucleotide codes (either case) -> uppercase with U as T; 0 = invalid. */
 #define IUPAC(u, to) [u] = to, [u - 'A' + 'a'] = to
@@ -51,13 +53,6 @@ static const char *quote_symbol(uint8_t c, char out[8])
     return out;
 }
 
-/* Internal steps return -1 once gs_fail has recorded why. */
-static int failed(gs_status s)
-{
-    (void)s;
-    return -1;
-}
-
 static int hexval(uint8_t c)
 {
     if (c >= '0' && c <= '9')
@@ -75,19 +70,19 @@ typedef struct bstr {
     size_t n, cap;
 } bstr;
 
-static int bstr_reserve(bstr *b, size_t extra, gs_error *err)
+static gs_status bstr_reserve(bstr *b, size_t extra, gs_error *err)
 {
     if (b->n + extra + 1 <= b->cap)
-        return 0;
+        return GS_OK;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->n + extra + 1)
         cap *= 2;
     uint8_t *p = gs_realloc(b->p, cap, err, "pattern text");
     if (p == NULL)
-        return -1;
+        return GS_ESYS;
     b->p = p;
     b->cap = cap;
-    return 0;
+    return GS_OK;
 }
 
 /* The pattern being assembled: text as written and the decoded bytes. */
@@ -108,7 +103,7 @@ typedef struct parser {
 
 /* Validate and convert one piece of sequence (one line's worth) of the pending
  * pattern, appending to its text and bytes. */
-static int add_sequence(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
+static gs_status add_sequence(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
 {
     char q[8];
     const char *name = pd->name;
@@ -118,19 +113,18 @@ static int add_sequence(parser *P, pending *pd, const uint8_t *s, size_t n, uint
         name = autoname;
     }
     if (bstr_reserve(&pd->text, n, P->err) || bstr_reserve(&pd->bytes, n, P->err))
-        return -1;
+        return P->err->code;
     memcpy(pd->text.p + pd->text.n, s, n);
     pd->text.n += n;
     if (P->alpha == GS_ALPHA_DNA) {
         for (size_t i = 0; i < n; i++) {
             uint8_t up = iupac_upper[s[i]];
             if (up == 0)
-                return failed(gs_fail(P->err, GS_EINPUT,
-                                      "invalid symbol '%s' in pattern %s (%s:%u)",
-                                      quote_symbol(s[i], q), name, P->path, line));
+                return gs_fail(P->err, GS_EINPUT, "invalid symbol '%s' in pattern %s (%s:%u)",
+                               quote_symbol(s[i], q), name, P->path, line);
             pd->bytes.p[pd->bytes.n++] = up;
         }
-        return 0;
+        return GS_OK;
     }
     for (size_t i = 0; i < n; i++) {
         uint8_t c = s[i];
@@ -152,37 +146,36 @@ static int add_sequence(parser *P, pending *pd, const uint8_t *s, size_t n, uint
                 for (size_t j = 0; j < k; j++)
                     if (shown[j] < 0x20 || shown[j] == 0x7f)
                         shown[j] = '?';
-                return failed(
-                    gs_fail(P->err, GS_EINPUT,
-                            "bad escape '%s' in pattern %s: use \\xHH, \\\\, \\t, \\n or \\r "
-                            "(%s:%u)",
-                            shown, name, P->path, line));
+                return gs_fail(P->err, GS_EINPUT,
+                               "bad escape '%s' in pattern %s: use \\xHH, \\\\, \\t, \\n or \\r "
+                               "(%s:%u)",
+                               shown, name, P->path, line);
             }
         }
         pd->bytes.p[pd->bytes.n++] = c;
     }
-    return 0;
+    return GS_OK;
 }
 
 /* Close the pending pattern: check it is not empty and append it to the set. */
-static int finish_pattern(parser *P, pending *pd)
+static gs_status finish_pattern(parser *P, pending *pd)
 {
     if (!pd->open)
-        return 0;
+        return GS_OK;
     gs_patset *ps = P->ps;
     char autoname[24];
     snprintf(autoname, sizeof autoname, "p%u", ps->n + 1);
     if (pd->bytes.n == 0)
-        return failed(gs_fail(P->err, GS_EINPUT, "empty pattern %s (%s:%u)",
-                              pd->name ? pd->name : autoname, P->path, pd->line));
+        return gs_fail(P->err, GS_EINPUT, "empty pattern %s (%s:%u)",
+                       pd->name ? pd->name : autoname, P->path, pd->line);
     if (ps->n == UINT32_MAX || pd->bytes.n > UINT32_MAX)
-        return failed(gs_fail(P->err, GS_EINPUT, "too many patterns or pattern too long (%s:%u)",
-                              P->path, pd->line));
+        return gs_fail(P->err, GS_EINPUT, "too many patterns or pattern too long (%s:%u)",
+                       P->path, pd->line);
     if (ps->n == P->cap) {
         size_t cap = P->cap ? P->cap * 2 : 256;
         gs_pattern *v = gs_realloc(ps->v, cap * sizeof *v, P->err, "pattern set");
         if (v == NULL)
-            return -1;
+            return GS_ESYS;
         ps->v = v;
         P->cap = cap;
     }
@@ -194,7 +187,7 @@ static int finish_pattern(parser *P, pending *pd)
     pt->bytes = gs_malloc(pd->bytes.n, P->err, "pattern bytes");
     ps->n++; /* counted now so gs_patset_free releases whatever was allocated */
     if (pt->name == NULL || pt->text == NULL || pt->bytes == NULL)
-        return failed(gs_fail(P->err, GS_ESYS, "out of memory (%s)", P->path));
+        return gs_fail(P->err, GS_ESYS, "out of memory (%s)", P->path);
     memcpy(pt->text, pd->text.p, pd->text.n);
     pt->text[pd->text.n] = 0;
     memcpy(pt->bytes, pd->bytes.p, pd->bytes.n);
@@ -206,12 +199,13 @@ static int finish_pattern(parser *P, pending *pd)
         ps->max_len = pt->len;
     pd->text.n = pd->bytes.n = 0;
     pd->open = 0;
-    return 0;
+    return GS_OK;
 }
 
 static int is_blank(uint8_t c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-static int open_pattern(parser *P, pending *pd, const uint8_t *name, size_t name_len, uint32_t line)
+static gs_status open_pattern(parser *P, pending *pd, const uint8_t *name, size_t name_len,
+                              uint32_t line)
 {
     pd->open = 1;
     pd->line = line;
@@ -221,15 +215,16 @@ static int open_pattern(parser *P, pending *pd, const uint8_t *name, size_t name
     if (name_len > 0) {
         pd->name = gs_malloc(name_len + 1, P->err, "pattern name");
         if (pd->name == NULL)
-            return -1;
+            return GS_ESYS;
         memcpy(pd->name, name, name_len);
         pd->name[name_len] = 0;
     }
-    return 0;
+    return GS_OK;
 }
 
 /* A FASTA sequence line: drop '\r', spaces and tabs, as the corpus reader does. */
-static int fasta_sequence_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
+static gs_status fasta_sequence_line(parser *P, pending *pd, const uint8_t *s, size_t n,
+                                     uint32_t line)
 {
     size_t i = 0;
     while (i < n) {
@@ -237,14 +232,14 @@ static int fasta_sequence_line(parser *P, pending *pd, const uint8_t *s, size_t 
         while (j < n && !is_blank(s[j]))
             j++;
         if (j > i && add_sequence(P, pd, s + i, j - i, line))
-            return -1;
+            return P->err->code;
         i = j + 1;
     }
-    return 0;
+    return GS_OK;
 }
 
 /* One line of the line form (without its '\n'); comment lines never get here. */
-static int text_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
+static gs_status text_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
 {
     if (P->alpha == GS_ALPHA_DNA) {
         const uint8_t *hash = memchr(s, '#', n);
@@ -254,12 +249,12 @@ static int text_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_
         while (i < n && is_blank(s[i]))
             i++;
         if (i == n)
-            return 0; /* blank (or only a trailing comment) */
+            return GS_OK; /* blank (or only a trailing comment) */
     } else if (n > 0 && s[n - 1] == '\r') {
         n--;
     }
     if (n == 0)
-        return 0;
+        return GS_OK;
     const uint8_t *tab = memchr(s, '\t', n);
     const uint8_t *name = NULL, *seq = s;
     size_t name_len = 0, seq_len = n;
@@ -281,31 +276,28 @@ static int text_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_
     }
     if (open_pattern(P, pd, name, name_len, line) || add_sequence(P, pd, seq, seq_len, line) ||
         finish_pattern(P, pd))
-        return -1;
-    return 0;
+        return P->err->code;
+    return GS_OK;
 }
 
-/* Read all of path into *data (a NUL is appended). */
+/* Read all of path into *data (a NUL is appended), through the byte-stream
+ * reader, so a gzipped pattern file works too. */
 static gs_status slurp(const char *path, uint8_t **data, size_t *len, gs_error *err)
 {
     struct stat st;
-    gzFile gz = NULL;
+    gs_stream *in = NULL;
     uint8_t *buf = NULL;
-    size_t n = 0, cap = 1 << 16;
+    size_t n = 0, cap = 1 << 16, got = 1;
     if (stat(path, &st) != 0)
         return gs_fail(err, GS_EINPUT, "cannot open pattern file: %s (%s)", strerror(errno), path);
     if (S_ISDIR(st.st_mode))
         return gs_fail(err, GS_EINPUT, "pattern file is a directory (%s)", path);
-    gz = gzopen(path, "rb");
-    if (gz == NULL) {
-        gs_fail(err, GS_EINPUT, "cannot open pattern file: %s (%s)",
-                errno ? strerror(errno) : "out of memory", path);
+    /* a file named "-" is that file, not standard input */
+    gs_stream_opts so = {.what = "pattern file"};
+    if (gs_stream_open(strcmp(path, "-") ? path : "./-", &so, &in, err) != GS_OK ||
+        (buf = gs_malloc(cap, err, "pattern file")) == NULL)
         goto fail;
-    }
-    buf = gs_malloc(cap, err, "pattern file");
-    if (buf == NULL)
-        goto fail;
-    for (;;) {
+    while (got > 0) {
         if (cap - n < (1 << 16)) {
             uint8_t *b = gs_realloc(buf, cap * 2, err, "pattern file");
             if (b == NULL)
@@ -313,32 +305,17 @@ static gs_status slurp(const char *path, uint8_t **data, size_t *len, gs_error *
             buf = b;
             cap *= 2;
         }
-        size_t room = cap - n - 1 < (1u << 30) ? cap - n - 1 : (1u << 30);
-        int r = gzread(gz, buf + n, (unsigned)room);
-        if (r > 0) {
-            n += (size_t)r;
-            continue;
-        }
-        int zerr;
-        const char *msg = gzerror(gz, &zerr);
-        size_t pl = strlen(path); /* zlib prefixes its message with "path: " */
-        if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
-            msg += pl + 2;
-        if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
-            gs_fail(err, GS_EINPUT, "cannot read pattern file: %s at byte %zu (%s)",
-                    zerr == Z_ERRNO ? strerror(errno) : msg, n, path);
+        if (gs_stream_read(in, buf + n, cap - n - 1, &got, err) != GS_OK)
             goto fail;
-        }
-        break;
+        n += got;
     }
-    gzclose(gz);
+    gs_stream_close(in);
     buf[n] = 0;
     *data = buf;
     *len = n;
     return GS_OK;
 fail:
-    if (gz)
-        gzclose(gz);
+    gs_stream_close(in);
     free(buf);
     return err->code;
 }
@@ -382,13 +359,8 @@ gs_status gs_patset_read(const char *path, gs_alphabet alpha, gs_patset *ps, gs_
         } else if (n > 0 && s[0] == '>') {
             if (finish_pattern(&P, &pd))
                 goto fail;
-            size_t b = 1;
-            while (b < n && (is_blank(s[b]) || s[b] == '\v' || s[b] == '\f'))
-                b++;
-            size_t e = b;
-            while (e < n && !(is_blank(s[e]) || s[e] == '\v' || s[e] == '\f'))
-                e++;
-            if (open_pattern(&P, &pd, s + b, e - b, line))
+            size_t name_len, b = 1 + gs_header_name(s + 1, n - 1, &name_len);
+            if (open_pattern(&P, &pd, s + b, name_len, line))
                 goto fail;
         } else if (fasta_sequence_line(&P, &pd, s, n, line)) {
             goto fail;

@@ -79,19 +79,25 @@ gs_compression gs_bgzf_sniff(const uint8_t *head, size_t n)
     return n >= HDR && block_size(head) ? GS_COMP_BGZF : GS_COMP_GZIP;
 }
 
-int gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at)
+gs_status gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at, const char *path, int *ended,
+                        gs_error *err)
 {
+    *ended = 0;
     while (n > 0) {
         ssize_t got = pread(fd, out, n, (off_t)at);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got <= 0)
-            return got == 0 ? 1 : -1;
+        if (got < 0)
+            return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+        if (got == 0) {
+            *ended = 1;
+            return GS_OK;
+        }
         out += got;
         n -= (size_t)got;
         at += (uint64_t)got;
     }
-    return 0;
+    return GS_OK;
 }
 
 gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err)
@@ -125,50 +131,49 @@ void gs_gzi_free(gs_gzi *gzi)
     gzi->n = 0;
 }
 
-/* Header and trailer of the block at off: its BSIZE and ISIZE. Returns 0, or
- * 1 when there is no valid block there (*why says what), -1 on a read error. */
-static int block_at(int fd, uint64_t off, uint64_t size, uint32_t *bsize, uint32_t *isize,
-                    const char **why)
+/* Header and trailer of the block at off of fd (path): its BSIZE and ISIZE,
+ * *why NULL; or *why says why there is no valid block there. GS_ESYS on a
+ * read error. */
+static gs_status block_at(int fd, const char *path, uint64_t off, uint64_t size, uint32_t *bsize,
+                          uint32_t *isize, const char **why, gs_error *err)
 {
     uint8_t h[HDR], t[4];
-    if (size - off < HDR) {
+    int ended = 1;
+    gs_status st = GS_OK;
+    *why = NULL;
+    if (size - off < HDR || (st = gs_pread_full(fd, h, HDR, off, path, &ended, err)) != GS_OK ||
+        ended) {
         *why = "truncated block header";
-        return 1;
+        return st;
     }
-    int rc = gs_pread_full(fd, h, HDR, off);
-    if (rc)
-        return rc < 0 ? -1 : (*why = "truncated block header", 1);
     if ((*bsize = block_size(h)) == 0) {
         *why = "not a BGZF block header";
-        return 1;
+        return GS_OK;
     }
-    if (*bsize > size - off) {
+    ended = 1;
+    if (*bsize > size - off ||
+        (st = gs_pread_full(fd, t, 4, off + *bsize - 4, path, &ended, err)) != GS_OK || ended) {
         *why = "truncated block";
-        return 1;
+        return st;
     }
-    rc = gs_pread_full(fd, t, 4, off + *bsize - 4);
-    if (rc)
-        return rc < 0 ? -1 : (*why = "truncated block", 1);
     *isize = le32(t);
-    if (*isize > BLOCK_MAX) {
+    if (*isize > BLOCK_MAX)
         *why = "block larger than 64 KiB";
-        return 1;
-    }
-    return 0;
+    return GS_OK;
 }
 
-static int gzi_push(gs_gzi *gzi, size_t *cap, uint64_t coff, uint64_t uoff, gs_error *err)
+static gs_status gzi_push(gs_gzi *gzi, size_t *cap, uint64_t coff, uint64_t uoff, gs_error *err)
 {
     if (gzi->n == *cap) {
         size_t c = *cap ? *cap * 2 : 256;
         gs_gzi_entry *v = gs_realloc(gzi->v, c * sizeof *v, err, "BGZF index");
         if (v == NULL)
-            return -1;
+            return GS_ESYS;
         gzi->v = v;
         *cap = c;
     }
     gzi->v[gzi->n++] = (gs_gzi_entry){coff, uoff};
-    return 0;
+    return GS_OK;
 }
 
 gs_status gs_gzi_build(const char *path, gs_gzi *gzi, gs_error *err)
@@ -186,18 +191,15 @@ gs_status gs_gzi_build(const char *path, gs_gzi *gzi, gs_error *err)
     while (off < size) {
         uint32_t bsize, isize;
         const char *why = NULL;
-        int rc = block_at(fd, off, size, &bsize, &isize, &why);
-        if (rc < 0) {
-            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+        if (block_at(fd, path, off, size, &bsize, &isize, &why, err) != GS_OK)
             goto fail;
-        }
-        if (rc > 0) {
+        if (why) {
             gs_fail(err, GS_EINPUT, "cannot index BGZF: %s at byte %" PRIu64 " (%s)", why, off,
                     path);
             goto fail;
         }
         if (isize > 0) {
-            if (seen_data && gzi_push(gzi, &cap, off, u, err) != 0)
+            if (seen_data && gzi_push(gzi, &cap, off, u, err) != GS_OK)
                 goto fail;
             seen_data = 1;
         }
@@ -246,8 +248,10 @@ gs_status gs_gzi_load(const char *gzi_path, gs_gzi *gzi, gs_error *err)
     }
     uint64_t size = (uint64_t)st.st_size;
     uint8_t h[8];
-    if (size < 8 || gs_pread_full(fd, h, 8, 0) != 0 || size - 8 != le64(h) * 16 ||
-        le64(h) > size / 16) {
+    int ended = 1;
+    gs_error ignored = {0};
+    if (size < 8 || gs_pread_full(fd, h, 8, 0, gzi_path, &ended, &ignored) != GS_OK || ended ||
+        size - 8 != le64(h) * 16 || le64(h) > size / 16) {
         gs_fail(err, GS_EINPUT, "malformed BGZF index: size does not match its count (%s)",
                 gzi_path);
         goto fail;
@@ -257,10 +261,10 @@ gs_status gs_gzi_load(const char *gzi_path, gs_gzi *gzi, gs_error *err)
         if ((buf = gs_malloc((size_t)(size - 8), err, "BGZF index")) == NULL ||
             (gzi->v = gs_malloc(gzi->n * sizeof *gzi->v, err, "BGZF index")) == NULL)
             goto fail;
-        int rc = gs_pread_full(fd, buf, (size_t)(size - 8), 8);
-        if (rc) {
-            gs_fail(err, rc < 0 ? GS_ESYS : GS_EINPUT, "cannot read BGZF index: %s (%s)",
-                    rc < 0 ? strerror(errno) : "file shrank", gzi_path);
+        gs_status rc = gs_pread_full(fd, buf, (size_t)(size - 8), 8, gzi_path, &ended, &ignored);
+        if (rc != GS_OK || ended) {
+            gs_fail(err, rc != GS_OK ? GS_ESYS : GS_EINPUT, "cannot read BGZF index: %s (%s)",
+                    rc != GS_OK ? strerror(errno) : "file shrank", gzi_path);
             goto fail;
         }
         for (size_t i = 0; i < gzi->n; i++)
@@ -381,12 +385,9 @@ gs_status gs_bgzf_open(const char *path, gs_bgzf **out, gs_error *err)
     while (off < b->csize) {
         uint32_t bsize, isize;
         const char *why = NULL;
-        int rc = block_at(b->fd, off, b->csize, &bsize, &isize, &why);
-        if (rc < 0) {
-            gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
+        if (block_at(b->fd, path, off, b->csize, &bsize, &isize, &why, err) != GS_OK)
             goto fail;
-        }
-        if (rc > 0) {
+        if (why) {
             if (off == b->e[b->n - 1].coff && b->n > 1)
                 stale(b, "no block header where the index lists one", off, err);
             else
@@ -435,18 +436,20 @@ static gs_status fetch_block(gs_bgzf *b, uint64_t off, int listed, uint8_t *dst,
         return listed ? stale(b, "no block header where the index lists one", off, err)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: truncated block at byte %" PRIu64
                                 " (%s)", off, b->path);
-    int rc = gs_pread_full(b->fd, dst, HDR, off);
-    uint32_t bsize = rc == 0 ? block_size(dst) : 0;
-    if (rc < 0)
-        return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), b->path);
+    int ended = 0;
+    if (gs_pread_full(b->fd, dst, HDR, off, b->path, &ended, err) != GS_OK)
+        return err->code;
+    uint32_t bsize = ended ? 0 : block_size(dst);
     if (bsize == 0)
         return listed ? stale(b, "no block header where the index lists one", off, err)
                       : gs_fail(err, GS_EINPUT, "corrupt BGZF: bad block header at byte %" PRIu64
                                 " (%s)", off, b->path);
-    if (bsize > b->csize - off || (rc = gs_pread_full(b->fd, dst + HDR, bsize - HDR, off + HDR)))
-        return rc < 0 ? gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), b->path)
-                      : gs_fail(err, GS_EINPUT, "corrupt BGZF: truncated block at byte %" PRIu64
-                                " (%s)", off, b->path);
+    if (bsize <= b->csize - off &&
+        gs_pread_full(b->fd, dst + HDR, bsize - HDR, off + HDR, b->path, &ended, err) != GS_OK)
+        return err->code;
+    if (bsize > b->csize - off || ended)
+        return gs_fail(err, GS_EINPUT, "corrupt BGZF: truncated block at byte %" PRIu64 " (%s)",
+                       off, b->path);
     *bytes_read += bsize;
     *bsize_out = bsize;
     return GS_OK;

@@ -11,6 +11,7 @@
 
 #include "core/gs_error.h"
 #include "core/gs_parallel.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 
 /* What the first bytes of a file say it is. */
@@ -22,9 +23,11 @@ typedef enum gs_compression {
 
 /* Classify the first n bytes of a file (n >= 18 is needed to see BGZF). */
 gs_compression gs_bgzf_sniff(const uint8_t *head, size_t n);
-/* pread all of [at, at + n): 0, 1 when the file ends first, -1 on error
- * (errno set). Shared by the BGZF and the .fai readers. */
-int gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at);
+/* pread all of [at, at + n) of fd (the file path, for messages): *ended
+ * when the file ends first; GS_ESYS on a read error. Shared by the BGZF and
+ * the .fai readers. */
+gs_status gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at, const char *path, int *ended,
+                        gs_error *err);
 
 /* Open path and classify its first bytes (GS_EINPUT when it cannot be opened). */
 gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err);
@@ -87,8 +90,9 @@ gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err);
  * out_path (through a temporary file renamed when complete, so out_path may
  * be in_path): blocks of at most 0xff00 input bytes, as htslib writes them,
  * deflated by threads (1..GS_BGZF_MAX_THREADS) with libdeflate at level
- * (1..12), then the EOF block. Corrupt input is GS_EINPUT naming in_path. */
+ * (1..12), then the EOF block. Corrupt input is GS_EINPUT naming in_path.
+ * tune (NULL: defaults) sizes the regions of a parallel gzip inflate. */
 gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, int threads,
-                          gs_error *err);
+                          const gs_tune *tune, gs_error *err);
 
 #endif

@@ -3,7 +3,7 @@
  *
  * A gzip stream can only be read on one thread; BGZF can be read by ranges
  * and by many threads. Converting once (gscan index --bgzf) pays for every
- * later run. The input is read in batches of 256 blocks through gs_zfile
+ * later run. The input is read in batches of 256 blocks through gs_stream
  * (ISA-L), each batch's blocks are deflated by the threads (each with its own
  * libdeflate compressor, blocks dealt round-robin), then written in order.
  *
@@ -16,7 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "bgzf.h"
-#include "inflate.h"
+#include "stream.h"
 #include "replace_file.h"
 
 #include <libdeflate.h>
@@ -90,9 +90,9 @@ static void *work(void *arg)
 }
 
 gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, int threads,
-                          gs_error *err)
+                          const gs_tune *tune, gs_error *err)
 {
-    gs_zfile *zf = NULL;
+    gs_stream *zf = NULL;
     gs_replace_file rf = {0};
     int rf_open = 0;
     uint8_t *in = NULL, *out = NULL;
@@ -105,7 +105,7 @@ gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, 
     if (level < 1 || level > 12)
         return gs_fail(err, GS_EUSAGE, "compression level must be 1 to 12 (--level %d)", level);
     batch b = {.level = level, .threads = threads};
-    if (gs_zfile_open(in_path, &zf, err) != GS_OK || gs_zfile_parallel(zf, threads, err) != GS_OK)
+    if (gs_stream_open(in_path, &(gs_stream_opts){.threads = threads, .tune = tune}, &zf, err) != GS_OK)
         goto fail;
     if ((in = gs_malloc((size_t)BATCH * IN_MAX, err, "BGZF input")) == NULL ||
         (out = gs_malloc((size_t)BATCH * OUT_MAX, err, "BGZF output")) == NULL ||
@@ -124,12 +124,12 @@ gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, 
     for (;;) {
         size_t n = 0;
         while (n < (size_t)BATCH * IN_MAX) {
-            int64_t got = gs_zfile_read(zf, in + n, (size_t)BATCH * IN_MAX - n, err);
-            if (got < 0)
+            size_t got;
+            if (gs_stream_read(zf, in + n, (size_t)BATCH * IN_MAX - n, &got, err) != GS_OK)
                 goto fail;
             if (got == 0)
                 break;
-            n += (size_t)got;
+            n += got;
         }
         if (n == 0)
             break;
@@ -150,7 +150,7 @@ gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, 
     rf_open = 0; /* commit releases it, failing or not */
     if (gs_replace_commit(&rf, "BGZF file", err) != GS_OK)
         goto fail;
-    gs_zfile_close(zf);
+    gs_stream_close(zf);
     for (int t = 0; t < threads; t++)
         libdeflate_free_compressor(w[t].c);
     free(in);
@@ -163,7 +163,7 @@ fail:
         unlink(rf.tmp);
         free(rf.tmp);
     }
-    gs_zfile_close(zf);
+    gs_stream_close(zf);
     for (int t = 0; t < threads; t++)
         if (w[t].c)
             libdeflate_free_compressor(w[t].c);

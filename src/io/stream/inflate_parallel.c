@@ -41,7 +41,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <zlib.h> /* crc32_combine */
+
+#include "core/gs_parallel.h"
 
 #include "deflate_chunk.h"
 
@@ -67,8 +69,10 @@ struct gs_pinflate {
     const uint8_t *in;
     size_t n, region, n_regions;
     char *name;
-    pthread_t *tid;
+    gs_task task;       /* runs the workers (gs_run_parallel) beside the caller */
+    struct gs_pinflate **workers; /* n_threads pointers to this, one a worker */
     int n_threads;
+    pthread_t opener;   /* the calling thread, which must not run the workers */
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     slot *slots;
@@ -150,7 +154,7 @@ static void resolve_region(slot *s)
 
 static void *worker(void *arg)
 {
-    gs_pinflate *p = arg;
+    gs_pinflate *p = *(gs_pinflate **)arg;
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         if (p->q_n > 0) {
@@ -179,12 +183,24 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static int64_t corrupt(gs_pinflate *p, const char *why, uint64_t out, uint64_t in_byte, gs_error *err)
+/* The workers, on the task's thread and threads of their own until close
+ * stops them. Run on the opener (no thread could be started) they would
+ * wait for work that only the opener makes: they return at once then. */
+static void *run_workers(void *arg)
 {
-    gs_fail(err, GS_EINPUT,
-            "corrupt or truncated gzip: %s after %llu decompressed bytes (compressed byte %llu) (%s)",
-            why, (unsigned long long)out, (unsigned long long)in_byte, p->name);
-    return -1;
+    gs_pinflate *p = arg;
+    if (!pthread_equal(pthread_self(), p->opener))
+        gs_run_parallel(worker, p->workers, sizeof *p->workers, p->n_threads);
+    return NULL;
+}
+
+static gs_status corrupt(gs_pinflate *p, const char *why, uint64_t out, uint64_t in_byte,
+                         gs_error *err)
+{
+    return gs_fail(err, GS_EINPUT,
+                   "corrupt or truncated gzip: %s after %llu decompressed bytes (compressed byte "
+                   "%llu) (%s)",
+                   why, (unsigned long long)out, (unsigned long long)in_byte, p->name);
 }
 
 /* The window after a piece: the last W bytes of window ++ piece. */
@@ -209,7 +225,7 @@ static void next_window(gs_pinflate *p, const gs_dchunk *c)
 
 /* Chain region j (its slot decoded): use the worker's piece or decode the
  * region again from where the chain stands; hand it on to be resolved. */
-static int chain_step(gs_pinflate *p, slot *s, gs_error *err)
+static gs_status chain_step(gs_pinflate *p, slot *s, gs_error *err)
 {
     size_t j = s->region;
     s->empty = p->eos || p->want >= region_end(p, j);
@@ -217,21 +233,21 @@ static int chain_step(gs_pinflate *p, slot *s, gs_error *err)
         pthread_mutex_lock(&p->mu);
         s->state = S_READY;
         pthread_mutex_unlock(&p->mu);
-        return 0;
+        return GS_OK;
     }
     gs_dchunk *c = &s->c;
     if (!s->usable || c->start_bit != p->want) {
         int rc = gs_dchunk_decode(c, p->in, p->n, p->want, p->want == 0, p->window, p->win_len,
                                   region_end(p, j), SIZE_MAX);
         if (rc == -2)
-            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name), -1;
+            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name);
         if (rc != 0)
-            return corrupt(p, c->why, p->out_chained + c->n_tail, c->err_byte, err), -1;
+            return corrupt(p, c->why, p->out_chained + c->n_tail, c->err_byte, err);
     }
     if (s->crc_cap < c->n_ends + 1) {
         uint32_t *v = realloc(s->crc, (c->n_ends + 1) * sizeof *v);
         if (v == NULL)
-            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name), -1;
+            return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name);
         s->crc = v;
         s->crc_cap = c->n_ends + 1;
     }
@@ -246,19 +262,19 @@ static int chain_step(gs_pinflate *p, slot *s, gs_error *err)
     p->queue[(p->q_head + p->q_n++) % p->n_slots] = j;
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);
-    return 0;
+    return GS_OK;
 }
 
 /* Chain every region already decoded, without waiting; then, if region
  * emit is not chained yet, wait for it and chain it. */
-static int advance(gs_pinflate *p, gs_error *err)
+static gs_status advance(gs_pinflate *p, gs_error *err)
 {
     for (;;) {
         pthread_mutex_lock(&p->mu);
         int must = p->chain == p->emit;
         if (p->chain >= p->n_regions || p->chain >= p->emit + p->n_slots) {
             pthread_mutex_unlock(&p->mu);
-            return 0;
+            return GS_OK;
         }
         slot *s = &p->slots[p->chain % p->n_slots];
         while (must && !(s->state == S_DECODED && s->region == p->chain))
@@ -266,22 +282,22 @@ static int advance(gs_pinflate *p, gs_error *err)
         int ready = s->state == S_DECODED && s->region == p->chain;
         pthread_mutex_unlock(&p->mu);
         if (!ready)
-            return 0;
-        if (chain_step(p, s, err) != 0)
-            return -1;
+            return GS_OK;
+        if (chain_step(p, s, err) != GS_OK)
+            return err->code;
         p->chain++;
     }
 }
 
 /* Region emit resolved: check its member ends and set up its views. */
-static int take_region(gs_pinflate *p, slot *s, gs_error *err)
+static gs_status take_region(gs_pinflate *p, slot *s, gs_error *err)
 {
     gs_dchunk *c = &s->c;
     p->n_views = p->next_view = 0;
     if (s->empty)
-        return 0;
+        return GS_OK;
     if (s->bad)
-        return corrupt(p, "invalid distance too far back", p->out, c->start_bit / 8, err), -1;
+        return corrupt(p, "invalid distance too far back", p->out, c->start_bit / 8, err);
     uint64_t at = 0, total = c->n_head + c->n_tail;
     for (size_t k = 0; k <= c->n_ends; k++) {
         uint64_t end = k < c->n_ends ? c->ends[k].at : total;
@@ -289,9 +305,9 @@ static int take_region(gs_pinflate *p, slot *s, gs_error *err)
         p->mlen += end - at;
         if (k < c->n_ends) {
             if (p->mcrc != c->ends[k].crc)
-                return corrupt(p, "incorrect data check", p->out + end, c->stop_bit / 8, err), -1;
+                return corrupt(p, "incorrect data check", p->out + end, c->stop_bit / 8, err);
             if ((uint32_t)p->mlen != c->ends[k].isize)
-                return corrupt(p, "incorrect length check", p->out + end, c->stop_bit / 8, err), -1;
+                return corrupt(p, "incorrect length check", p->out + end, c->stop_bit / 8, err);
             p->mcrc = 0;
             p->mlen = 0;
         }
@@ -305,17 +321,18 @@ static int take_region(gs_pinflate *p, slot *s, gs_error *err)
         p->view[p->n_views] = c->tail + W;
         p->view_n[p->n_views++] = c->n_tail;
     }
-    return 0;
+    return GS_OK;
 }
 
-int64_t gs_pinflate_next(gs_pinflate *p, const uint8_t **out, gs_error *err)
+gs_status gs_pinflate_next(gs_pinflate *p, const uint8_t **out, size_t *n, gs_error *err)
 {
+    *n = 0;
     for (;;) {
         if (p->next_view < p->n_views) {
             *out = p->view[p->next_view];
-            size_t k = p->view_n[p->next_view++];
-            p->out += k;
-            return (int64_t)k;
+            *n = p->view_n[p->next_view++];
+            p->out += *n;
+            return GS_OK;
         }
         if (p->holding) { /* the caller is done with the last region's bytes */
             pthread_mutex_lock(&p->mu);
@@ -328,18 +345,18 @@ int64_t gs_pinflate_next(gs_pinflate *p, const uint8_t **out, gs_error *err)
         if (p->emit == p->n_regions) {
             if (!p->eos)
                 return corrupt(p, "unexpected end of file", p->out, p->n, err);
-            return 0;
+            return GS_OK;
         }
-        if (advance(p, err) != 0)
-            return -1;
+        if (advance(p, err) != GS_OK)
+            return err->code;
         slot *s = &p->slots[p->emit % p->n_slots];
         pthread_mutex_lock(&p->mu);
         while (s->state != S_READY)
             pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
         p->holding = 1;
-        if (take_region(p, s, err) != 0)
-            return -1;
+        if (take_region(p, s, err) != GS_OK)
+            return err->code;
     }
 }
 
@@ -369,16 +386,17 @@ gs_status gs_pinflate_open(const uint8_t *in, size_t n, int threads, size_t regi
     if ((p->name = gs_malloc(l, err, "file name")) == NULL ||
         (p->slots = gs_calloc(p->n_slots, sizeof *p->slots, err, "gzip decoder")) == NULL ||
         (p->queue = gs_calloc(p->n_slots, sizeof *p->queue, err, "gzip decoder")) == NULL ||
-        (p->tid = gs_calloc((size_t)n_threads, sizeof *p->tid, err, "gzip decoder")) == NULL)
+        (p->workers = gs_calloc((size_t)n_threads, sizeof *p->workers, err, "gzip decoder")) ==
+            NULL)
         goto fail;
     memcpy(p->name, name, l);
     for (size_t i = 0; i < p->n_slots; i++)
         p->slots[i].region = SIZE_MAX;
-    int want = n_threads;
-    p->n_threads = 0;
-    for (int t = 0; t < want && pthread_create(&p->tid[t], NULL, worker, p) == 0; t++)
-        p->n_threads++;
-    if (p->n_threads == 0) {
+    for (int t = 0; t < n_threads; t++)
+        p->workers[t] = p;
+    p->n_threads = n_threads;
+    p->opener = pthread_self();
+    if (!gs_task_start(&p->task, run_workers, p)) {
         gs_fail(err, GS_ESYS, "cannot start a decompression thread (%s)", name);
         goto fail;
     }
@@ -397,8 +415,7 @@ void gs_pinflate_close(gs_pinflate *p)
     p->stop = 1;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
-    for (int t = 0; p->tid && t < p->n_threads; t++)
-        pthread_join(p->tid[t], NULL);
+    gs_task_join(&p->task);
     for (size_t i = 0; p->slots && i < p->n_slots; i++) {
         gs_dchunk_free(&p->slots[i].c);
         free(p->slots[i].crc);
@@ -408,7 +425,7 @@ void gs_pinflate_close(gs_pinflate *p)
     pthread_cond_destroy(&p->done);
     free(p->slots);
     free(p->queue);
-    free(p->tid);
+    free(p->workers);
     free(p->name);
     free(p);
 }

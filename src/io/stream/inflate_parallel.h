@@ -21,11 +21,11 @@ typedef struct gs_pinflate gs_pinflate;
  * stay valid until gs_pinflate_close; name is for messages. */
 gs_status gs_pinflate_open(const uint8_t *in, size_t n, int threads, size_t region,
                            const char *name, gs_pinflate **p, gs_error *err);
-/* The next decompressed bytes: their count with *out pointing at them
- * (valid until the next call), 0 at the end of the data, -1 with err set:
- * corrupt or truncated gzip is GS_EINPUT naming the file, the decompressed
- * and the compressed offset; out of memory GS_ESYS. */
-int64_t gs_pinflate_next(gs_pinflate *p, const uint8_t **out, gs_error *err);
+/* The next decompressed bytes: *n of them at *out (valid until the next
+ * call), *n == 0 at the end of the data. Corrupt or truncated gzip is
+ * GS_EINPUT naming the file, the decompressed and the compressed offset;
+ * out of memory GS_ESYS. */
+gs_status gs_pinflate_next(gs_pinflate *p, const uint8_t **out, size_t *n, gs_error *err);
 /* Compressed bytes decoded and handed out so far (all of them at the end). */
 uint64_t gs_pinflate_bytes_in(const gs_pinflate *p);
 void gs_pinflate_close(gs_pinflate *p);

@@ -1,0 +1,50 @@
+/* seqformat.c - what a sequence file is and where its first record starts,
+ * and the name rule (seqformat.h). */
+#include "seqformat.h"
+
+#include <string.h>
+
+void gs_seq_sniff(gs_compression comp, const uint8_t *text, size_t n, int at_end,
+                  gs_seq_head *h)
+{
+    size_t p = n >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+    while (p < n && (text[p] == ' ' || text[p] == '\t' || text[p] == '\r' || text[p] == '\n'))
+        p++;
+    h->comp = comp;
+    h->start = p;
+    if (p == n)
+        h->format = at_end ? GS_SEQ_EMPTY : GS_SEQ_UNDECIDED;
+    else
+        h->format = text[p] == '>' ? GS_SEQ_FASTA : GS_SEQ_RAW;
+}
+
+gs_status gs_seq_detect(gs_stream *s, size_t want, gs_seq_head *h, gs_error *err)
+{
+    const uint8_t *p;
+    size_t n;
+    if (gs_stream_peek(s, want, &p, &n, err) != GS_OK)
+        return err->code;
+    gs_seq_sniff(gs_stream_compression(s), p, n, n < want, h);
+    return GS_OK;
+}
+
+gs_status gs_seq_detect_path(const char *path, size_t want, gs_seq_head *h, gs_error *err)
+{
+    gs_stream *s;
+    if (gs_stream_open(path, NULL, &s, err) != GS_OK)
+        return err->code;
+    gs_status st = gs_seq_detect(s, want, h, err);
+    gs_stream_close(s);
+    return st;
+}
+
+size_t gs_header_name(const uint8_t *s, size_t n, size_t *len)
+{
+    size_t i = 0, j;
+    while (i < n && gs_name_blank(s[i]))
+        i++;
+    for (j = i; j < n && !gs_name_blank(s[j]);)
+        j++;
+    *len = j - i;
+    return i;
+}
