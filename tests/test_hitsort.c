@@ -339,6 +339,7 @@ static void check_record_runs(uint64_t *rs, size_t n, size_t k, int threads)
                           (uint32_t)gs_test_below(rs, 9));
     qsort(ref, n, sizeof *ref, gs_hit_cmp); /* each run must be sorted */
     gs_hit_runs runs = {0};
+    gs_error err = {0};
     for (size_t r = 0; r < k; r++) {
         gs_hit_run run = {0};
         run.hits = malloc((m / k + 2) * sizeof *run.hits);
@@ -349,10 +350,9 @@ static void check_record_runs(uint64_t *rs, size_t n, size_t k, int threads)
             continue;
         }
         run.first = (gs_run_seg){.base = run.hits[0].start, .record = run.hits[0].record};
-        CHECK(gs_hit_runs_push(&runs, &run) == 0);
+        CHECK(gs_hit_runs_push(&runs, &run, &err) == GS_OK);
     }
     gs_hits got = {0};
-    gs_error err = {0};
     CHECK(gs_hit_runs_expand(&runs, threads, &got, &err) == GS_OK);
     char name[96];
     snprintf(name, sizeof name, "record runs (%zu hits, %zu runs, threads %d)", m, k, threads);

@@ -259,15 +259,13 @@ fail:
 /* Counts only: the keys, sorted (shared prefixes stay in one part), cut
  * into the fewest parts (at most MAX_PARTS) whose counts-only automata each
  * fit in budget, one compact state a part in st->parts. *done: 0 when no
- * cut fits (the caller uses the general kernel). GS_GPU_AC=parts:N (tests)
- * asks for at least N parts. */
+ * cut fits (the caller uses the general kernel). least (gpu.ac.parts, 0:
+ * 2): the fewest parts to try (tests put part edges in small key sets). */
 enum { MAX_PARTS = 16 };
-static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, size_t budget,
-                               ac_state *st, int *done, gs_error *err)
+static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, uint32_t least,
+                               size_t budget, ac_state *st, int *done, gs_error *err)
 {
     *done = 0;
-    const char *env = getenv("GS_GPU_AC");
-    uint32_t least = env && !strncmp(env, "parts:", 6) ? (uint32_t)atoi(env + 6) : 2;
     std::vector<uint32_t> ids(ks->n_keys);
     for (uint32_t k = 0; k < ks->n_keys; k++)
         ids[k] = k;
@@ -337,10 +335,13 @@ static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, size_
     return GS_OK;
 }
 
-static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                         int want_hits, void **state, gs_error *err)
+/* gpu.ac.compact -1, or gpu.ac.parts set, skips the one compact automaton
+ * of all keys (the parts are tried all the same). */
+static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gpu_args *a,
+                         size_t text_cap, void **state, gs_error *err)
 {
     (void)text_cap;
+    const int want_hits = a->want_hits;
     ac_host h;
     ac_state *st = NULL;
     std::vector<uint16_t> d16;
@@ -353,7 +354,7 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     if (st == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (gpu ac engine)");
     budget = dev->smem_optin - 256 - 64;
-    if (!want_hits && !getenv("GS_GPU_AC")
+    if (!want_hits && a->tune->gpu_ac_compact >= 0 && a->tune->gpu_ac_parts == 0
         && (ac_compact_smem(&h, 1, budget) || ac_compact_smem(&h, 0, budget))) {
         if (ac_open_compact(ks, dev, &h, budget, st, err) != GS_OK)
             goto fail;
@@ -362,7 +363,7 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     }
     if (!want_hits && ks->mode == GS_MATCH_EXACT) {
         int done = 0;
-        if (ac_open_parts(ks, dev, budget, st, &done, err) != GS_OK)
+        if (ac_open_parts(ks, dev, (uint32_t)a->tune->gpu_ac_parts, budget, st, &done, err) != GS_OK)
             goto fail;
         if (done) {
             *state = st;

@@ -101,8 +101,10 @@ static gs_status ac_lay(const gs_keyset *ks, const gs_ac_trie *t, ac *a, gs_erro
     return GS_OK;
 }
 
-static gs_status ac_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+static gs_status ac_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
+                            gs_error *err)
 {
+    (void)tune;
     gs_ac_trie t = {0};
     ac *a = gs_calloc(1, sizeof *a, err, "ac automaton");
     if (a == NULL)
@@ -155,7 +157,7 @@ static inline void report(const ac *a, uint32_t A, uint32_t s, size_t end, size_
         if (filter && start >= own)
             continue;
         out->key_counts[a->okey[r]]++;
-        if (out->hits && gs_keyhits_push(out->hits, a->okey[r], start) < 0)
+        if (out->hits && gs_keyhits_push(out->hits, a->okey[r], start) != GS_OK)
             out->oom = 1;
     }
 }
