@@ -56,7 +56,7 @@ static void check_runs(uint64_t *rs, size_t n, size_t k)
         qsort(h.v + first, o - first, sizeof(gs_hit), gs_hit_cmp);
     }
     qsort(ref, n, sizeof(gs_hit), gs_hit_cmp);
-    CHECK(gs_hits_sort(&h) == 0);
+    CHECK(gs_hits_sort(&h) == GS_OK);
     CHECK_EQ_U64(h.n, n);
     for (size_t i = 0; i < n; i++)
         if (gs_hit_cmp(&h.v[i], &ref[i]) != 0) {

@@ -72,17 +72,17 @@ static void merge(const gs_hit *a, size_t na, const gs_hit *b, size_t nb, gs_hit
     memcpy(out + k, b + j, (nb - j) * sizeof *out);
 }
 
-int gs_hits_sort(gs_hits *h)
+gs_status gs_hits_sort(gs_hits *h)
 {
     /* Run starts, with n at the end. Data with more runs than this is not
      * what producers hand over (they give sorted runs); qsort takes it. */
     enum { MAX_RUNS = 1 << 16 };
     size_t n = h->n, nr = 0, cap = 64;
     if (n < 2)
-        return 0;
+        return GS_OK;
     size_t *run = malloc((cap + 1) * sizeof *run);
     if (run == NULL)
-        return -1;
+        return GS_ESYS;
     run[nr++] = 0;
     for (size_t i = 1; i < n && nr <= MAX_RUNS; i++) {
         if (!after(&h->v[i - 1], &h->v[i]))
@@ -91,7 +91,7 @@ int gs_hits_sort(gs_hits *h)
             size_t *r = realloc(run, (2 * cap + 1) * sizeof *run);
             if (r == NULL) {
                 free(run);
-                return -1;
+                return GS_ESYS;
             }
             run = r;
             cap *= 2;
@@ -101,17 +101,17 @@ int gs_hits_sort(gs_hits *h)
     if (nr > MAX_RUNS) {
         free(run);
         qsort(h->v, n, sizeof *h->v, gs_hit_cmp);
-        return 0;
+        return GS_OK;
     }
     run[nr] = n;
     if (nr == 1) {
         free(run);
-        return 0;
+        return GS_OK;
     }
     gs_hit *buf = malloc(n * sizeof *buf), *src = h->v, *dst = buf;
     if (buf == NULL) {
         free(run);
-        return -1;
+        return GS_ESYS;
     }
     while (nr > 1) {
         size_t m = 0;
@@ -137,7 +137,7 @@ int gs_hits_sort(gs_hits *h)
     } else {
         free(buf);
     }
-    return 0;
+    return GS_OK;
 }
 
 /* ---- runs of packed keys ---------------------------------------------- */
@@ -430,7 +430,7 @@ gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_err
         size_t m = merge_overlap(e.out, e.run_out[r], e.run_out[r] + rs->v[r].n, &tmp, &tmp_cap);
         if (m != (size_t)-1 && (merged += m) <= total / 4 + PART)
             continue;
-        if (gs_hits_sort(hits))
+        if (gs_hits_sort(hits) != GS_OK)
             st = gs_fail(err, GS_ESYS, "out of memory (sorting %zu hits)", total);
         break;
     }

@@ -24,8 +24,9 @@ void gs_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n, int bits);
 
 /* Sort h in contract §3 order: its ascending runs are found and merged
  * pairwise (a sorted input costs one pass, k interleaved sorted runs
- * log2(k) passes). Returns 0, or -1 when out of memory (h unchanged). */
-int gs_hits_sort(gs_hits *h);
+ * log2(k) passes). GS_ESYS when out of memory (h unchanged; no message:
+ * callers fall back to sorting in place). */
+gs_status gs_hits_sort(gs_hits *h);
 
 /* ---- hits as sorted runs of packed keys, 8 bytes a hit until the end ----
  *
