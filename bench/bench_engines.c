@@ -177,7 +177,7 @@ int main(int argc, char **argv)
         }
         void *c;
         t0 = now();
-        if (e->compile(&ks, &c, &err) != GS_OK) {
+        if (e->compile(&ks, NULL, &c, &err) != GS_OK) {
             fprintf(stderr, "%s: %s\n", name, err.msg);
             continue;
         }

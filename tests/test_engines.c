@@ -279,7 +279,7 @@ static void check_one(const workload *w, const gs_engine *e, int both, int want_
     reference(&w->ps, w->alpha, both, w->text, w->n, ref_counts, &ref);
 
     void *c = NULL;
-    if (e->compile(&ks, &c, &err) != GS_OK) {
+    if (e->compile(&ks, NULL, &c, &err) != GS_OK) {
         fprintf(stderr, "%s compile: %s\n", e->name, err.msg);
         CHECK(0);
         goto done;
@@ -383,7 +383,7 @@ static void check_known(void)
         void *c;
         uint64_t kc[64] = {0}, counts[6] = {0};
         gs_match_out out = {kc, NULL, 0};
-        CHECK(gs_engines[ei]->compile(&ks, &c, &err) == GS_OK);
+        CHECK(gs_engines[ei]->compile(&ks, NULL, &c, &err) == GS_OK);
         gs_engines[ei]->scan(c, w.text, w.n, w.n, &out);
         gs_engines[ei]->destroy(c);
         gs_keyset_fold_counts(&ks, kc, counts);
@@ -396,7 +396,7 @@ static void check_known(void)
         /* own/len: starts 0..8 owned; "AAAA" at 9.. is not; len 12 cuts the last AA */
         memset(kc, 0, sizeof kc);
         memset(counts, 0, sizeof counts);
-        CHECK(gs_engines[ei]->compile(&ks, &c, &err) == GS_OK);
+        CHECK(gs_engines[ei]->compile(&ks, NULL, &c, &err) == GS_OK);
         gs_engines[ei]->scan(c, w.text, 12, 10, &out);
         gs_engines[ei]->destroy(c);
         gs_keyset_fold_counts(&ks, kc, counts);

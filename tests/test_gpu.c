@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "rk:OPTS" is rk with GS_GPU_RK=OPTS (src/gpu/rk.cu): ext=6 makes every dna
- * bitmap window reach as far back past its group's shortest key as it can,
+/* "rk:ext=6" is rk with gs_gpu_args.rk_ext = 7 (src/gpu/rk.cu): every dna
+ * bitmap window reaches as far back past its group's shortest key as it can,
  * so the filter bits set for every choice of the residues before a short key
  * are checked on every dna workload, not only where the cost model picks them. */
-static const char *const ENGINES[] = {"ac", "wm", "rk", "rkps", "rk:ext=6"};
-enum { N_ENGINES = 5 };
+static const char *const ENGINES[] = {"ac", "wm", "rk", "rk:ext=6"};
+enum { N_ENGINES = 4 };
 
 typedef struct record {
     uint8_t *text;
@@ -141,7 +141,7 @@ static void reference(const workload *w, const gs_keyset *ks, result *res)
     bf_ctx c = {ks, NULL, res};
     res->counts = calloc(ks->n_keys + 1, 8);
     memset(&res->hits, 0, sizeof res->hits);
-    if (gs_engine_bf.compile(ks, &c.compiled, &err) != GS_OK) {
+    if (gs_engine_bf.compile(ks, NULL, &c.compiled, &err) != GS_OK) {
         fprintf(stderr, "bf compile: %s\n", err.msg);
         exit(1);
     }
@@ -222,15 +222,14 @@ static void check_workload(const workload *w, const size_t *blocks, int n_blocks
                          blocks[b], want_hits ? "hits" : "counts");
                 snprintf(eng, sizeof eng, "%.*s",
                          colon ? (int)(colon - ENGINES[e]) : (int)strlen(ENGINES[e]), ENGINES[e]);
-                if (colon)
-                    setenv("GS_GPU_RK", colon + 1, 1);
                 gpu_ctx c = {NULL, {0}, 0};
                 gs_hits hits = {0};
                 gs_hit_runs runs = {0};
                 gs_gpu_times t;
                 memset(counts, 0, (ks.n_keys + 1) * 8);
-                const gs_status st = gs_gpu_open(0, eng, &ks, want_hits, blocks[b], &c.g, &c.err);
-                unsetenv("GS_GPU_RK");
+                gs_gpu_args args = {.engine = eng, .want_hits = want_hits, .block = blocks[b],
+                                    .rk_ext = colon ? atoi(colon + 5) + 1 : 0};
+                const gs_status st = gs_gpu_open(&args, &ks, &c.g, &c.err);
                 if (st != GS_OK ||
                     (for_segments(w, blocks[b], ks.max_len, gpu_segment, &c), c.failed) ||
                     gs_gpu_finish(c.g, counts, want_hits ? &runs : NULL, &t, &c.err) != GS_OK ||

@@ -56,7 +56,7 @@ static void check_runs(uint64_t *rs, size_t n, size_t k)
         qsort(h.v + first, o - first, sizeof(gs_hit), gs_hit_cmp);
     }
     qsort(ref, n, sizeof(gs_hit), gs_hit_cmp);
-    CHECK(gs_hits_sort(&h) == 0);
+    CHECK(gs_hits_sort(&h) == GS_OK);
     CHECK_EQ_U64(h.n, n);
     for (size_t i = 0; i < n; i++)
         if (gs_hit_cmp(&h.v[i], &ref[i]) != 0) {
@@ -339,6 +339,7 @@ static void check_record_runs(uint64_t *rs, size_t n, size_t k, int threads)
                           (uint32_t)gs_test_below(rs, 9));
     qsort(ref, n, sizeof *ref, gs_hit_cmp); /* each run must be sorted */
     gs_hit_runs runs = {0};
+    gs_error err = {0};
     for (size_t r = 0; r < k; r++) {
         gs_hit_run run = {0};
         run.hits = malloc((m / k + 2) * sizeof *run.hits);
@@ -349,10 +350,9 @@ static void check_record_runs(uint64_t *rs, size_t n, size_t k, int threads)
             continue;
         }
         run.first = (gs_run_seg){.base = run.hits[0].start, .record = run.hits[0].record};
-        CHECK(gs_hit_runs_push(&runs, &run) == 0);
+        CHECK(gs_hit_runs_push(&runs, &run, &err) == GS_OK);
     }
     gs_hits got = {0};
-    gs_error err = {0};
     CHECK(gs_hit_runs_expand(&runs, threads, &got, &err) == GS_OK);
     char name[96];
     snprintf(name, sizeof name, "record runs (%zu hits, %zu runs, threads %d)", m, k, threads);

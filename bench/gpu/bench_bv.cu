@@ -134,7 +134,12 @@ int main(int argc, char **argv)
             gs_error err;
             memset(&err, 0, sizeof err);
             void *st = NULL;
-            if (gs_gpu_engine_bv.open(&ks, &dev, n, 0, &st, &err) != GS_OK) {
+            gs_tune tune;
+            memset(&tune, 0, sizeof tune);
+            gs_gpu_args args;
+            memset(&args, 0, sizeof args);
+            args.tune = &tune; /* want_hits 0: the full-scan kernels alone */
+            if (gs_gpu_engine_bv.open(&ks, &dev, &args, n, &st, &err) != GS_OK) {
                 fprintf(stderr, "bench_bv: %s\n", err.msg);
                 return 3;
             }

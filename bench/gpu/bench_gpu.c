@@ -17,8 +17,9 @@
  * Usage: bench_gpu --genome FILE [--out TABLE.md] [--quick] [--rk] [--one ENGINE TEXT N]
  * --one runs one workload once (TEXT genome, random or binary; N = d or k),
  * for a profiler. --rk runs only the RK workload and the genome rows, with ac
- * as the reference and rk's variants ("rk:OPTS" sets GS_GPU_RK=OPTS, see
- * src/gpu/rk.cu) side by side.
+ * as the reference and rk with fixed bitmap windows ("rk:ext=N": every
+ * group's window N residues past its shortest key, gs_gpu_args.rk_ext) side
+ * by side.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu/gpu.h"
@@ -176,15 +177,12 @@ static double time_engine(const char *eng, const gs_keyset *ks, const uint8_t *t
     double v[16];
     char name[64];
     const char *colon = strchr(eng, ':');
-    /* "rk:OPTS": rk with GS_GPU_RK=OPTS (src/gpu/rk.cu), for comparing variants */
+    /* "rk:ext=N": rk with every bitmap window fixed (src/gpu/rk.cu) */
     snprintf(name, sizeof name, "%.*s", colon ? (int)(colon - eng) : (int)strlen(eng), eng);
-    if (colon)
-        setenv("GS_GPU_RK", colon + 1, 1);
-    else
-        unsetenv("GS_GPU_RK");
-    if (gs_gpu_open(0, name, ks, 0, n, &g, &err) != GS_OK)
+    const char *ext = colon ? strstr(colon, "ext=") : NULL;
+    gs_gpu_args args = {.engine = name, .block = n, .rk_ext = ext ? atoi(ext + 4) + 1 : 0};
+    if (gs_gpu_open(&args, ks, &g, &err) != GS_OK)
         die(eng, &err);
-    unsetenv("GS_GPU_RK");
     for (int r = 0; r <= runs; r++) {
         gs_gpu_times tm;
         if (gs_gpu_submit(g, &seg, &err) != GS_OK ||
@@ -240,7 +238,8 @@ static void bench_pipeline(const uint8_t *t, size_t n, const gs_patset *ps, cons
     if (gs_keyset_build(ps, GS_ALPHA_DNA, 0, 4096, &ks, &err) != GS_OK)
         die("keyset", &err);
     uint64_t *counts = calloc(ks.n_keys, 8);
-    if (gs_gpu_open(0, eng, &ks, 0, block, &g, &err) != GS_OK)
+    gs_gpu_args args = {.engine = eng, .block = block};
+    if (gs_gpu_open(&args, &ks, &g, &err) != GS_OK)
         die(eng, &err);
     double best = 1e30;
     gs_gpu_times bt = {0, 0, 0};
@@ -383,15 +382,13 @@ int main(int argc, char **argv)
         free(t);
         return 0;
     }
-    static const char *const rk_engines_all[] = {"rk", "rkps", "ac", "wm"};
+    static const char *const rk_engines_all[] = {"rk", "ac", "wm"};
     if (rk_only) {
-        static const char *const variants[] = {"ac",          "rk:probe", "rk",
-                                               "rk:lane",     "rk:ext=0", "rk:ext=2",
-                                               "rk:ext=6",    "rk:groups=2"};
+        static const char *const variants[] = {"ac", "rk", "rk:ext=0", "rk:ext=2", "rk:ext=6"};
         const int nv = (int)(sizeof variants / sizeof *variants);
         bench_rk(variants, nv, runs);
         uint8_t *texts[2] = {genome_text(genome, N), random_text(42, N, "ACGT", 4)};
-        bench_kmers(texts, N, variants, 4, runs);
+        bench_kmers(texts, N, variants, 2, runs);
         free(texts[0]);
         free(texts[1]);
         if (table_out)
@@ -401,8 +398,8 @@ int main(int argc, char **argv)
     double t0 = now();
     uint8_t *texts[2] = {genome_text(genome, N), random_text(42, N, "ACGT", 4)};
     fprintf(stderr, "bench_gpu: texts built in %.1f s\n", now() - t0);
-    const char *const dna_engines[] = {"ac", "wm", "rk", "rkps"};
-    bench_kmers(texts, N, dna_engines, 4, runs);
+    const char *const dna_engines[] = {"ac", "wm", "rk"};
+    bench_kmers(texts, N, dna_engines, 3, runs);
 
     OUT("\n## Pipeline: genome, d = 1000, submit..finish on the host clock (best of 2)\n\n");
     OUT("| what | wall | rate | device |\n|---|---|---|---|\n");
@@ -416,7 +413,7 @@ int main(int argc, char **argv)
     free(texts[0]);
     free(texts[1]);
 
-    bench_rk(rk_engines_all, 4, runs);
+    bench_rk(rk_engines_all, 3, runs);
     if (table_out)
         fclose(table_out);
     return 0;

@@ -12,12 +12,12 @@
  */
 #include "gs_hitsort.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gs_copy.h"
+#include "gs_parallel.h"
 
 enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
 
@@ -72,17 +72,17 @@ static void merge(const gs_hit *a, size_t na, const gs_hit *b, size_t nb, gs_hit
     memcpy(out + k, b + j, (nb - j) * sizeof *out);
 }
 
-int gs_hits_sort(gs_hits *h)
+gs_status gs_hits_sort(gs_hits *h)
 {
     /* Run starts, with n at the end. Data with more runs than this is not
      * what producers hand over (they give sorted runs); qsort takes it. */
     enum { MAX_RUNS = 1 << 16 };
     size_t n = h->n, nr = 0, cap = 64;
     if (n < 2)
-        return 0;
+        return GS_OK;
     size_t *run = malloc((cap + 1) * sizeof *run);
     if (run == NULL)
-        return -1;
+        return GS_ESYS;
     run[nr++] = 0;
     for (size_t i = 1; i < n && nr <= MAX_RUNS; i++) {
         if (!after(&h->v[i - 1], &h->v[i]))
@@ -91,7 +91,7 @@ int gs_hits_sort(gs_hits *h)
             size_t *r = realloc(run, (2 * cap + 1) * sizeof *run);
             if (r == NULL) {
                 free(run);
-                return -1;
+                return GS_ESYS;
             }
             run = r;
             cap *= 2;
@@ -101,17 +101,17 @@ int gs_hits_sort(gs_hits *h)
     if (nr > MAX_RUNS) {
         free(run);
         qsort(h->v, n, sizeof *h->v, gs_hit_cmp);
-        return 0;
+        return GS_OK;
     }
     run[nr] = n;
     if (nr == 1) {
         free(run);
-        return 0;
+        return GS_OK;
     }
     gs_hit *buf = malloc(n * sizeof *buf), *src = h->v, *dst = buf;
     if (buf == NULL) {
         free(run);
-        return -1;
+        return GS_ESYS;
     }
     while (nr > 1) {
         size_t m = 0;
@@ -137,18 +137,18 @@ int gs_hits_sort(gs_hits *h)
     } else {
         free(buf);
     }
-    return 0;
+    return GS_OK;
 }
 
 /* ---- runs of packed keys ---------------------------------------------- */
 
-int gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r)
+gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err)
 {
     if (gs_grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v, 64))
-        return -1;
+        return gs_fail(err, GS_ESYS, "out of memory (hit runs)");
     rs->v[rs->n++] = *r;
     rs->n_hits += r->n;
-    return 0;
+    return GS_OK;
 }
 
 static void run_free(gs_hit_run *r)
@@ -186,11 +186,6 @@ gs_status gs_hit_runs_move(gs_hit_runs *dst, gs_hit_runs *src, gs_error *err)
     free(src->v);
     *src = (gs_hit_runs){0};
     return GS_OK;
-}
-
-static int key_shift(gs_key_layout lay) /* the position's lowest bit */
-{
-    return lay.b_dist + lay.b_len + lay.b_pat + 1;
 }
 
 static int seg_before(const gs_run_seg *a, const gs_run_seg *b)
@@ -231,14 +226,12 @@ static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, cons
         gs_copy(r.keys, keys, n * sizeof *keys, threads);
         r.n = n;
     } else { /* only the first hits of a segment can end before its span */
-        const int s_pos = key_shift(lay), s_len = lay.b_dist;
-        const uint64_t m_len = ((uint64_t)1 << lay.b_len) - 1;
         const gs_run_seg *b = segs, *last = segs + n_seg - 1;
         for (size_t i = 0; i < n; i++) {
-            uint64_t k = keys[i], pos = k >> s_pos;
+            uint64_t k = keys[i], pos = gs_hitkey_pos(lay, k);
             while (b < last && b[1].off <= pos)
                 b++;
-            if (b->base > 0 && pos - b->off + (k >> s_len & m_len) < span)
+            if (b->base > 0 && pos - b->off + gs_hitkey_len(lay, k) < span)
                 continue;
             r.keys[r.n++] = k;
         }
@@ -252,10 +245,8 @@ static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, cons
             goto fail;
         memcpy(r.segs, segs, n_seg * sizeof *segs);
     }
-    if (gs_hit_runs_push(rs, &r)) {
-        gs_fail(err, GS_ESYS, "out of memory (hit runs)");
+    if (gs_hit_runs_push(rs, &r, err) != GS_OK)
         goto fail;
-    }
     return GS_OK;
 fail:
     run_free(&r);
@@ -266,7 +257,7 @@ gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
                                 const gs_run_seg *segs, size_t n_seg, gs_key_layout lay,
                                 uint32_t span, int threads, gs_error *err)
 {
-    const int s_pos = key_shift(lay);
+    const int s_pos = gs_hitkey_s_pos(lay);
     size_t i = 0;
     for (size_t j0 = 0, j1; j0 < n_seg && i < n; j0 = j1) {
         for (j1 = j0 + 1; j1 < n_seg && seg_next(&segs[j1 - 1], &segs[j1]); j1++)
@@ -288,14 +279,10 @@ static void expand_part(const gs_hit_run *r, size_t i0, size_t i1, gs_hit *out)
         return;
     }
     const gs_key_layout lay = r->lay;
-    const int s_len = lay.b_dist, s_pat = s_len + lay.b_len, s_strand = s_pat + lay.b_pat,
-              s_pos = s_strand + 1;
-    const uint64_t m_dist = ((uint64_t)1 << lay.b_dist) - 1, m_len = ((uint64_t)1 << lay.b_len) - 1,
-                   m_pat = ((uint64_t)1 << lay.b_pat) - 1;
     const gs_run_seg *b = &r->first, *last = b;
     if (r->segs) { /* the segment of key i0: the last one starting at or before it */
         size_t lo = 1, hi = r->n_seg;
-        uint64_t pos = r->keys[i0] >> s_pos;
+        uint64_t pos = gs_hitkey_pos(lay, r->keys[i0]);
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if (r->segs[mid].off <= pos)
@@ -307,17 +294,17 @@ static void expand_part(const gs_hit_run *r, size_t i0, size_t i1, gs_hit *out)
         last = r->segs + r->n_seg - 1;
     }
     for (size_t i = i0; i < i1; i++) {
-        uint64_t k = r->keys[i], pos = k >> s_pos;
+        uint64_t k = r->keys[i], pos = gs_hitkey_pos(lay, k);
         while (b < last && b[1].off <= pos)
             b++;
         gs_hit h;
         memset(&h, 0, sizeof h); /* padding too: hit lists may be compared bytewise */
         h.start = b->base + (pos - b->off);
-        h.end = h.start + (k >> s_len & m_len);
+        h.end = h.start + gs_hitkey_len(lay, k);
         h.record = b->record;
-        h.pattern = (uint32_t)(k >> s_pat & m_pat);
-        h.strand = (k >> s_strand & 1) ? -1 : 1;
-        h.distance = (uint8_t)(k & m_dist);
+        h.pattern = gs_hitkey_pattern(lay, k);
+        h.strand = gs_hitkey_strand(lay, k) ? -1 : 1;
+        h.distance = (uint8_t)gs_hitkey_dist(lay, k);
         out[i] = h;
     }
 }
@@ -343,7 +330,7 @@ typedef struct expander {
 
 static void *expand_main(void *arg)
 {
-    expander *e = arg;
+    expander *e = *(expander **)arg;
     for (size_t p; (p = atomic_fetch_add(&e->next, 1)) < e->n_parts;) {
         gs_hit_run *r = &e->runs[e->parts[p].run];
         size_t lo = e->parts[p].lo, hi = lo + PART < r->n ? lo + PART : r->n;
@@ -427,15 +414,12 @@ gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_err
             e.parts[p++] = (part){r, lo};
     }
     atomic_init(&e.next, 0);
-    pthread_t tid[MAX_THREADS];
-    int started = 0;
-    for (; started < threads - 1 && started < MAX_THREADS && (size_t)started + 1 < e.n_parts;
-         started++)
-        if (pthread_create(&tid[started], NULL, expand_main, &e))
-            break; /* fewer threads do the same work */
-    expand_main(&e);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
+    expander *share[MAX_THREADS + 1]; /* every thread takes parts from e */
+    int nt = gs_parallel_threads(threads, e.n_parts);
+    nt = nt > MAX_THREADS + 1 ? MAX_THREADS + 1 : nt;
+    for (int t = 0; t < nt; t++)
+        share[t] = &e;
+    gs_run_parallel(expand_main, share, sizeof *share, nt);
     *hits = (gs_hits){.v = e.out, .n = total, .cap = total};
     /* Neighbours that overlap: the prefix up to run r is sorted, so merging
      * its overlap with run r keeps it so. Approximate hits (owned by their
@@ -446,7 +430,7 @@ gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_err
         size_t m = merge_overlap(e.out, e.run_out[r], e.run_out[r] + rs->v[r].n, &tmp, &tmp_cap);
         if (m != (size_t)-1 && (merged += m) <= total / 4 + PART)
             continue;
-        if (gs_hits_sort(hits))
+        if (gs_hits_sort(hits) != GS_OK)
             st = gs_fail(err, GS_ESYS, "out of memory (sorting %zu hits)", total);
         break;
     }

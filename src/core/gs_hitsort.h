@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "gs_error.h"
+#include "gs_hitkey.h"
 #include "gs_types.h"
 
 /* Sort a[0..n) ascending, LSD radix over the low `bits` bits (all others
@@ -23,27 +24,17 @@ void gs_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n, int bits);
 
 /* Sort h in contract §3 order: its ascending runs are found and merged
  * pairwise (a sorted input costs one pass, k interleaved sorted runs
- * log2(k) passes). Returns 0, or -1 when out of memory (h unchanged). */
-int gs_hits_sort(gs_hits *h);
+ * log2(k) passes). GS_ESYS when out of memory (h unchanged; no message:
+ * callers fall back to sorting in place). */
+gs_status gs_hits_sort(gs_hits *h);
 
 /* ---- hits as sorted runs of packed keys, 8 bytes a hit until the end ----
  *
  * Every producer (a CPU worker's segment, a GPU batch) hands over its hits
  * as one sorted run of 64-bit keys; the rank's runs are kept as they are
  * while the scan goes on and turned into gs_hit records once, at the end,
- * on all threads (gs_hit_runs_expand). A key holds, from the top: the
- * position (start relative to the segment table below), the strand (forward
- * 0), the pattern, the hit's length (end - start) and its distance, each
- * field as wide as its run's layout says, so that ascending keys are
- * contract §3 order within a segment (the distance, last, only breaks ties
- * the contract leaves open). */
-
-/* Field widths of a run's keys; the strand is one bit. */
-typedef struct gs_key_layout {
-    uint8_t b_dist; /* bits of the distance (0: exact hits) */
-    uint8_t b_len;  /* bits of end - start */
-    uint8_t b_pat;  /* bits of the pattern id */
-} gs_key_layout;
+ * on all threads (gs_hit_runs_expand). The key and its layout are
+ * gs_hitkey.h's; positions are relative to the segment table below. */
 
 /* Where a segment's positions lie among its run's: a key at position pos
  * (off <= pos < the next segment's off) is the hit at record position
@@ -77,9 +68,9 @@ typedef struct gs_hit_runs {
     size_t n_hits; /* sum of the runs' n */
 } gs_hit_runs;
 
-/* Take r (and what it points to) into rs. 0, or -1 when out of memory
- * (r is then still the caller's). */
-int gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r);
+/* Take r (and what it points to) into rs. GS_ESYS when out of memory (r is
+ * then still the caller's). */
+gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err);
 
 /* One GPU batch: keys[0..n) ascending (key positions in the batch's packed
  * text, none before segs[0].off), segs[0..n_seg) the batch's segments

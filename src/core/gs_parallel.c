@@ -29,10 +29,15 @@ void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
     }
 }
 
-int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg)
+int gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg)
 {
     t->running = pthread_create(&t->tid, NULL, fn, arg) == 0;
-    if (!t->running)
+    return t->running;
+}
+
+int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg)
+{
+    if (!gs_task_spawn(t, fn, arg))
         fn(arg);
     return t->running;
 }

@@ -4,8 +4,11 @@
  * The readers, writers and checks that split their work into a few equal
  * shares all start threads the same way (gs_run_parallel); work that runs
  * beside the calling thread until it is joined (a check that overlaps a
- * scan, a device warm-up that overlaps start-up) is a gs_task. No other part
- * of gscan calls pthread_create.
+ * scan, a device warm-up that overlaps start-up) is a gs_task. A stage that
+ * must run beside the caller, such as the consumer of a queue the caller
+ * fills, is a gs_task too, started with gs_task_spawn: it cannot fall back to
+ * running first on the calling thread. No other part of gscan calls
+ * pthread_create.
  */
 #ifndef GS_PARALLEL_H
 #define GS_PARALLEL_H
@@ -31,6 +34,9 @@ typedef struct gs_task {
     int running;
 } gs_task;
 int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg);
+/* fn on a thread of its own: 1, or 0 when none could be started (fn has not
+ * run; gs_task_join then only returns). */
+int gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg);
 void gs_task_join(gs_task *t);
 
 #endif

@@ -1,10 +1,10 @@
 /* ac.cu - the GPU Aho-Corasick engine: compile the automaton on the host,
  * launch ac.cuh's kernel.
  *
- * The trie is built over dense rows (A symbols: 4 DNA codes, or the byte
- * classes of the keys plus one class for every byte no key contains), turned
- * into a full DFA by the usual breadth-first failure links, and then
- * rewritten into the Mealy form ac.cuh describes: only internal states keep a
+ * The automaton is the host one the CPU engine scans too (match/ac_trie.h:
+ * dense rows of A symbols, 4 DNA codes or the byte classes of the keys plus
+ * one class for every byte no key contains, a full DFA), rewritten here into
+ * the Mealy form ac.cuh describes: only internal states keep a
  * row, and an edge into a leaf goes to the leaf's nearest internal suffix
  * state with a flag. The kernel variant (16- or 32-bit entries, table and
  * counts in shared or global memory) is chosen here from the sizes and the
@@ -26,6 +26,9 @@
 #include <vector>
 
 #include "ac.cuh"
+extern "C" {
+#include "match/ac_trie.h"
+}
 
 typedef void (*gs_ac_fn)(gs_ac_view, gs_gpu_scan);
 
@@ -65,90 +68,81 @@ typedef struct ac_host {
 
 static const uint32_t AC_FLAG32 = 0x80000000u;
 
+/* The counts-only forms of h (ac.cuh's gs_acc_kernel) from automaton t:
+ * entries (output id + 1) << 16 | internal state (wide), or 0x8000 | output
+ * id / state (narrow); each output's internal suffix state and first key. */
+static void ac_lay_compact(const gs_ac_trie &t, const std::vector<int32_t> &iid,
+                           const std::vector<int32_t> &rep, const std::vector<int32_t> &rid,
+                           ac_host *h)
+{
+    const uint32_t A = h->A, n_int = h->n_int;
+    const int32_t *out_key = (const int32_t *)t.key, *dict = (const int32_t *)t.dict;
+    std::vector<int32_t> oid(t.n, -1);
+    uint32_t n_out = 0;
+    for (uint32_t s = 0; s < t.n; s++)
+        if (out_key[s] >= 0 || dict[s] >= 0)
+            oid[s] = (int32_t)n_out++;
+    h->n_out = n_out;
+    h->narrow = n_int <= 0x8000u && n_out <= 0x8000u;
+    h->wide = n_int <= 0x10000u && n_out < 0xFFFFu;
+    if (h->wide)
+        h->wdelta.assign((size_t)n_int * A, 0);
+    if (h->narrow)
+        h->cdelta.assign((size_t)n_int * A, 0);
+    for (uint32_t s = 0; s < t.n && (h->wide || h->narrow); s++) {
+        if (!t.inner[s])
+            continue;
+        for (uint32_t c = 0; c < A; c++) {
+            uint32_t u = t.go[(size_t)s * A + c];
+            size_t at = (size_t)iid[s] * A + c;
+            if (h->wide)
+                h->wdelta[at] = (uint32_t)(oid[u] + 1) << 16 | (uint32_t)iid[rep[u]];
+            if (h->narrow)
+                h->cdelta[at] = oid[u] >= 0 ? (uint16_t)(0x8000u | oid[u]) : (uint16_t)iid[u];
+        }
+    }
+    if (h->wide || h->narrow) {
+        h->orep.assign(std::max<uint32_t>(n_out, 1), 0);
+        h->ofirst.assign(std::max<uint32_t>(n_out, 1), -1);
+        for (uint32_t s = 0; s < t.n; s++)
+            if (oid[s] >= 0) {
+                h->orep[oid[s]] = (uint16_t)iid[rep[s]];
+                h->ofirst[oid[s]] = rid[out_key[s] >= 0 ? (int32_t)s : dict[s]];
+            }
+    }
+}
+
+/* Re-lay the host automaton (ac_trie.h) in the device's Mealy form: only
+ * internal states keep a row (numbered breadth-first, root first), an edge
+ * into a leaf goes to the leaf's nearest internal suffix state with a flag
+ * and its first output in edge_out. */
 static gs_status ac_build(const gs_keyset *ks, ac_host *h, gs_error *err)
 {
-    int dna = ks->alphabet == GS_ALPHA_DNA;
-    if (dna) {
-        h->A = 4;
-        for (int b = 0; b < 256; b++)
-            h->cls[b] = 0;
-    } else {
-        int seen[256] = {0}, n = 0;
-        for (uint64_t i = 0; i < ks->key_off[ks->n_keys]; i++)
-            seen[ks->key_bytes[i]] = 1;
-        for (int b = 0; b < 256; b++)
-            n += seen[b];
-        /* class 0 is every byte no key contains, unless there is none */
-        int next = n == 256 ? 0 : 1;
-        for (int b = 0; b < 256; b++)
-            h->cls[b] = seen[b] ? (uint8_t)next++ : 0;
-        h->A = n == 256 ? 256 : (uint32_t)n + 1;
-    }
-    const uint32_t A = h->A;
+    gs_ac_trie t;
+    if (gs_ac_trie_build(ks, &t, err) != GS_OK)
+        return err->code;
+    const uint32_t A = h->A = t.A;
+    if (ks->alphabet == GS_ALPHA_DNA)
+        memset(h->cls, 0, 256);
+    else
+        memcpy(h->cls, t.cls, 256);
+    const int32_t *out_key = (const int32_t *)t.key, *dict = (const int32_t *)t.dict;
     try {
-        std::vector<int32_t> go(A, -1), out_key(1, -1);
-        for (uint32_t k = 0; k < ks->n_keys; k++) {
-            const uint8_t *key = gs_key(ks, k);
-            uint32_t s = 0, n = gs_key_len(ks, k);
-            for (uint32_t i = 0; i < n; i++) {
-                uint32_t c = dna ? key[i] : h->cls[key[i]];
-                int32_t t = go[(size_t)s * A + c];
-                if (t < 0) {
-                    size_t ns = out_key.size();
-                    if ((ns + 1) * A > (size_t)1 << 32 || ns >= 0x7FFFFFFFu)
-                        return gs_fail(err, GS_ESYS,
-                                       "the ac automaton is too large for the GPU (%zu states x %u "
-                                       "symbols; try --engine wm or rk) (gpu ac engine)",
-                                       ns, A);
-                    t = (int32_t)ns;
-                    go[(size_t)s * A + c] = t;
-                    go.resize((ns + 1) * A, -1);
-                    out_key.push_back(-1);
-                }
-                s = (uint32_t)t;
-            }
-            out_key[s] = (int32_t)k;
-        }
-        const size_t ns = out_key.size();
-        std::vector<uint8_t> internal(ns, 0);
-        for (size_t s = 0; s < ns; s++)
-            for (uint32_t c = 0; c < A && !internal[s]; c++)
-                internal[s] = go[s * A + c] >= 0;
-        internal[0] = 1;
-
-        /* Breadth-first: failure links, full transitions, output chains and
-         * each state's nearest internal suffix state (itself if internal). */
-        std::vector<int32_t> fail(ns, 0), dict(ns, -1), rep(ns, 0), order;
-        order.reserve(ns);
-        order.push_back(0);
-        for (size_t qi = 0; qi < order.size(); qi++) {
-            int32_t s = order[qi];
-            for (uint32_t c = 0; c < A; c++) {
-                int32_t t = go[(size_t)s * A + c];
-                if (t >= 0) {
-                    int32_t f = s == 0 ? 0 : go[(size_t)fail[s] * A + c];
-                    fail[t] = f;
-                    dict[t] = out_key[f] >= 0 ? f : dict[f];
-                    rep[t] = internal[t] ? t : rep[f];
-                    order.push_back(t);
-                } else {
-                    go[(size_t)s * A + c] = s == 0 ? 0 : go[(size_t)fail[s] * A + c];
-                }
-            }
-        }
-        /* Internal states numbered in breadth-first order, root first. */
-        std::vector<int32_t> iid(ns, -1), rid(ns, -1);
+        /* each state's nearest internal suffix state (itself if internal) */
+        std::vector<int32_t> rep(t.n, 0), iid(t.n, -1), rid(t.n, -1);
+        for (uint32_t s = 1; s < t.n; s++)
+            rep[s] = t.inner[s] ? (int32_t)s : rep[t.fail[s]];
         uint32_t n_int = 0;
-        for (int32_t s : order)
-            if (internal[s])
+        for (uint32_t s = 0; s < t.n; s++)
+            if (t.inner[s])
                 iid[s] = (int32_t)n_int++;
-        for (int32_t s : order)
+        for (uint32_t s = 0; s < t.n; s++)
             if (out_key[s] >= 0) {
                 rid[s] = (int32_t)h->outs.size();
                 gs_ac_out o = {(uint32_t)out_key[s], gs_key_len(ks, (uint32_t)out_key[s]), -1, 0};
                 h->outs.push_back(o);
             }
-        for (int32_t s : order)
+        for (uint32_t s = 0; s < t.n; s++)
             if (rid[s] >= 0 && dict[s] >= 0)
                 h->outs[rid[s]].next = rid[dict[s]];
         if (h->outs.empty())
@@ -156,14 +150,14 @@ static gs_status ac_build(const gs_keyset *ks, ac_host *h, gs_error *err)
         h->n_int = n_int;
         h->delta.assign((size_t)n_int * A, 0);
         h->edge_out.assign((size_t)n_int * A, -1);
-        for (size_t s = 0; s < ns; s++) {
-            if (!internal[s])
+        for (uint32_t s = 0; s < t.n; s++) {
+            if (!t.inner[s])
                 continue;
             size_t row = (size_t)iid[s] * A;
             for (uint32_t c = 0; c < A; c++) {
-                int32_t t = go[s * A + c];
-                int32_t first = out_key[t] >= 0 ? t : dict[t];
-                uint32_t e = (uint32_t)iid[rep[t]];
+                uint32_t u = t.go[(size_t)s * A + c];
+                int32_t first = out_key[u] >= 0 ? (int32_t)u : dict[u];
+                uint32_t e = (uint32_t)iid[rep[u]];
                 if (first >= 0) {
                     e |= AC_FLAG32;
                     h->edge_out[row + c] = rid[first];
@@ -171,50 +165,12 @@ static gs_status ac_build(const gs_keyset *ks, ac_host *h, gs_error *err)
                 h->delta[row + c] = e;
             }
         }
-        std::vector<int32_t> oid(ns, -1);
-        uint32_t n_out = 0;
-        for (int32_t s : order)
-            if (out_key[s] >= 0 || dict[s] >= 0)
-                oid[s] = (int32_t)n_out++;
-        h->n_out = n_out;
-        h->narrow = n_int <= 0x8000u && n_out <= 0x8000u;
-        h->wide = n_int <= 0x10000u && n_out < 0xFFFFu;
-        if (h->wide) {
-            h->wdelta.assign((size_t)n_int * A, 0);
-            for (size_t s = 0; s < ns; s++) {
-                if (!internal[s])
-                    continue;
-                for (uint32_t c = 0; c < A; c++) {
-                    int32_t t = go[s * A + c];
-                    h->wdelta[(size_t)iid[s] * A + c] =
-                        (uint32_t)(oid[t] + 1) << 16 | (uint32_t)iid[rep[t]];
-                }
-            }
-        }
-        if (h->wide || h->narrow) {
-            h->orep.assign(std::max<uint32_t>(n_out, 1), 0);
-            h->ofirst.assign(std::max<uint32_t>(n_out, 1), -1);
-            for (size_t s = 0; s < ns; s++)
-                if (oid[s] >= 0) {
-                    h->orep[oid[s]] = (uint16_t)iid[rep[s]];
-                    h->ofirst[oid[s]] = rid[out_key[s] >= 0 ? (int32_t)s : dict[s]];
-                }
-        }
-        if (h->narrow) {
-            h->cdelta.assign((size_t)n_int * A, 0);
-            for (size_t s = 0; s < ns; s++) {
-                if (!internal[s])
-                    continue;
-                for (uint32_t c = 0; c < A; c++) {
-                    int32_t t = go[s * A + c];
-                    h->cdelta[(size_t)iid[s] * A + c] =
-                        oid[t] >= 0 ? (uint16_t)(0x8000u | oid[t]) : (uint16_t)iid[t];
-                }
-            }
-        }
+        ac_lay_compact(t, iid, rep, rid, h);
     } catch (const std::bad_alloc &) {
+        gs_ac_trie_free(&t);
         return gs_fail(err, GS_ESYS, "out of memory (gpu ac engine automaton)");
     }
+    gs_ac_trie_free(&t);
     return GS_OK;
 }
 
@@ -303,15 +259,13 @@ fail:
 /* Counts only: the keys, sorted (shared prefixes stay in one part), cut
  * into the fewest parts (at most MAX_PARTS) whose counts-only automata each
  * fit in budget, one compact state a part in st->parts. *done: 0 when no
- * cut fits (the caller uses the general kernel). GS_GPU_AC=parts:N (tests)
- * asks for at least N parts. */
+ * cut fits (the caller uses the general kernel). least (gpu.ac.parts, 0:
+ * 2): the fewest parts to try (tests put part edges in small key sets). */
 enum { MAX_PARTS = 16 };
-static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, size_t budget,
-                               ac_state *st, int *done, gs_error *err)
+static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, uint32_t least,
+                               size_t budget, ac_state *st, int *done, gs_error *err)
 {
     *done = 0;
-    const char *env = getenv("GS_GPU_AC");
-    uint32_t least = env && !strncmp(env, "parts:", 6) ? (uint32_t)atoi(env + 6) : 2;
     std::vector<uint32_t> ids(ks->n_keys);
     for (uint32_t k = 0; k < ks->n_keys; k++)
         ids[k] = k;
@@ -381,10 +335,13 @@ static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, size_
     return GS_OK;
 }
 
-static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                         int want_hits, void **state, gs_error *err)
+/* gpu.ac.compact -1, or gpu.ac.parts set, skips the one compact automaton
+ * of all keys (the parts are tried all the same). */
+static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gpu_args *a,
+                         size_t text_cap, void **state, gs_error *err)
 {
     (void)text_cap;
+    const int want_hits = a->want_hits;
     ac_host h;
     ac_state *st = NULL;
     std::vector<uint16_t> d16;
@@ -397,7 +354,7 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     if (st == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (gpu ac engine)");
     budget = dev->smem_optin - 256 - 64;
-    if (!want_hits && !getenv("GS_GPU_AC")
+    if (!want_hits && a->tune->gpu_ac_compact >= 0 && a->tune->gpu_ac_parts == 0
         && (ac_compact_smem(&h, 1, budget) || ac_compact_smem(&h, 0, budget))) {
         if (ac_open_compact(ks, dev, &h, budget, st, err) != GS_OK)
             goto fail;
@@ -406,7 +363,7 @@ static gs_status ac_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     }
     if (!want_hits && ks->mode == GS_MATCH_EXACT) {
         int done = 0;
-        if (ac_open_parts(ks, dev, budget, st, &done, err) != GS_OK)
+        if (ac_open_parts(ks, dev, (uint32_t)a->tune->gpu_ac_parts, budget, st, &done, err) != GS_OK)
             goto fail;
         if (done) {
             *state = st;

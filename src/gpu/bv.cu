@@ -14,7 +14,7 @@
  * ~33 word steps per residue for 2000 primer keys at K = 3 where the full
  * scan takes 2000 key steps. Edit ends found through several seeds come
  * back once per seed; gpu.cu removes the repeats after sorting.
- * GS_BV_NOFILTER=1 scans every key in full, as on the CPU.
+ * match.seed.filter=-1 (gs_tune) scans every key in full, as on the CPU.
  */
 #include <algorithm>
 #include <cstdlib>
@@ -48,6 +48,7 @@ typedef struct bv_state {
     uint32_t *d_tab, *d_ent; /* their tables, flat (gs_seeds_flatten) */
     uint32_t K, n_keys, span;
     int sm_count;
+    int direct;    /* gpu.bv.direct: -1 never, 0 where it pays, 1 wherever it fits */
     uint32_t smem; /* bytes a block may take */
     bv_class cls[NCLASS];
     uint32_t *d_mlen, *d_woff, *d_out_off, *d_outputs;
@@ -97,10 +98,11 @@ static int bv_class_of(int edits, uint32_t m)
 
 static const uint32_t bv_lanes[NCLASS] = {1, 1, 2, 4, 8, 16, 32, 32, 32, 32, 1};
 
-static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                         int want_hits, void **state, gs_error *err)
+static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gpu_args *a,
+                         size_t text_cap, void **state, gs_error *err)
 {
     (void)text_cap;
+    const int want_hits = a->want_hits;
     bv_state *st = new (std::nothrow) bv_state();
     if (st == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (gpu bv)");
@@ -113,6 +115,7 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     st->sm_count = dev->sm_count;
     st->smem = dev->smem_optin >= BV_SMEM_BIG ? BV_SMEM_BIG : BV_SMEM_SMALL;
     st->span = ks->span;
+    st->direct = a->tune->gpu_bv_direct;
     /* K <= 15: hits carry 4 bits of distance and the mismatch counters
      * saturate at 16; without hits, edits may take any K (benchmarks take
      * K = m - 1, which makes every distance exact) */
@@ -125,7 +128,7 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text
     }
     /* keys the seed filter takes skip the full scan (want_hits is 0 only in
      * benchmarks of the full-scan kernels: all of them are scanned) */
-    if (want_hits && gs_seeds_build(ks, &st->seeds, err) != GS_OK)
+    if (want_hits && gs_seeds_build(ks, a->tune, &st->seeds, err) != GS_OK)
         goto fail;
     for (uint32_t k = 0; k < ks->n_keys; k++) {
         const uint8_t *key = gs_key(ks, k);
@@ -253,13 +256,13 @@ static gs_bv_view bv_plan(const bv_state *st, const bv_class *c, uint32_t stop)
  * between 2^26 and 2^27 residues for one key of 512 on an H200 (lanes 3.83
  * and 7.36 ms, direct 3.96 and 5.98; at 2^30 55.0 and 30.4): direct from
  * 192 pieces of 4 warm-ups an SM.
- * GS_BV_SHARED=1 keeps every class on gs_bv_kernel, GS_BV_DIRECT=1 sends
- * every class it can take to gs_bv_direct (tests, comparisons). */
+ * gpu.bv.direct -1 keeps every class on gs_bv_kernel, 1 sends every class
+ * it can take to gs_bv_direct (tests, comparisons). */
 enum { BV_DIRECT_KEYS = 8, BV_DIRECT_SLOTS8 = 192 };
 
 static int bv_direct(const bv_state *st, const gs_bv_view *v)
 {
-    static const int off = getenv("GS_BV_SHARED") != NULL, on = getenv("GS_BV_DIRECT") != NULL;
+    const int off = st->direct < 0, on = st->direct > 0;
     if (off || !st->edits || v->n_ids > BV_DIRECT_KEYS || v->pre == 0)
         return 0;
     const uint32_t words = (v->pre - st->K + 63) / 64; /* pre = longest key + K */

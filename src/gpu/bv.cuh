@@ -378,11 +378,8 @@ __global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin
                  : m <= 64 ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d)
                            : 0;
     uint32_t o = f.outputs[f.out_off[k]];
-    const uint32_t low = f.lbits + GS_BV_DBITS;
-    keys[i] = (unsigned long long)(e - l) << (1 + f.pbits + low) |
-              (unsigned long long)(o & 1u) << (f.pbits + low) |
-              (unsigned long long)(o >> 1) << low |
-              (unsigned long long)l << GS_BV_DBITS | d;
+    const gs_key_layout lay = {GS_BV_DBITS, (uint8_t)f.lbits, (uint8_t)f.pbits};
+    keys[i] = gs_hitkey_pack(lay, e - l, o, l, d);
 }
 
 #endif

@@ -6,8 +6,7 @@
  * slot's pinned buffer; when the batch is closed, its copy -> scan -> (hit
  * count back) is queued on the slot's stream, so the copy of one batch
  * overlaps the scan of the one before. The scans themselves are chained with
- * an event (one at a time): each fills the whole device, and one engine
- * ("rkps") has a single scratch area. A slot is retired (waited for) only
+ * an event (one at a time): each fills the whole device. A slot is retired (waited for) only
  * when it is reused or at finish; that is where its key hits are expanded to
  * (pattern, strand, length) sort keys, sorted on the device and copied back
  * into a run of keys (gs_hitsort.h): 8 bytes a hit, one copy, no per-hit
@@ -90,6 +89,8 @@ struct gs_gpu {
     gs_gpu_dev dev;
     const gs_gpu_engine *eng;
     void *est;
+    gs_gpu_args args; /* as opened; args.tune points at tune */
+    gs_tune tune;
     int want_hits, pack; /* pack: segments may share a batch (dna, exact) */
     int copy_threads;    /* gs_gpu_set_copy_threads */
     const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
@@ -158,8 +159,7 @@ void gs_gpu_warm(int device)
 static const gs_gpu_engine *gpu_engine_find(const char *name)
 {
     static const gs_gpu_engine *const all[] = {&gs_gpu_engine_ac, &gs_gpu_engine_wm,
-                                               &gs_gpu_engine_rk, &gs_gpu_engine_rkps,
-                                               &gs_gpu_engine_bv};
+                                               &gs_gpu_engine_rk, &gs_gpu_engine_bv};
     for (const gs_gpu_engine *e : all)
         if (strcmp(e->name, name) == 0)
             return e;
@@ -228,9 +228,30 @@ static uint32_t bits_for(unsigned long long n) /* bits to write 0 .. n-1, at lea
     return b;
 }
 
-gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
-                      size_t block, gs_gpu **out, gs_error *err)
+/* Exact keys: each output's low bits of a sort key, length included (every
+ * key of a pattern has the pattern's length), and the keys' output offsets. */
+static gs_status gpu_upload_outkeys(gs_gpu *g, const gs_keyset *ks, gs_error *err)
 {
+    size_t n_out = ks->out_off[ks->n_keys];
+    unsigned long long *ok =
+        (unsigned long long *)gs_malloc((n_out ? n_out : 1) * 8, err, "GPU hit keys");
+    if (ok == NULL)
+        return GS_ESYS;
+    for (uint32_t k = 0; k < ks->n_keys; k++)
+        for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
+            ok[j] = gs_hitkey_low(g->lay, ks->outputs[j], gs_key_len(ks, k), 0);
+    gs_status up = gs_gpu_upload((void **)&g->d_outkey, ok, n_out * 8, err);
+    free(ok);
+    if (up != GS_OK)
+        return up;
+    return gs_gpu_upload((void **)&g->d_out_off, ks->out_off, ((size_t)ks->n_keys + 1) * 4, err);
+}
+
+gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **out, gs_error *err)
+{
+    const int device = a->device, want_hits = a->want_hits;
+    const char *engine = a->engine;
+    const size_t block = a->block;
     gs_gpu *g = NULL;
     cudaDeviceProp prop;
     int n_dev = gs_gpu_device_count();
@@ -266,7 +287,7 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     g->lbits = bits_for((unsigned long long)ks->span + 1);
     g->lay = gs_key_layout{(uint8_t)(g->approx ? 4 : 0), (uint8_t)g->lbits, (uint8_t)g->pbits};
     /* approximate: a start may be the text's end until the host finds it */
-    g->sort_bits = bits_for(text_cap + g->approx) + 1 + g->pbits + g->lbits + (g->approx ? 4 : 0);
+    g->sort_bits = bits_for(text_cap + g->approx) + gs_hitkey_s_pos(g->lay);
     if (g->sort_bits > 64) {
         gs_fail(err, GS_EUSAGE, "too many patterns for GPU hit sorting (%u) (gpu)",
                 ks->n_patterns);
@@ -283,24 +304,8 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
     GS_CUDA_CHECK(cudaMalloc((void **)&g->d_counts, std::max<size_t>(g->n_keys, 1) * 8));
     GS_CUDA_CHECK(cudaMemset(g->d_counts, 0, std::max<size_t>(g->n_keys, 1) * 8));
     GS_CUDA_CHECK(cudaMalloc((void **)&g->d_work, 4));
-    if (want_hits && !g->approx) {
-        /* exact keys: each output's low bits of a sort key, length included
-         * (every key of a pattern has the pattern's length) */
-        size_t n_out = ks->out_off[ks->n_keys];
-        unsigned long long *ok = (unsigned long long *)gs_malloc((n_out ? n_out : 1) * 8, err,
-                                                                 "GPU hit keys");
-        if (ok == NULL)
-            goto fail;
-        for (uint32_t k = 0; k < ks->n_keys; k++)
-            for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
-                ok[j] = (unsigned long long)(ks->outputs[j] & 1) << (g->pbits + g->lbits) |
-                        (unsigned long long)(ks->outputs[j] >> 1) << g->lbits | gs_key_len(ks, k);
-        gs_status up = gs_gpu_upload((void **)&g->d_outkey, ok, n_out * 8, err);
-        free(ok);
-        if (up != GS_OK ||
-            gs_gpu_upload((void **)&g->d_out_off, ks->out_off, ((size_t)ks->n_keys + 1) * 4, err))
-            goto fail;
-    }
+    if (want_hits && !g->approx && gpu_upload_outkeys(g, ks, err) != GS_OK)
+        goto fail;
     GS_CUDA_CHECK(cudaEventCreate(&g->scan_done));
     GS_CUDA_CHECK(cudaEventCreate(&g->h0));
     GS_CUDA_CHECK(cudaEventCreate(&g->h1));
@@ -322,7 +327,11 @@ gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int w
         }
     }
     GS_CUDA_CHECK(cudaEventRecord(g->scan_done, g->slot[0].st));
-    if (g->n_keys && g->eng->open(ks, &g->dev, text_cap, want_hits, &g->est, err) != GS_OK)
+    g->args = *a;
+    if (a->tune)
+        g->tune = *a->tune;
+    g->args.tune = &g->tune;
+    if (g->n_keys && g->eng->open(ks, &g->dev, &g->args, text_cap, &g->est, err) != GS_OK)
         goto fail;
     *out = g;
     return GS_OK;
@@ -447,16 +456,15 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
          * as its start: the CPU's own DP finds the start, and the key is
          * rewritten (rare: patterns that long; the batch is sorted again) */
         const gs_keyset *ks = g->ks;
-        const int s_len = g->lay.b_dist, s_pat = s_len + g->lay.b_len,
-                  s_strand = s_pat + g->lay.b_pat, s_pos = s_strand + 1;
-        const unsigned long long lmask = (1ull << g->lbits) - 1, pmask = (1ull << g->pbits) - 1;
+        const gs_key_layout lay = g->lay;
+        const int s_pos = gs_hitkey_s_pos(lay);
         for (uint32_t i = 0; i < n; i++) {
             uint64_t x = g->h_sorted[i];
-            if ((x >> s_len & lmask) != 0)
+            if (gs_hitkey_len(lay, x) != 0)
                 continue;
-            uint32_t d = (uint32_t)(x & 15), pat = (uint32_t)(x >> s_pat & pmask);
-            uint32_t strand = (uint32_t)(x >> s_strand & 1);
-            uint64_t e = x >> s_pos;
+            uint32_t d = gs_hitkey_dist(lay, x), pat = gs_hitkey_pattern(lay, x);
+            uint32_t strand = gs_hitkey_strand(lay, x);
+            uint64_t e = gs_hitkey_pos(lay, x);
             uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
             uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
             if (bits == NULL) {
@@ -467,7 +475,7 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
             }
             gs_approx_text_bits(s->h_text + (e - w), w, bits);
             uint64_t l = gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
-            g->h_sorted[i] = (e - l) << s_pos | (x & ((1ull << s_pos) - 1)) | l << s_len;
+            g->h_sorted[i] = gs_hitkey_at(lay, e - l, (x & gs_hitkey_mask(s_pos)) | l << gs_hitkey_s_len(lay));
             moved = 1;
         }
         if (moved)
@@ -532,7 +540,7 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     if (gpu_keys_reserve(g, total, err) != GS_OK)
         goto fail;
     gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
-        s->d_kh, n, g->d_out_off, g->d_outkey, g->d_offs, 1 + g->pbits + g->lbits, g->d_keys);
+        s->d_kh, n, g->d_out_off, g->d_outkey, g->d_offs, g->lay, g->d_keys);
     GS_CUDA_LAUNCH_CHECK();
     if (gpu_sort_back(g, s, &total, 0, err) != GS_OK ||
         gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,

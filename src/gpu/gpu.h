@@ -22,6 +22,7 @@
 
 #include "core/gs_error.h"
 #include "core/gs_hitsort.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "match/keyset.h"
 
@@ -51,14 +52,24 @@ typedef struct gs_gpu_times {
                       * for their sort on the device, copying keys into runs) */
 } gs_gpu_times;
 
-/* engine: "ac", "wm" or "rk" for exact keysets ("rkps": Rabin-Karp in its
- * prefix-sum formulation, for comparisons; "rk" also selects it when the
- * environment has GS_GPU_RK=prefix), "bv" for approximate ones (K <= 15;
- * segments are then scanned one a launch, and key counts stay zero: the
- * counts of approximate modes come from the hits). block: the largest seg->own that will be submitted
- * (text is at most block + ks->max_len - 1, below 2^32). */
-gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
-                      size_t block, gs_gpu **g, gs_error *err);
+/* What to open. */
+typedef struct gs_gpu_args {
+    int device;
+    /* "ac", "wm" or "rk" for exact keysets, "bv" for approximate ones (K <= 15;
+     * segments are then scanned one a launch, and key counts stay zero: the
+     * counts of approximate modes come from the hits) */
+    const char *engine;
+    int want_hits;
+    /* the largest seg->own that will be submitted (text is at most
+     * block + ks->max_len - 1, below 2^32) */
+    size_t block;
+    const gs_tune *tune; /* gpu.* and match.* knobs; NULL: the defaults */
+    /* tests: N + 1 makes rk's dna bitmap windows reach N residues past their
+     * group's shortest key, as far as its keys do (0: the cost model picks) */
+    int rk_ext;
+} gs_gpu_args;
+
+gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
 /* Threads (the submitting one included) that copy a submitted segment into
  * the pinned buffer, and a batch's hit keys out of it; 1 until set. One

@@ -41,7 +41,8 @@ typedef struct gs_gpu_dev {
     size_t smem_sm;    /* shared memory of one multiprocessor */
 } gs_gpu_dev;
 
-/* One segment as the kernels see it. Key hits are packed as pos << 32 | key. */
+/* One segment as the kernels see it. Key hits are packed by gs_keyhit_pack
+ * (core/gs_hitkey.h). */
 typedef struct gs_gpu_scan {
     const uint8_t *text;       /* device, padded to a multiple of 64 bytes */
     uint32_t len, own;         /* as in gs_segment, own <= len */
@@ -54,22 +55,21 @@ typedef struct gs_gpu_scan {
 
 typedef struct gs_gpu_engine {
     const char *name;
-    /* text_cap: the longest segment text that will be scanned; want_hits:
-     * whether scans will record hits (counts-only may use leaner kernels). */
-    gs_status (*open)(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                      int want_hits, void **state, gs_error *err);
+    /* a: as given to gs_gpu_open, its tune never NULL; a->want_hits:
+     * whether scans will record hits (counts-only may use leaner kernels);
+     * text_cap: the longest segment text that will be scanned. */
+    gs_status (*open)(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gpu_args *a,
+                      size_t text_cap, void **state, gs_error *err);
     gs_status (*scan)(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err);
     void (*close)(void *state);
 } gs_gpu_engine;
 
-/* "rkps" is rk's prefix-sum formulation, kept for comparison (rk.cuh). */
 extern const gs_gpu_engine gs_gpu_engine_ac, gs_gpu_engine_wm, gs_gpu_engine_rk,
-    gs_gpu_engine_rkps, gs_gpu_engine_bv;
+    gs_gpu_engine_bv;
 
 /* bv (approximate keysets): its kernels push raw hits (end << 32 |
  * distance << 27 | key); this queues their conversion into n 64-bit sort
- * keys start << (1 + pbits + lbits + 4) | strand << (pbits + lbits + 4) |
- * pattern << (lbits + 4) | length << 4 | distance, where a length of 0
+ * keys (core/gs_hitkey.h, layout {4, lbits, pbits}), where a length of 0
  * (edit keys over 64 residues) leaves the start to the host. text: the
  * scanned segment on the device. */
 gs_status gs_gpu_bv_finish(void *state, const uint8_t *text, const unsigned long long *kh,

@@ -5,10 +5,9 @@ int gs_gpu_device_count(void) { return 0; }
 
 void gs_gpu_warm(int device) { (void)device; }
 
-gs_status gs_gpu_open(int device, const char *engine, const gs_keyset *ks, int want_hits,
-                      size_t block, gs_gpu **g, gs_error *err)
+gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **g, gs_error *err)
 {
-    (void)device; (void)engine; (void)ks; (void)want_hits; (void)block;
+    (void)a; (void)ks;
     *g = NULL;
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }

@@ -1,10 +1,10 @@
 /* hits.cuh - turn a segment's key hits into sorted (start, strand, pattern,
  * length) keys on the device (device code only; gpu.cu launches these).
  *
- * A key hit (pos << 32 | key) stands for one hit per output of the key. The
+ * A key hit (gs_keyhit_pack) stands for one hit per output of the key. The
  * outputs are counted, offset with CUB's exclusive scan, written as one
- * 64-bit sort key each, pos << shift | outkey[output], where outkey holds
- * strand, pattern and length in the layout of gs_hitsort.h's runs, and
+ * 64-bit sort key each (core/gs_hitkey.h: the position above
+ * outkey[output], which holds strand, pattern and length), and
  * sorted with CUB's radix sort over only the bits in use, so the hits leave
  * the device in contract §3 order and as a run the host keeps as it is.
  */
@@ -13,12 +13,14 @@
 
 #include <stdint.h>
 
+#include "core/gs_hitkey.h"
+
 __global__ void gs_hits_count(const unsigned long long *kh, uint32_t n, const uint32_t *out_off,
                               uint32_t *cnt)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        uint32_t k = (uint32_t)kh[i];
+        uint32_t k = gs_keyhit_key(kh[i]);
         cnt[i] = out_off[k + 1] - out_off[k];
     } else if (i == n) {
         cnt[i] = 0; /* so the exclusive scan's last element is the total */
@@ -27,15 +29,14 @@ __global__ void gs_hits_count(const unsigned long long *kh, uint32_t n, const ui
 
 __global__ void gs_hits_expand(const unsigned long long *kh, uint32_t n, const uint32_t *out_off,
                                const unsigned long long *outkey, const uint32_t *offs,
-                               uint32_t shift, unsigned long long *keys)
+                               gs_key_layout lay, unsigned long long *keys)
 {
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
-    unsigned long long pos = kh[i] >> 32;
-    uint32_t k = (uint32_t)kh[i], o = offs[i];
+    uint32_t pos = gs_keyhit_pos(kh[i]), k = gs_keyhit_key(kh[i]), o = offs[i];
     for (uint32_t j = out_off[k]; j < out_off[k + 1]; j++, o++)
-        keys[o] = pos << shift | outkey[j];
+        keys[o] = gs_hitkey_at(lay, pos, outkey[j]);
 }
 
 #endif

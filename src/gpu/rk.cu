@@ -1,9 +1,8 @@
-/* rk.cu - the GPU Rabin-Karp engines: key hashes, bitmap and hash table
+/* rk.cu - the GPU Rabin-Karp engine: key hashes, bitmap and hash table
  * built on the host once; rk.cuh's kernels launched per segment.
  *
- * "rk" is the rolling formulation; "rkps" (or "rk" with GS_GPU_RK=prefix in
- * the environment) is the prefix-sum formulation kept for comparison: see
- * rk.cuh for both and docs/performance.md (GPU) for the measurements.
+ * rk.cuh describes the rolling formulation and docs/performance.md (GPU)
+ * has the measurements.
  */
 #include <algorithm>
 #include <cmath>
@@ -12,37 +11,21 @@
 #include <new>
 #include <vector>
 
-/* no NVTX ranges from CUB: a library should not export the NVTX symbols */
-#define CCCL_DISABLE_NVTX
-#include <cub/device/device_scan.cuh>
-
 #include "rk.cuh"
 
 typedef struct rk_state {
-    int ps; /* prefix-sum formulation */
     int dna;
-    int probe;    /* dna: the first rolling kernel (global table, text re-read) */
-    int lane;     /* dna: each lane verifies its own candidates (no queue) */
-    uint32_t max_groups;
-    int fixed_groups; /* GS_GPU_RK=groups=N: no merging */
-    int fixed_ext;    /* GS_GPU_RK=ext=N: every group's bitmap window f + N; -1: chosen */
+    int fixed_ext; /* gs_gpu_args.rk_ext - 1: every group's bitmap window f + N; -1: chosen */
     gs_rk_view v;
-    gs_rkps_view pv;
-    uint32_t *d_filter, *d_ids, *d_key_off, *d_lens;
+    uint32_t *d_filter, *d_key_off;
     uint4 *d_keys;
-    unsigned long long *d_kcodes;
     gs_rk_slot *d_table;
     uint8_t *d_key_bytes;
     uint4 *d_bucket; /* dna: buckets, then entries */
-    unsigned long long *d_dpow, *d_w, *d_P;
-    void *d_temp;
-    size_t temp_bytes;
     void (*fn)(gs_rk_view, gs_gpu_scan);
     size_t smem;
     int threads, grid;
 } rk_state;
-
-static const unsigned long long RK_D = 0x2545F4914F6CDD1Dull % GS_RK_Q;
 
 static void rk_close(void *p)
 {
@@ -50,18 +33,11 @@ static void rk_close(void *p)
     if (st == NULL)
         return;
     cudaFree(st->d_filter);
-    cudaFree(st->d_ids);
     cudaFree(st->d_keys);
-    cudaFree(st->d_kcodes);
     cudaFree(st->d_key_off);
-    cudaFree(st->d_lens);
     cudaFree(st->d_table);
     cudaFree(st->d_key_bytes);
     cudaFree(st->d_bucket);
-    cudaFree(st->d_dpow);
-    cudaFree(st->d_w);
-    cudaFree(st->d_P);
-    cudaFree(st->d_temp);
     delete st;
 }
 
@@ -106,24 +82,23 @@ static void rk_table(std::vector<rk_entry> &e, std::vector<uint32_t> &ids,
     }
 }
 
-template <bool DNA, typename H> static void (*rk_pick(uint32_t ng))(gs_rk_view, gs_gpu_scan)
+template <typename H> static void (*rk_pick(uint32_t ng))(gs_rk_view, gs_gpu_scan)
 {
     switch (ng) {
-    case 1: return gs_rk_kernel<DNA, 1, H>;
-    case 2: return gs_rk_kernel<DNA, 2, H>;
-    case 3: return gs_rk_kernel<DNA, 3, H>;
-    default: return gs_rk_kernel<DNA, 4, H>;
+    case 1: return gs_rk_kernel<1, H>;
+    case 2: return gs_rk_kernel<2, H>;
+    case 3: return gs_rk_kernel<3, H>;
+    default: return gs_rk_kernel<4, H>;
     }
 }
 
-template <typename H, bool LANE>
-static void (*rk_pick_dna(uint32_t ng))(gs_rk_view, gs_gpu_scan)
+template <typename H> static void (*rk_pick_dna(uint32_t ng))(gs_rk_view, gs_gpu_scan)
 {
     switch (ng) {
-    case 1: return gs_rk_dna_kernel<1, H, LANE>;
-    case 2: return gs_rk_dna_kernel<2, H, LANE>;
-    case 3: return gs_rk_dna_kernel<3, H, LANE>;
-    default: return gs_rk_dna_kernel<4, H, LANE>;
+    case 1: return gs_rk_dna_kernel<1, H>;
+    case 2: return gs_rk_dna_kernel<2, H>;
+    case 3: return gs_rk_dna_kernel<3, H>;
+    default: return gs_rk_dna_kernel<4, H>;
     }
 }
 
@@ -151,8 +126,8 @@ static uint32_t rk_fbits(double bits)
  * per position on a 2-letter text (the least selective DNA text): 1/16 of a
  * candidate per group for its bitmap test (measured, docs/performance.md),
  * plus the windows that pass: 2^-min(lc, f + ext) per key and the bitmap's
- * false positives. GS_GPU_RK=ext=N fixes ext at N (as far as the keys
- * reach), groups=N turns merging off. */
+ * false positives. st->fixed_ext (tests) fixes ext at N, as far as the
+ * keys reach. */
 static void rk_dna_plan(const gs_keyset *ks, const rk_state *st, uint32_t *glo, uint32_t *ng,
                         uint32_t *ext, uint32_t *fbits)
 {
@@ -163,8 +138,6 @@ static void rk_dna_plan(const gs_keyset *ks, const rk_state *st, uint32_t *glo, 
     double best = HUGE_VAL;
     uint32_t best_glo[GS_RK_GROUPS] = {0}, best_ng = n0;
     for (uint32_t mask = 0; mask < (1u << (n0 - 1)); mask++) {
-        if (st->fixed_groups && mask)
-            break;
         /* bit i of mask: base group i + 1 joins the group before it */
         uint32_t lo[GS_RK_GROUPS], hi[GS_RK_GROUPS], emax[GS_RK_GROUPS], g0[GS_RK_GROUPS];
         uint32_t m = 0;
@@ -278,215 +251,143 @@ static void rk_dna_buckets(const gs_keyset *ks, rk_state *st, const uint32_t *gl
     st->v.maxf = maxlc;
 }
 
-/* The rolling formulation's groups, bitmap and table. */
-static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_state *st,
-                                 gs_error *err)
+/* Length groups into glo: lengths within 1.5x of the group's shortest; a
+ * group whose window is already the widest (fcap) takes all the longer
+ * lengths. Returns their number. */
+static uint32_t rk_groups(const gs_keyset *ks, uint32_t fcap, uint32_t *glo)
+{
+    std::vector<uint32_t> lens;
+    uint32_t ng = 0;
+    for (uint32_t k = 0; k < ks->n_keys; k++)
+        lens.push_back(gs_key_len(ks, k));
+    std::sort(lens.begin(), lens.end());
+    lens.erase(std::unique(lens.begin(), lens.end()), lens.end());
+    for (size_t i = 0; i < lens.size() && ng < GS_RK_GROUPS;) {
+        glo[ng++] = lens[i];
+        if (lens[i] >= fcap || ng == GS_RK_GROUPS)
+            break;
+        uint32_t hi = lens[i] + (lens[i] + 1) / 2;
+        while (i < lens.size() && lens[i] < hi)
+            i++;
+    }
+    return ng;
+}
+
+/* The rolling kernels' tables on the host. */
+typedef struct rk_host {
+    std::vector<uint32_t> filter, ids;
+    std::vector<uint4> keys, buckets;
+    std::vector<gs_rk_slot> table;
+} rk_host;
+
+/* Groups, bitmap, and the keys: dna in buckets (rk_dna_buckets), bytes in
+ * the hash table of their first f symbols. Throws std::bad_alloc. */
+static void rk_build(const gs_keyset *ks, rk_state *st, rk_host &h)
 {
     const int dna = st->dna;
     const uint32_t fcap = dna ? 32 : 8, bits = dna ? 2 : 8;
-    std::vector<uint32_t> lens, filter, ids;
-    std::vector<uint4> keys;
-    std::vector<unsigned long long> kcodes;
+    uint32_t glo[GS_RK_GROUPS], ext[GS_RK_GROUPS] = {0, 0, 0, 0}, fbits = 13, maxf = 0;
+    uint32_t ng = rk_groups(ks, fcap, glo);
     std::vector<rk_entry> ent;
-    std::vector<gs_rk_slot> table;
-    std::vector<uint4> buckets;
-    uint32_t glo[GS_RK_GROUPS], ext[GS_RK_GROUPS] = {0, 0, 0, 0}, ng = 0, fbits = 13, maxf = 0;
-    size_t budget, fbytes, cbytes, qbytes, tbytes;
-    try {
-        for (uint32_t k = 0; k < ks->n_keys; k++)
-            lens.push_back(gs_key_len(ks, k));
-        std::sort(lens.begin(), lens.end());
-        lens.erase(std::unique(lens.begin(), lens.end()), lens.end());
-        /* groups: lengths within 1.5x of the group's shortest; a group whose
-         * window is already the widest takes all the longer lengths */
-        for (size_t i = 0; i < lens.size() && ng < st->max_groups;) {
-            glo[ng++] = lens[i];
-            if (lens[i] >= fcap || ng == st->max_groups)
-                break;
-            uint32_t hi = lens[i] + (lens[i] + 1) / 2;
-            while (i < lens.size() && lens[i] < hi)
-                i++;
-        }
-        if (dna && !st->probe && ng > 0)
-            rk_dna_plan(ks, st, glo, &ng, ext, &fbits);
-        else
-            fbits = rk_fbits((double)ks->n_keys);
-        for (uint32_t g = 0; g < ng; g++) {
-            st->v.f[g] = std::min(glo[g], fcap);
-            st->v.fmask[g] = rk_mask(st->v.f[g] * bits);
-            st->v.bmask[g] = rk_mask((st->v.f[g] + ext[g]) * bits);
-            maxf = std::max(maxf, st->v.f[g]);
-        }
-        filter.assign((size_t)1 << (fbits - 5), 0);
-        st->v.fbits = fbits;
-        st->v.ng = ng;
-        if (dna && !st->probe)
-            rk_dna_buckets(ks, st, glo, ext, filter, buckets);
-        for (uint32_t k = 0; !(dna && !st->probe) && k < ks->n_keys; k++) {
-            uint32_t L = gs_key_len(ks, k), g = 0;
-            while (g + 1 < ng && L >= glo[g + 1])
-                g++;
-            const uint8_t *key = gs_key(ks, k);
-            unsigned long long h = 0;
-            for (uint32_t j = 0; j < st->v.f[g]; j++)
-                h = h << bits | key[j];
-            uint32_t bit = gs_rk_bit(h, g, fbits);
-            filter[bit >> 5] |= 1u << (bit & 31);
-            ent.push_back(rk_entry{g, h, k});
-        }
-        rk_table(ent, ids, table, &st->v.hmask);
-        keys.resize(ids.size());
-        kcodes.assign(ids.size(), 0);
-        for (size_t j = 0; j < ids.size(); j++) {
-            uint32_t L = gs_key_len(ks, ids[j]);
-            keys[j] = make_uint4(ids[j], (uint32_t)ks->key_off[ids[j]], L, 0);
-            for (uint32_t x = 0; dna && x < L && x < 32; x++)
-                kcodes[j] |= (unsigned long long)gs_key(ks, ids[j])[x] << (2 * x);
-        }
-    } catch (const std::bad_alloc &) {
-        return gs_fail(err, GS_ESYS, "out of memory (gpu rk engine)");
+    if (dna && ng > 0)
+        rk_dna_plan(ks, st, glo, &ng, ext, &fbits);
+    else
+        fbits = rk_fbits((double)ks->n_keys);
+    for (uint32_t g = 0; g < ng; g++) {
+        st->v.f[g] = std::min(glo[g], fcap);
+        st->v.fmask[g] = rk_mask(st->v.f[g] * bits);
+        st->v.bmask[g] = rk_mask((st->v.f[g] + ext[g]) * bits);
+        maxf = std::max(maxf, st->v.f[g]);
     }
-    if (gs_gpu_upload((void **)&st->d_filter, filter.data(), filter.size() * 4, err) ||
-        gs_gpu_upload((void **)&st->d_keys, keys.data(), keys.size() * sizeof(uint4), err) ||
-        gs_gpu_upload((void **)&st->d_kcodes, kcodes.data(), kcodes.size() * 8, err) ||
-        gs_gpu_upload((void **)&st->d_table, table.data(), table.size() * sizeof(gs_rk_slot), err) ||
-        gs_gpu_upload((void **)&st->d_bucket, buckets.data(), buckets.size() * sizeof(uint4), err))
-        return err->code;
-    if (dna && !st->probe)
-        maxf = st->v.maxf; /* the longest key part compared in registers */
-    st->v.filter = st->d_filter;
-    st->v.table = st->d_table;
-    st->v.keys = st->d_keys;
-    st->v.kcodes = st->d_kcodes;
-    st->v.key_bytes = st->d_key_bytes;
-    st->v.key_off = st->d_key_off;
-    st->v.bucket = (const uint2 *)st->d_bucket;
-    st->v.ent = st->d_bucket + ((size_t)ng << st->v.tbits) / 2;
+    h.filter.assign((size_t)1 << (fbits - 5), 0);
     st->v.fbits = fbits;
-    st->v.n_keys = ks->n_keys;
-    st->v.chunk = 1024;
     st->v.ng = ng;
-    st->v.maxf = maxf;
-    budget = dev->smem_optin - 64;
-    fbytes = filter.size() * 4;
-    cbytes = (size_t)ks->n_keys * 4;
-    qbytes = dna && !st->probe && st->lane ? 0 : 32 * GS_RK_QCAP * 16;
-    /* the bitmap and one candidate queue per warp (at most 32 warps a block),
-     * then the buckets (dna), then the counts, as far as they fit */
-    tbytes = buckets.size() * sizeof(uint4);
+    if (dna)
+        rk_dna_buckets(ks, st, glo, ext, h.filter, h.buckets);
+    for (uint32_t k = 0; !dna && k < ks->n_keys; k++) {
+        uint32_t L = gs_key_len(ks, k), g = 0;
+        while (g + 1 < ng && L >= glo[g + 1])
+            g++;
+        const uint8_t *key = gs_key(ks, k);
+        unsigned long long x = 0;
+        for (uint32_t j = 0; j < st->v.f[g]; j++)
+            x = x << bits | key[j];
+        uint32_t bit = gs_rk_bit(x, g, fbits);
+        h.filter[bit >> 5] |= 1u << (bit & 31);
+        ent.push_back(rk_entry{g, x, k});
+    }
+    rk_table(ent, h.ids, h.table, &st->v.hmask);
+    h.keys.resize(h.ids.size());
+    for (size_t j = 0; j < h.ids.size(); j++)
+        h.keys[j] = make_uint4(h.ids[j], (uint32_t)ks->key_off[h.ids[j]],
+                               gs_key_len(ks, h.ids[j]), 0);
+    if (!dna)
+        st->v.maxf = maxf; /* dna: the longest key part compared in registers (rk_dna_buckets) */
+}
+
+/* Shared memory, block size and kernel: the bitmap and one candidate queue
+ * per warp (at most 32 warps a block), then the buckets (dna), then the
+ * counts, as far as they fit. */
+static gs_status rk_launch(const gs_keyset *ks, const gs_gpu_dev *dev, const rk_host &h,
+                           rk_state *st, gs_error *err)
+{
+    const size_t budget = dev->smem_optin - 64, fbytes = h.filter.size() * 4;
+    const size_t cbytes = (size_t)ks->n_keys * 4, qbytes = 32 * GS_RK_QCAP * 16;
+    const size_t tbytes = h.buckets.size() * sizeof(uint4);
+    const uint32_t bits = st->dna ? 2 : 8, ng = st->v.ng;
     if (tbytes && fbytes + qbytes + tbytes <= budget)
-        st->v.bucket_words = (uint32_t)buckets.size();
+        st->v.bucket_words = (uint32_t)h.buckets.size();
     st->smem = fbytes + (size_t)st->v.bucket_words * 16;
     st->v.smem_counts = st->smem + (cbytes + 15) / 16 * 16 + qbytes <= budget;
     st->smem += st->v.smem_counts ? (cbytes + 15) / 16 * 16 : 0;
     st->threads = st->smem <= 48 * 1024 ? 256 : st->smem <= 100 * 1024 ? 512 : 1024;
-    if (qbytes)
-        st->smem += (size_t)st->threads / 32 * GS_RK_QCAP * 16;
-    if (dna && !st->probe) {
-        if (maxf * bits <= 32)
-            st->fn = st->lane ? rk_pick_dna<uint32_t, true>(ng) : rk_pick_dna<uint32_t, false>(ng);
-        else
-            st->fn = st->lane ? rk_pick_dna<unsigned long long, true>(ng)
-                              : rk_pick_dna<unsigned long long, false>(ng);
-    } else if (maxf * bits <= 32) {
-        st->fn = dna ? rk_pick<true, uint32_t>(ng) : rk_pick<false, uint32_t>(ng);
-    } else {
-        st->fn = dna ? rk_pick<true, unsigned long long>(ng)
-                     : rk_pick<false, unsigned long long>(ng);
-    }
-    if (gs_gpu_fit_grid(st->fn, st->threads, st->smem, dev, &st->grid, err) != GS_OK)
-        goto fail;
-    return GS_OK;
-fail:
-    return err->code;
+    st->smem += (size_t)st->threads / 32 * GS_RK_QCAP * 16;
+    if (st->v.maxf * bits <= 32)
+        st->fn = st->dna ? rk_pick_dna<uint32_t>(ng) : rk_pick<uint32_t>(ng);
+    else
+        st->fn = st->dna ? rk_pick_dna<unsigned long long>(ng) : rk_pick<unsigned long long>(ng);
+    return gs_gpu_fit_grid(st->fn, st->threads, st->smem, dev, &st->grid, err);
 }
 
-/* The prefix-sum formulation's tables and scratch. */
-static gs_status rk_open_prefix(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                                rk_state *st, gs_error *err)
+/* The rolling formulation's groups, bitmap and table, on the device. */
+static gs_status rk_open_rolling(const gs_keyset *ks, const gs_gpu_dev *dev, rk_state *st,
+                                 gs_error *err)
 {
-    std::vector<uint32_t> lens, ids;
-    std::vector<unsigned long long> dpow;
-    std::vector<rk_entry> ent;
-    std::vector<gs_rk_slot> table;
-    gs_rkps_view *v = &st->pv;
-    unsigned long long T;
+    rk_host h;
     try {
-        for (uint32_t k = 0; k < ks->n_keys; k++) {
-            uint32_t L = gs_key_len(ks, k);
-            const uint8_t *key = gs_key(ks, k);
-            unsigned long long h = 0;
-            for (uint32_t j = 0; j < L; j++) /* Horner: sum v(key_j) d^(L-1-j) */
-                h = gs_rk_modadd()(gs_rk_mulmod(h, RK_D), gs_rk_val(key[j]));
-            ent.push_back(rk_entry{L, h, k});
-            lens.push_back(L);
-        }
-        std::sort(lens.begin(), lens.end());
-        lens.erase(std::unique(lens.begin(), lens.end()), lens.end());
-        for (uint32_t L : lens)
-            dpow.push_back(gs_rk_powmod(RK_D, L));
-        rk_table(ent, ids, table, &v->hmask);
+        rk_build(ks, st, h);
     } catch (const std::bad_alloc &) {
         return gs_fail(err, GS_ESYS, "out of memory (gpu rk engine)");
     }
-    if (gs_gpu_upload((void **)&st->d_ids, ids.data(), ids.size() * 4, err) ||
-        gs_gpu_upload((void **)&st->d_table, table.data(), table.size() * sizeof(gs_rk_slot),
+    if (gs_gpu_upload((void **)&st->d_filter, h.filter.data(), h.filter.size() * 4, err) ||
+        gs_gpu_upload((void **)&st->d_keys, h.keys.data(), h.keys.size() * sizeof(uint4), err) ||
+        gs_gpu_upload((void **)&st->d_table, h.table.data(), h.table.size() * sizeof(gs_rk_slot),
                       err) ||
-        gs_gpu_upload((void **)&st->d_lens, lens.data(), lens.size() * 4, err) ||
-        gs_gpu_upload((void **)&st->d_dpow, dpow.data(), dpow.size() * 8, err))
+        gs_gpu_upload((void **)&st->d_bucket, h.buckets.data(), h.buckets.size() * sizeof(uint4),
+                      err))
         return err->code;
-    GS_CUDA_CHECK(cudaMalloc((void **)&st->d_w, (text_cap + 1) * 8));
-    GS_CUDA_CHECK(cudaMalloc((void **)&st->d_P, (text_cap + 1) * 8));
-    GS_CUDA_CHECK(cub::DeviceScan::InclusiveScan(NULL, st->temp_bytes, st->d_w, st->d_P,
-                                                 gs_rk_modadd(), (long long)text_cap));
-    GS_CUDA_CHECK(cudaMalloc(&st->d_temp, std::max<size_t>(st->temp_bytes, 16)));
-    st->threads = 256;
-    st->grid = dev->sm_count * 8;
-    T = (unsigned long long)st->grid * st->threads;
-    v->table = st->d_table;
-    v->ids = st->d_ids;
-    v->key_off = st->d_key_off;
-    v->key_bytes = st->d_key_bytes;
-    v->lens = st->d_lens;
-    v->dpow = st->d_dpow;
-    v->w = st->d_w;
-    v->P = st->d_P;
-    v->d = RK_D;
-    v->dinv = gs_rk_powmod(RK_D, GS_RK_Q - 2);
-    v->dT = gs_rk_powmod(RK_D, T);
-    v->dinvT = gs_rk_powmod(v->dinv, T);
-    v->n_lens = (uint32_t)lens.size();
-    return GS_OK;
-fail:
-    return err->code;
+    st->v.filter = st->d_filter;
+    st->v.table = st->d_table;
+    st->v.keys = st->d_keys;
+    st->v.key_bytes = st->d_key_bytes;
+    st->v.key_off = st->d_key_off;
+    st->v.bucket = (const uint2 *)st->d_bucket;
+    st->v.ent = st->d_bucket + ((size_t)st->v.ng << st->v.tbits) / 2;
+    st->v.n_keys = ks->n_keys;
+    st->v.chunk = 1024;
+    return rk_launch(ks, dev, h, st, err);
 }
 
-/* GS_GPU_RK, for comparisons: words "prefix" (the prefix-sum formulation),
- * "probe" (dna: the first rolling kernel), "lane" (dna: no queue), "queue",
- * "groups=N" (at most N length groups), "ext=N" (dna: bitmap windows N
- * residues past each group's shortest key, as far as its keys reach). */
-static gs_status rk_open_as(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                            int ps, const char *opt, void **state, gs_error *err)
+static gs_status rk_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gpu_args *a,
+                         size_t text_cap, void **state, gs_error *err)
 {
+    (void)text_cap;
     std::vector<uint32_t> key_off;
     rk_state *st = new (std::nothrow) rk_state();
     if (st == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (gpu rk engine)");
-    st->ps = ps;
     st->dna = ks->alphabet == GS_ALPHA_DNA;
-    st->probe = opt && strstr(opt, "probe") != NULL;
-    st->lane = opt && strstr(opt, "lane") != NULL;
-    st->max_groups = GS_RK_GROUPS;
-    const char *groups = opt ? strstr(opt, "groups=") : NULL;
-    st->fixed_groups = groups != NULL;
-    const char *ext = opt ? strstr(opt, "ext=") : NULL;
-    st->fixed_ext = ext ? atoi(ext + 4) : -1;
-    if (st->fixed_ext > RK_EXT_MAX)
-        st->fixed_ext = RK_EXT_MAX;
-    if (groups) {
-        int n = atoi(groups + 7);
-        st->max_groups = n < 1 ? 1 : n > GS_RK_GROUPS ? GS_RK_GROUPS : (uint32_t)n;
-    }
+    st->fixed_ext = a->rk_ext > 0 ? std::min(a->rk_ext - 1, RK_EXT_MAX) : -1;
     if (ks->key_off[ks->n_keys] >= 0xFFFFFFFFull) {
         gs_fail(err, GS_ESYS, "keys too large for the GPU (%llu symbols) (gpu rk engine)",
                 (unsigned long long)ks->key_off[ks->n_keys]);
@@ -501,10 +402,8 @@ static gs_status rk_open_as(const gs_keyset *ks, const gs_gpu_dev *dev, size_t t
     for (uint32_t k = 0; k <= ks->n_keys; k++)
         key_off[k] = (uint32_t)ks->key_off[k];
     if (gs_gpu_upload((void **)&st->d_key_off, key_off.data(), key_off.size() * 4, err) ||
-        gs_gpu_upload((void **)&st->d_key_bytes, ks->key_bytes, ks->key_off[ks->n_keys], err))
-        goto fail;
-    if ((ps ? rk_open_prefix(ks, dev, text_cap, st, err) : rk_open_rolling(ks, dev, st, err)) !=
-        GS_OK)
+        gs_gpu_upload((void **)&st->d_key_bytes, ks->key_bytes, ks->key_off[ks->n_keys], err) ||
+        rk_open_rolling(ks, dev, st, err) != GS_OK)
         goto fail;
     *state = st;
     return GS_OK;
@@ -513,45 +412,14 @@ fail:
     return err->code;
 }
 
-static gs_status rk_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                         int want_hits, void **state, gs_error *err)
-{
-    (void)want_hits;
-    const char *env = getenv("GS_GPU_RK");
-    return rk_open_as(ks, dev, text_cap, env && strstr(env, "prefix") != NULL, env, state, err);
-}
-
-static gs_status rkps_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                           int want_hits, void **state, gs_error *err)
-{
-    (void)want_hits;
-    return rk_open_as(ks, dev, text_cap, 1, NULL, state, err);
-}
-
 static gs_status rk_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)
 {
     rk_state *st = (rk_state *)state;
     if (a->own == 0)
         return GS_OK;
-    if (!st->ps) {
-        size_t n_chunks = ((size_t)a->own + st->v.chunk - 1) / st->v.chunk;
-        unsigned grid =
-            (unsigned)std::min<size_t>(st->grid, gs_gpu_div_up(n_chunks, st->threads));
-        st->fn<<<grid, st->threads, st->smem, s>>>(st->v, *a);
-        GS_CUDA_LAUNCH_CHECK();
-        return GS_OK;
-    }
-    if (st->dna)
-        gs_rkps_weights<true><<<st->grid, st->threads, 0, s>>>(st->pv, *a);
-    else
-        gs_rkps_weights<false><<<st->grid, st->threads, 0, s>>>(st->pv, *a);
-    GS_CUDA_LAUNCH_CHECK();
-    GS_CUDA_CHECK(cub::DeviceScan::InclusiveScan(st->d_temp, st->temp_bytes, st->d_w, st->d_P,
-                                                 gs_rk_modadd(), (long long)a->len, s));
-    if (st->dna)
-        gs_rkps_match<true><<<st->grid, st->threads, 0, s>>>(st->pv, *a);
-    else
-        gs_rkps_match<false><<<st->grid, st->threads, 0, s>>>(st->pv, *a);
+    size_t n_chunks = ((size_t)a->own + st->v.chunk - 1) / st->v.chunk;
+    unsigned grid = (unsigned)std::min<size_t>(st->grid, gs_gpu_div_up(n_chunks, st->threads));
+    st->fn<<<grid, st->threads, st->smem, s>>>(st->v, *a);
     GS_CUDA_LAUNCH_CHECK();
     return GS_OK;
 fail:
@@ -559,4 +427,3 @@ fail:
 }
 
 const gs_gpu_engine gs_gpu_engine_rk = {"rk", rk_open, rk_scan, rk_close};
-const gs_gpu_engine gs_gpu_engine_rkps = {"rkps", rkps_open, rk_scan, rk_close};

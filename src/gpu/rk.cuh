@@ -1,9 +1,7 @@
 /* rk.cuh - the Rabin-Karp scan kernels (device code only; rk.cu launches them).
  *
- * Two formulations of one idea (hash every window, look the hash up among
- * the keys' hashes, compare the text where it hits):
- *
- * Rolling ("rk", the default). Each thread streams its chunk and keeps the
+ * Hash every window, look the hash up among the keys' hashes, compare the
+ * text where it hits. Each thread streams its chunk and keeps the
  * hash of the last f residues with h = h * d + t mod q. For DNA d = 4 and
  * q = 4^f (f <= 32, a 64-bit register): the hash is the 2-bit packed window
  * itself, so it rolls in three instructions with no outgoing term and never
@@ -26,19 +24,16 @@
  * 0.8% by a bitmap collision, against 6.7% with the two groups of ext = 0).
  * Candidates are shared out over the warp through a per-warp queue, after a
  * vote that skips the queue when no lane has one.
- * Bytes (gs_rk_kernel; also DNA with GS_GPU_RK=probe, the first version):
- * hits go to an open-addressing table in global memory and then to a
- * comparison of the key's remaining residues read from the text.
+ * Bytes (gs_rk_kernel): hits go to an open-addressing table in global
+ * memory and then to a comparison of the key's remaining residues read from
+ * the text.
  * Measured (H200, 2^27 residues over {A, C}, k = 1..256 keys of 10..30):
  * 517 / 505 / 369 / 344 / 299 GB/s for k = 1 / 4 / 16 / 64 / 256, against
- * 405 / 282 / 170 / 150 / 149 for the probe version.
- *
- * Prefix sums ("rkps", the textbook GPU formulation, for comparison). With
- * q = 2^61 - 1, a_i = v(t_i) d^(n-1-i) mod q is summed with CUB's DeviceScan;
- * a window [i, i+m) has hash (P[i+m-1] - P[i-1]) d^-(n-i-m) mod q. Every
- * (position, distinct key length) costs two 64-bit loads, two modular
- * products and a table probe, after a pass that writes 16 bytes a residue:
- * it is bound by memory traffic and 64-bit multiplies, several times slower.
+ * 405 / 282 / 170 / 150 / 149 for the first dna version, which probed the
+ * bytes kernel's global table. That version, the lane-local verification
+ * and the prefix-sum formulation (CUB scan of v(t_i) d^(n-1-i) mod 2^61 - 1,
+ * several times slower: memory traffic and 64-bit multiplies) were compared
+ * in docs/performance.md and left the product; git has them.
  */
 #ifndef GS_GPU_RK_CUH
 #define GS_GPU_RK_CUH
@@ -48,11 +43,10 @@
 #define GS_RK_GROUPS 4
 
 /* Open-addressing table entry of the window hashes of the keys: keys with
- * this (group or length, hash) are keys[first .. first + count) (rolling)
- * or ids[first .. first + count) (prefix sums). */
+ * this (group, hash) are keys[first .. first + count). */
 typedef struct gs_rk_slot {
     unsigned long long h;
-    uint32_t tag;   /* group (rolling) or key length (prefix sums) */
+    uint32_t tag;   /* group */
     uint32_t first; /* into ids */
     uint32_t count; /* 0 = empty slot */
     uint32_t pad;
@@ -62,7 +56,6 @@ typedef struct gs_rk_view {
     const uint32_t *filter;  /* bitmap, 2^fbits bits */
     const gs_rk_slot *table; /* [hmask + 1] */
     const uint4 *keys;       /* [first .. first + count) of a slot: key, offset, length */
-    const unsigned long long *kcodes; /* dna: first min(length, 32) codes, code j at bits 2j */
     const uint8_t *key_bytes;
     uint32_t fbits, hmask, n_keys, chunk;
     uint32_t ng;                   /* groups */
@@ -111,7 +104,7 @@ __device__ __forceinline__ bool gs_rk_same(const uint8_t *text, const uint8_t *k
  * rest of each key (the window equals the first f symbols exactly). */
 __device__ __forceinline__ void gs_rk_probe(const gs_rk_view *v, const gs_gpu_scan *a,
                                                 uint32_t *scnt, unsigned long long h, uint32_t g,
-                                                uint32_t i, int dna)
+                                                uint32_t i)
 {
     for (uint32_t s = gs_rk_slot_of(h, g, v->hmask);; s = (s + 1) & v->hmask) {
         gs_rk_slot e = v->table[s];
@@ -119,30 +112,6 @@ __device__ __forceinline__ void gs_rk_probe(const gs_rk_view *v, const gs_gpu_sc
             return;
         if (e.h != h || e.tag != g)
             continue;
-        if (dna) {
-            /* the text's codes [i, i + 32) and non-bases, from three 16-byte loads */
-            const uint32_t i0 = i & ~15u, sh = i - i0;
-            uint32_t c0, c1, c2, b0, b1, b2;
-            gs_dna_load16(a->text + i0, c0, b0);
-            gs_dna_load16(a->text + i0 + 16, c1, b1);
-            gs_dna_load16(a->text + i0 + 32, c2, b2);
-            unsigned long long lo = (unsigned long long)c1 << 32 | c0;
-            unsigned long long tv = sh ? lo >> (2 * sh) | (unsigned long long)c2 << (64 - 2 * sh)
-                                       : lo;
-            unsigned long long tb = ((unsigned long long)b2 << 32 | b1 << 16 | b0) >> sh;
-            for (uint32_t j = e.first; j < e.first + e.count; j++) {
-                uint4 k = v->keys[j]; /* key, offset, length */
-                if (k.z > a->len - i)
-                    continue;
-                uint32_t lc = min(k.z, 32u);
-                unsigned long long m = lc == 32 ? ~0ull : (1ull << (2 * lc)) - 1;
-                if ((tv & m) != v->kcodes[j] || (tb & ((1ull << lc) - 1)) != 0)
-                    continue;
-                if (k.z <= 32 || gs_rk_same(a->text + i, v->key_bytes + k.y, 32, k.z, true))
-                    gs_note(*a, scnt, i, k.x);
-            }
-            return;
-        }
         for (uint32_t j = e.first; j < e.first + e.count; j++) {
             uint4 k = v->keys[j]; /* key, offset, length */
             if (k.z <= a->len - i &&
@@ -166,12 +135,13 @@ __device__ __forceinline__ unsigned long long gs_rk_rehash(const uint8_t *t, uin
  * group): a lane's candidates are spread over the whole warp for probing. */
 #define GS_RK_QCAP 64
 
-/* H: uint32_t when every window fits 32 bits (DNA f <= 16, bytes f <= 4).
+/* The rolling kernel for bytes.
+ * H: uint32_t when every window fits 32 bits (f <= 4).
  * Lanes of a warp walk their chunks in step (same number of 16-residue
  * vectors, idle lanes included) so that after each vector the warp can share
  * out its candidates: probing them where they were found left 6 of 32 lanes
  * active on average (Nsight Compute, 2-letter text, k = 256). */
-template <bool DNA, int NG, typename H>
+template <int NG, typename H>
 __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ gs_rk_view v,
                                                      const __grid_constant__ gs_gpu_scan a)
 {
@@ -188,7 +158,6 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ 
             scnt[k] = 0;
     __syncthreads();
 
-    constexpr int HB = 8 * sizeof(H);
     const uint32_t lane = threadIdx.x & 31;
     const uint32_t n_chunks = (a.own + v.chunk - 1) / v.chunk;
     for (uint32_t c; gs_next_chunk(a.work, n_chunks, c);) {
@@ -200,8 +169,7 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ 
                                   : 0;
         const uint32_t span = end - s0;
         const uint32_t wspan = __reduce_max_sync(0xFFFFFFFFu, span);
-        H h = 0, hp = 0;
-        uint32_t ok = s0; /* windows start at ok or later: in the chunk, after non-bases */
+        H h = 0;
         uint4 nx = make_uint4(0, 0, 0, 0);
         if (span)
             nx = __ldg((const uint4 *)(a.text + s0));
@@ -211,21 +179,7 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ 
             const uint32_t w[4] = {nx.x, nx.y, nx.z, nx.w};
             if (off + 16 < span)
                 nx = __ldg((const uint4 *)(a.text + p + 16));
-            uint32_t c4[4], bad = 0, nbm = 0, cand[NG];
-            if (DNA) {
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    c4[j] = gs_dna_codes4(w[j]);
-                    bad |= gs_dna_bad4(w[j], c4[j]);
-                }
-                if (bad && act)
-#pragma unroll 1
-                    for (int j = 0; j < 16; j++) {
-                        uint32_t wj = j < 4 ? w[0] : j < 8 ? w[1] : j < 12 ? w[2] : w[3];
-                        nbm |= (gs_dna_code1((wj >> (8 * (j & 3))) & 0xFFu) > 3u ? 1u : 0u) << j;
-                    }
-            }
-            hp = h;
+            uint32_t cand[NG];
 #pragma unroll
             for (int g = 0; g < NG; g++)
                 cand[g] = 0;
@@ -233,10 +187,7 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ 
             for (int j = 0; j < 4; j++)
 #pragma unroll
                 for (int b = 0; b < 4; b++) {
-                    if (DNA)
-                        h = (H)(h << 2) | ((c4[j] >> (8 * b)) & 3u);
-                    else
-                        h = (H)(h << 8) | ((w[j] >> (8 * b)) & 0xFFu);
+                    h = (H)(h << 8) | ((w[j] >> (8 * b)) & 0xFFu);
 #pragma unroll
                     for (int g = 0; g < NG; g++) {
                         uint32_t bit = gs_rk_bit((unsigned long long)(h & (H)v.fmask[g]), g,
@@ -252,16 +203,12 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ 
                 uint32_t keep = 0;
                 for (uint32_t m = act ? cand[g] : 0; m; m &= m - 1) {
                     const uint32_t j = __ffs(m) - 1, e = p + j, i = e + 1 - f;
-                    const uint32_t nb = nbm & ((2u << j) - 1u);
-                    if (e < a.len && i < lim && e + 1 >= f &&
-                        i >= (nb ? p + 32 - __clz(nb) : ok))
+                    if (e < a.len && i < lim && e + 1 >= f && i >= s0)
                         keep |= 1u << j;
                 }
                 cand[g] = keep;
                 n += __popc(keep);
             }
-            if (nbm)
-                ok = p + 32 - __clz(nbm);
             /* share them out: rounds of at most GS_RK_QCAP */
             for (;;) {
                 uint32_t incl = n;
@@ -282,23 +229,13 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_kernel(const __grid_constant__ 
                         cand[g] &= cand[g] - 1;
                         n--;
                         const uint32_t i = p + j + 1 - f;
-                        unsigned long long hg;
-                        if (DNA) {
-                            /* h holds the last HB/2 residues, the 16 before
-                             * these are the top 16 of hp */
-                            const uint32_t sh = 2 * (15 - j);
-                            const H older = HB == 64 ? (H)(hp >> (HB / 2)) : hp;
-                            H x = sh ? (H)(h >> sh) | (H)(older << (HB - sh)) : h;
-                            hg = (unsigned long long)(x & (H)v.fmask[g]);
-                        } else {
-                            hg = gs_rk_rehash(a.text + i, f);
-                        }
+                        const unsigned long long hg = gs_rk_rehash(a.text + i, f);
                         queue[slot++] = make_uint4((uint32_t)hg, (uint32_t)(hg >> 32), i, g);
                     }
                 __syncwarp();
                 for (uint32_t x = lane; x < min(total, (uint32_t)GS_RK_QCAP); x += 32) {
                     uint4 q = queue[x];
-                    gs_rk_probe(&v, &a, scnt, (unsigned long long)q.y << 32 | q.x, q.w, q.z, DNA);
+                    gs_rk_probe(&v, &a, scnt, (unsigned long long)q.y << 32 | q.x, q.w, q.z);
                 }
                 __syncwarp();
             }
@@ -353,10 +290,9 @@ __device__ __forceinline__ void gs_rk_check(const gs_rk_view &v, const gs_gpu_sc
  * (which keeps the last 32 residues), so verifying is a 64-bit compare
  * against the bucket's keys in shared memory instead of a probe of a global
  * table and a re-read of the text. A chunk therefore reads up to lc - 1
- * residues past its last owned start, at most 31.
- * LANE: each lane verifies its own candidates; otherwise they are shared out
+ * residues past its last owned start, at most 31. Candidates are shared out
  * over the warp through the per-warp queue as in gs_rk_kernel. */
-template <int NG, typename H, bool LANE>
+template <int NG, typename H>
 __global__ void __launch_bounds__(1024, 1) gs_rk_dna_kernel(const __grid_constant__ gs_rk_view v,
                                                          const __grid_constant__ gs_gpu_scan a)
 {
@@ -395,7 +331,7 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_dna_kernel(const __grid_constan
                                                   (unsigned long long)a.len)
                                   : 0;
         const uint32_t span = end - s0;
-        const uint32_t wspan = LANE ? span : __reduce_max_sync(0xFFFFFFFFu, span);
+        const uint32_t wspan = __reduce_max_sync(0xFFFFFFFFu, span);
         H h = 0, hp = 0;
         uint32_t ok = s0; /* keys start at ok or later: in the chunk, after non-bases */
         uint4 nx = make_uint4(0, 0, 0, 0);
@@ -450,16 +386,7 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_dna_kernel(const __grid_constan
                     const uint32_t lo = nb ? p + 32 - __clz(nb) : ok0;
                     if (e >= a.len || e + 1 < lo + f || e + 1 >= lim + v.maxf)
                         continue;
-                    const uint32_t lcmin = e + 1 < lim ? 1 : e + 2 - lim;
-                    const uint32_t lcmax = min(e + 1 - lo, 32u);
-                    if (LANE) {
-                        const uint32_t sh = 2 * (15 - j);
-                        const H x = sh ? (H)(h >> sh) | (H)(older << (HB - sh)) : h;
-                        gs_rk_check(v, a, scnt, bk, ent, (unsigned long long)x, g, e, lcmin,
-                                    lcmax);
-                    } else {
-                        keep |= 1u << j;
-                    }
+                    keep |= 1u << j;
                 }
                 cand[g] = keep;
                 n += __popc(keep);
@@ -469,7 +396,7 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_dna_kernel(const __grid_constan
             /* share them out: rounds of at most GS_RK_QCAP; one vote first,
              * since most vectors of most warps have none (the scan of the
              * counts on every vector halved k = 1 on the 2-letter text) */
-            for (; !LANE && __any_sync(0xFFFFFFFFu, n);) {
+            while (__any_sync(0xFFFFFFFFu, n)) {
                 uint32_t incl = n;
 #pragma unroll
                 for (int d = 1; d < 32; d <<= 1) {
@@ -509,110 +436,6 @@ __global__ void __launch_bounds__(1024, 1) gs_rk_dna_kernel(const __grid_constan
     }
     __syncthreads();
     gs_flush_counts(a, scnt, v.n_keys);
-}
-
-/* ---- prefix-sum formulation ---- */
-
-#define GS_RK_Q 0x1FFFFFFFFFFFFFFFull /* 2^61 - 1 */
-
-__host__ __device__ __forceinline__ unsigned long long gs_rk_mulmod(unsigned long long a,
-                                                                    unsigned long long b)
-{
-#ifdef __CUDA_ARCH__
-    unsigned long long lo = a * b, hi = __umul64hi(a, b);
-#else
-    unsigned __int128 p = (unsigned __int128)a * b;
-    unsigned long long lo = (unsigned long long)p, hi = (unsigned long long)(p >> 64);
-#endif
-    unsigned long long r = (lo & GS_RK_Q) + ((lo >> 61) | (hi << 3));
-    r = (r & GS_RK_Q) + (r >> 61);
-    return r >= GS_RK_Q ? r - GS_RK_Q : r;
-}
-
-__host__ __device__ __forceinline__ unsigned long long gs_rk_powmod(unsigned long long b,
-                                                                    unsigned long long e)
-{
-    unsigned long long r = 1;
-    for (; e; e >>= 1, b = gs_rk_mulmod(b, b))
-        if (e & 1)
-            r = gs_rk_mulmod(r, b);
-    return r;
-}
-
-/* Symbol value hashed: 1 + code (dna, non-base 5) or 1 + byte. */
-__host__ __device__ __forceinline__ unsigned long long gs_rk_val(uint32_t sym) { return sym + 1ull; }
-
-struct gs_rk_modadd {
-    __host__ __device__ __forceinline__ unsigned long long operator()(unsigned long long a,
-                                                                     unsigned long long b) const
-    {
-        unsigned long long r = a + b;
-        return r >= GS_RK_Q ? r - GS_RK_Q : r;
-    }
-};
-
-typedef struct gs_rkps_view {
-    const gs_rk_slot *table;
-    const uint32_t *ids;
-    const uint32_t *key_off;
-    const uint8_t *key_bytes;
-    const uint32_t *lens;            /* distinct key lengths, ascending */
-    const unsigned long long *dpow;  /* d^len for each distinct length */
-    unsigned long long *w, *P;       /* scratch [text_cap] */
-    unsigned long long d, dinv;
-    unsigned long long dT, dinvT;    /* d^T and d^-T, T = the threads of a launch */
-    uint32_t n_lens, hmask;
-} gs_rkps_view;
-
-/* Grid-stride (coalesced): thread t takes i = t, t + T, ... and steps its
- * power by d^-T instead of recomputing it. */
-template <bool DNA>
-__global__ void __launch_bounds__(256) gs_rkps_weights(gs_rkps_view v, gs_gpu_scan a)
-{
-    const uint32_t T = gridDim.x * blockDim.x;
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= a.len)
-        return;
-    unsigned long long x = gs_rk_powmod(v.d, a.len - 1 - i); /* d^(n-1-i) */
-    for (; i < a.len; i += T) {
-        uint32_t t = a.text[i];
-        v.w[i] = gs_rk_mulmod(gs_rk_val(DNA ? gs_dna_code1(t) : t), x);
-        x = gs_rk_mulmod(x, v.dinvT);
-    }
-}
-
-template <bool DNA>
-__global__ void __launch_bounds__(256) gs_rkps_match(gs_rkps_view v, gs_gpu_scan a)
-{
-    const uint32_t T = gridDim.x * blockDim.x;
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= a.own)
-        return;
-    unsigned long long y = gs_rk_powmod(v.dinv, a.len - i); /* d^-(n-i) */
-    gs_rk_modadd add;
-    for (; i < a.own; i += T, y = gs_rk_mulmod(y, v.dT)) {
-        unsigned long long before = i ? GS_RK_Q - v.P[i - 1] : 0;
-        for (uint32_t li = 0; li < v.n_lens; li++) {
-            uint32_t m = v.lens[li];
-            if (m > a.len - i)
-                break; /* lengths ascend */
-            unsigned long long h = add(v.P[i + m - 1], before);
-            h = gs_rk_mulmod(gs_rk_mulmod(h, y), v.dpow[li]);
-            for (uint32_t s = gs_rk_slot_of(h, m, v.hmask);; s = (s + 1) & v.hmask) {
-                gs_rk_slot e = v.table[s];
-                if (e.count == 0)
-                    break;
-                if (e.h != h || e.tag != m)
-                    continue;
-                for (uint32_t j = e.first; j < e.first + e.count; j++) {
-                    uint32_t k = v.ids[j];
-                    if (gs_rk_same(a.text + i, v.key_bytes + v.key_off[k], 0, m, DNA))
-                        gs_note(a, NULL, i, k);
-                }
-                break;
-            }
-        }
-    }
 }
 
 #endif

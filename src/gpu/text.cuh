@@ -88,7 +88,7 @@ __device__ __noinline__ static void gs_push_hit(const gs_gpu_scan *a, uint32_t s
         base = atomicAdd(a->n_hits, (uint32_t)__popc(m));
     base = __shfl_sync(m, base, leader) + __popc(m & ((1u << lane) - 1u));
     if (base < a->hit_cap)
-        a->hits[base] = ((unsigned long long)start << 32) | key;
+        a->hits[base] = gs_keyhit_pack(start, key);
 }
 
 /* Count and/or record one key occurrence; scnt is the block's shared counts

@@ -50,11 +50,11 @@ static uint32_t wm_gram(const uint8_t *key, uint32_t q, uint32_t B, int dna)
     return gs_wm_gram_bytes(key[q + 1 - B], B > 1 ? key[q + 2 - B] : 0, B > 2 ? key[q] : 0, B);
 }
 
-static gs_status wm_open(const gs_keyset *ks, const gs_gpu_dev *dev, size_t text_cap,
-                         int want_hits, void **state, gs_error *err)
+static gs_status wm_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gpu_args *a,
+                         size_t text_cap, void **state, gs_error *err)
 {
     (void)text_cap;
-    (void)want_hits;
+    (void)a;
     int dna = ks->alphabet == GS_ALPHA_DNA;
     uint32_t m = ks->min_len, B = 1, G, maxshift;
     size_t budget, cbytes;

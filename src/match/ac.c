@@ -1,8 +1,8 @@
 /* ac.c - Aho-Corasick as a dense DFA: one table load per text byte.
  *
- * The trie of all keys is built with a full goto table and the failure
- * transitions are folded in during the breadth-first pass, so scanning never
- * follows a failure link: s = delta[s + class(byte)]. Table entries are row
+ * The automaton is ac_trie.h's (the one the GPU engine re-lays too): a full
+ * transition function, failure links folded in, so scanning never follows
+ * a failure link: s = delta[s + class(byte)]. Table entries are row
  * offsets (state * A), which saves the multiply on the critical path.
  *
  * Alphabet: dna uses the 4 base codes plus a fifth column for a non-base whose
@@ -26,12 +26,13 @@
  * Memory: states * A * 4 bytes for the table (states <= total key residues + 1)
  * plus 12 bytes per reporting state.
  */
+#include "ac_trie.h"
 #include "engine.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#define NONE GS_AC_NONE
 
 typedef struct ac {
     uint32_t A;          /* row width */
@@ -58,157 +59,87 @@ static void ac_destroy(void *p)
     free(a);
 }
 
-static gs_status ac_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+/* The DFA of automaton t in this engine's layout: silent states first (the
+ * root stays 0), reporting ones after, entries as row offsets; dna gains
+ * the non-base column, all root. */
+static gs_status ac_lay(const gs_keyset *ks, const gs_ac_trie *t, ac *a, gs_error *err)
 {
-    gs_status st = GS_ESYS;
+    const uint32_t n = t->n, A = a->A;
+    uint32_t *newid = gs_malloc((size_t)n * sizeof *newid, err, "ac links");
+    if (newid == NULL)
+        return GS_ESYS;
+    uint32_t n_silent = 0, n_report = 0;
+    for (uint32_t u = 0; u < n; u++)
+        if (t->key[u] == GS_AC_NONE && t->dict[u] == GS_AC_NONE)
+            newid[u] = n_silent++;
+    for (uint32_t u = 0; u < n; u++)
+        if (!(t->key[u] == GS_AC_NONE && t->dict[u] == GS_AC_NONE))
+            newid[u] = n_silent + n_report++;
+    size_t nr = n_report ? n_report : 1;
+    a->threshold = n_silent * A;
+    a->delta = gs_malloc((size_t)n * A * sizeof *a->delta, err, "ac table");
+    a->okey = gs_malloc(nr * sizeof *a->okey, err, "ac outputs");
+    a->olen = gs_malloc(nr * sizeof *a->olen, err, "ac outputs");
+    a->onext = gs_malloc(nr * sizeof *a->onext, err, "ac outputs");
+    if (!a->delta || !a->okey || !a->olen || !a->onext) {
+        free(newid);
+        return GS_ESYS;
+    }
+    for (uint32_t u = 0; u < n; u++) {
+        uint32_t *dst = a->delta + (size_t)newid[u] * A;
+        const uint32_t *src = t->go + (size_t)u * t->A;
+        for (uint32_t c = 0; c < A; c++)
+            dst[c] = c < t->A ? newid[src[c]] * A : 0;
+        if (newid[u] >= n_silent) {
+            uint32_t r = newid[u] - n_silent;
+            a->okey[r] = t->key[u];
+            a->olen[r] = t->key[u] == NONE ? 0 : gs_key_len(ks, t->key[u]);
+            a->onext[r] = t->dict[u] == NONE ? NONE : newid[t->dict[u]] - n_silent;
+        }
+    }
+    free(newid);
+    return GS_OK;
+}
+
+static gs_status ac_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
+                            gs_error *err)
+{
+    (void)tune;
+    gs_ac_trie t = {0};
     ac *a = gs_calloc(1, sizeof *a, err, "ac automaton");
-    uint32_t *g = NULL, *term = NULL, *fail_ = NULL, *dict = NULL, *queue = NULL, *newid = NULL;
     if (a == NULL)
         return GS_ESYS;
     a->max_len = ks->max_len;
-
-    uint32_t reset; /* the column that always leads to the root */
-    if (ks->alphabet == GS_ALPHA_DNA) {
-        a->A = 5;
-        reset = 4;
-        memcpy(a->cls, gs_dna_code, 256);
-    } else {
-        uint8_t used[256] = {0};
-        for (uint64_t i = 0; i < ks->key_off[ks->n_keys]; i++)
-            used[ks->key_bytes[i]] = 1;
-        uint32_t m = 0;
-        for (int c = 0; c < 256; c++)
-            if (used[c])
-                a->cls[c] = (uint8_t)++m;
-        if (m == 256) /* every byte used: no room for the reset class, none needed */
-            for (int c = 0; c < 256; c++)
-                a->cls[c] = (uint8_t)c;
-        a->A = m == 256 ? 256 : m + 1;
-        reset = m == 256 ? NONE : 0;
-    }
-    const uint32_t A = a->A;
-
-    /* The trie, as a dense table of child ids (0 = none: the root is no child). */
     uint64_t total = ks->key_off[ks->n_keys];
-    uint64_t bound = total + 1;
-    if (bound * A > UINT32_MAX) {
+    /* dna rows gain a column: a non-base (code 4) leads to the root */
+    a->A = ks->alphabet == GS_ALPHA_DNA ? 5 : gs_ac_symbols(ks, a->cls);
+    gs_status st;
+    if ((total + 1) * a->A > UINT32_MAX) {
         st = gs_fail(err, GS_EINPUT,
                      "pattern set too large for engine ac (%llu residues; try rk or wm)",
                      (unsigned long long)total);
         goto fail;
     }
-    uint32_t cap = 1024, n = 1;
-    g = gs_calloc((size_t)cap * A, sizeof *g, err, "ac trie");
-    term = gs_malloc((size_t)cap * sizeof *term, err, "ac trie");
-    if (!g || !term)
+    st = gs_ac_trie_build(ks, &t, err);
+    if (st != GS_OK)
         goto fail;
-    term[0] = NONE;
-    for (uint32_t k = 0; k < ks->n_keys; k++) {
-        const uint8_t *key = gs_key(ks, k);
-        uint32_t len = gs_key_len(ks, k), s = 0;
-        for (uint32_t j = 0; j < len; j++) {
-            uint32_t c = ks->alphabet == GS_ALPHA_DNA ? key[j] : a->cls[key[j]];
-            if (g[(size_t)s * A + c] == 0) {
-                if (n == cap) {
-                    uint32_t nc = (uint64_t)cap * 2 > bound ? (uint32_t)bound : cap * 2;
-                    uint32_t *ng = gs_realloc(g, (size_t)nc * A * sizeof *g, err, "ac trie");
-                    if (ng == NULL)
-                        goto fail;
-                    g = ng;
-                    memset(g + (size_t)cap * A, 0, (size_t)(nc - cap) * A * sizeof *g);
-                    uint32_t *nt = gs_realloc(term, (size_t)nc * sizeof *nt, err, "ac trie");
-                    if (nt == NULL)
-                        goto fail;
-                    term = nt;
-                    cap = nc;
-                }
-                term[n] = NONE;
-                g[(size_t)s * A + c] = n++;
-            }
-            s = g[(size_t)s * A + c];
-        }
-        term[s] = k;
-    }
-
-    /* Breadth-first: failure links, folded transitions, dictionary links. */
-    fail_ = gs_malloc((size_t)n * sizeof *fail_, err, "ac links");
-    dict = gs_malloc((size_t)n * sizeof *dict, err, "ac links");
-    queue = gs_malloc((size_t)n * sizeof *queue, err, "ac links");
-    newid = gs_malloc((size_t)n * sizeof *newid, err, "ac links");
-    if (!fail_ || !dict || !queue || !newid)
+    memcpy(a->cls, t.cls, 256);
+    st = ac_lay(ks, &t, a, err);
+    if (st != GS_OK)
         goto fail;
-    uint32_t qh = 0, qt = 0;
-    fail_[0] = 0;
-    dict[0] = NONE;
-    queue[qt++] = 0;
-    while (qh < qt) {
-        uint32_t u = queue[qh++];
-        uint32_t *row = g + (size_t)u * A, *frow = g + (size_t)fail_[u] * A;
-        for (uint32_t c = 0; c < A; c++) {
-            if (c == reset) {
-                row[c] = 0;
-                continue;
-            }
-            uint32_t v = row[c];
-            if (v) {
-                uint32_t f = u == 0 ? 0 : frow[c];
-                fail_[v] = f;
-                dict[v] = term[f] != NONE ? f : dict[f];
-                queue[qt++] = v;
-            } else {
-                row[c] = u == 0 ? 0 : frow[c];
-            }
-        }
-    }
-
-    /* Renumber: silent states first (root stays 0), reporting ones after. */
-    uint32_t n_silent = 0, n_report = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t u = queue[i];
-        if (term[u] == NONE && dict[u] == NONE)
-            newid[u] = n_silent++;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t u = queue[i];
-        if (!(term[u] == NONE && dict[u] == NONE))
-            newid[u] = n_silent + n_report++;
-    }
-    a->threshold = n_silent * A;
-    a->delta = gs_malloc((size_t)n * A * sizeof *a->delta, err, "ac table");
-    a->okey = gs_malloc((size_t)(n_report ? n_report : 1) * sizeof *a->okey, err, "ac outputs");
-    a->olen = gs_malloc((size_t)(n_report ? n_report : 1) * sizeof *a->olen, err, "ac outputs");
-    a->onext = gs_malloc((size_t)(n_report ? n_report : 1) * sizeof *a->onext, err, "ac outputs");
-    if (!a->delta || !a->okey || !a->olen || !a->onext)
-        goto fail;
-    for (uint32_t u = 0; u < n; u++) {
-        uint32_t *dst = a->delta + (size_t)newid[u] * A;
-        const uint32_t *src = g + (size_t)u * A;
-        for (uint32_t c = 0; c < A; c++)
-            dst[c] = newid[src[c]] * A;
-        if (newid[u] >= n_silent) {
-            uint32_t r = newid[u] - n_silent;
-            a->okey[r] = term[u];
-            a->olen[r] = term[u] == NONE ? 0 : gs_key_len(ks, term[u]);
-            a->onext[r] = dict[u] == NONE ? NONE : newid[dict[u]] - n_silent;
-        }
-    }
-    if ((uint64_t)n * A <= UINT16_MAX) {
-        a->delta16 = gs_malloc((size_t)n * A * sizeof *a->delta16, err, "ac table");
+    if ((uint64_t)t.n * a->A <= UINT16_MAX) {
+        st = GS_ESYS;
+        a->delta16 = gs_malloc((size_t)t.n * a->A * sizeof *a->delta16, err, "ac table");
         if (a->delta16 == NULL)
             goto fail;
-        for (size_t i = 0; i < (size_t)n * A; i++)
+        for (size_t i = 0; i < (size_t)t.n * a->A; i++)
             a->delta16[i] = (uint16_t)a->delta[i];
     }
+    gs_ac_trie_free(&t);
     *compiled = a;
-    a = NULL;
-    st = GS_OK;
+    return GS_OK;
 fail:
-    free(g);
-    free(term);
-    free(fail_);
-    free(dict);
-    free(queue);
-    free(newid);
+    gs_ac_trie_free(&t);
     ac_destroy(a);
     return st;
 }
@@ -226,7 +157,7 @@ static inline void report(const ac *a, uint32_t A, uint32_t s, size_t end, size_
         if (filter && start >= own)
             continue;
         out->key_counts[a->okey[r]]++;
-        if (out->hits && gs_keyhits_push(out->hits, a->okey[r], start) < 0)
+        if (out->hits && gs_keyhits_push(out->hits, a->okey[r], start) != GS_OK)
             out->oom = 1;
     }
 }

@@ -37,8 +37,10 @@ static void bf_destroy(void *p)
     free(b);
 }
 
-static gs_status bf_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+static gs_status bf_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
+                            gs_error *err)
 {
+    (void)tune;
     bf *b = gs_calloc(1, sizeof *b, err, "bf engine");
     if (b == NULL)
         return GS_ESYS;
@@ -171,7 +173,7 @@ static void bf_scan(const void *compiled, const uint8_t *text, size_t len, size_
             if (x < n)
                 continue;
             out->key_counts[k]++;
-            if (out->hits && gs_keyhits_push(out->hits, k, i) < 0)
+            if (out->hits && gs_keyhits_push(out->hits, k, i) != GS_OK)
                 out->oom = 1;
         }
     }

@@ -86,7 +86,8 @@ static void bv_destroy(void *p)
     free(b);
 }
 
-static gs_status bv_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
+                            gs_error *err)
 {
     bv *b = gs_calloc(1, sizeof *b, err, "bv engine");
     if (b == NULL)
@@ -107,7 +108,7 @@ static gs_status bv_compile(const gs_keyset *ks, void **compiled, gs_error *err)
                 if (gs_key(ks, k)[i] & (1u << c))
                     b->peq[k][c] |= 1ull << i;
     }
-    if (gs_seeds_build(ks, &b->seeds, err) != GS_OK) {
+    if (gs_seeds_build(ks, tune, &b->seeds, err) != GS_OK) {
         bv_destroy(b);
         return GS_ESYS;
     }

@@ -68,20 +68,21 @@ const gs_engine *gs_engine_auto(const gs_keyset *ks)
     return &gs_engine_ac;
 }
 
-int gs_keyhits_push(gs_keyhits *h, uint32_t key, uint64_t pos)
+gs_status gs_keyhits_push(gs_keyhits *h, uint32_t key, uint64_t pos)
 {
     if (gs_grow(&h->v, &h->cap, h->n, sizeof *h->v, 1024))
-        return -1;
+        return GS_ESYS;
     h->v[h->n] = (gs_keyhit){.pos = pos, .key = key};
     h->n++;
-    return 0;
+    return GS_OK;
 }
 
-int gs_keyhits_push_approx(gs_keyhits *h, uint32_t key, uint64_t pos, uint32_t len, uint8_t dist)
+gs_status gs_keyhits_push_approx(gs_keyhits *h, uint32_t key, uint64_t pos, uint32_t len,
+                                 uint8_t dist)
 {
-    if (gs_keyhits_push(h, key, pos))
-        return -1;
+    if (gs_keyhits_push(h, key, pos) != GS_OK)
+        return GS_ESYS;
     h->v[h->n - 1].len = len;
     h->v[h->n - 1].dist = dist;
-    return 0;
+    return GS_OK;
 }

@@ -20,6 +20,7 @@
 #ifndef GS_ENGINE_H
 #define GS_ENGINE_H
 
+#include "core/gs_tune.h"
 #include "keyset.h"
 
 typedef struct gs_keyhit {
@@ -34,10 +35,12 @@ typedef struct gs_keyhits {
     size_t n, cap;
 } gs_keyhits;
 
-/* Append, growing the vector; returns 0, or -1 when out of memory. */
-int gs_keyhits_push(gs_keyhits *h, uint32_t key, uint64_t pos);
+/* Append, growing the vector: GS_OK, or GS_ESYS when out of memory (the
+ * scan loops only set gs_match_out.oom, so no message is made here). */
+gs_status gs_keyhits_push(gs_keyhits *h, uint32_t key, uint64_t pos);
 /* The same for an approximate hit spanning text[pos .. pos + len). */
-int gs_keyhits_push_approx(gs_keyhits *h, uint32_t key, uint64_t pos, uint32_t len, uint8_t dist);
+gs_status gs_keyhits_push_approx(gs_keyhits *h, uint32_t key, uint64_t pos, uint32_t len,
+                                 uint8_t dist);
 
 typedef struct gs_match_out {
     uint64_t *key_counts; /* [n_keys], added to */
@@ -54,7 +57,9 @@ typedef struct gs_engine {
     unsigned caps;       /* GS_CAP_* */
     const char *gpu;     /* name of the GPU engine with the same results, or NULL */
     int for_tests;       /* a reference, left out of --help */
-    gs_status (*compile)(const gs_keyset *ks, void **compiled, gs_error *err);
+    /* tune: the match.* knobs (NULL: the defaults) */
+    gs_status (*compile)(const gs_keyset *ks, const gs_tune *tune, void **compiled,
+                         gs_error *err);
     void (*scan)(const void *compiled, const uint8_t *text, size_t len, size_t own,
                  gs_match_out *out);
     void (*destroy)(void *compiled);

@@ -75,12 +75,12 @@ static uint64_t hash_bytes(const uint8_t *s, uint32_t n)
     return h ^ (h >> 29);
 }
 
-static int grow_table(builder *b, gs_error *err)
+static gs_status grow_table(builder *b, gs_error *err)
 {
     uint64_t size = b->table_mask ? (b->table_mask + 1) * 2 : 1024;
     uint32_t *t = gs_calloc(size, sizeof *t, err, "keyset hash table");
     if (t == NULL)
-        return -1;
+        return GS_ESYS;
     for (uint32_t k = 0; k < b->n_keys; k++) {
         uint64_t h = b->hash[k] & (size - 1);
         while (t[h])
@@ -90,13 +90,13 @@ static int grow_table(builder *b, gs_error *err)
     free(b->table);
     b->table = t;
     b->table_mask = size - 1;
-    return 0;
+    return GS_OK;
 }
 
 /* The id of key s[0..n), added when new; UINT32_MAX on failure (err set). */
 static uint32_t intern(builder *b, const uint8_t *s, uint32_t n, gs_error *err)
 {
-    if ((uint64_t)b->n_keys * 2 >= b->table_mask && grow_table(b, err) < 0)
+    if ((uint64_t)b->n_keys * 2 >= b->table_mask && grow_table(b, err) != GS_OK)
         return UINT32_MAX;
     uint64_t hv = hash_bytes(s, n), h = hv & b->table_mask;
     for (; b->table[h]; h = (h + 1) & b->table_mask) {
@@ -142,27 +142,28 @@ static uint32_t intern(builder *b, const uint8_t *s, uint32_t n, gs_error *err)
     return k;
 }
 
-static int add_output(builder *b, const uint8_t *s, uint32_t n, uint32_t out, gs_error *err)
+static gs_status add_output(builder *b, const uint8_t *s, uint32_t n, uint32_t out,
+                            gs_error *err)
 {
     uint32_t k = intern(b, s, n, err);
     if (k == UINT32_MAX)
-        return -1;
+        return err->code;
     if (b->n_pairs == b->cap_pairs) {
         uint64_t cap = b->cap_pairs ? b->cap_pairs * 2 : 4096;
         uint32_t *pk = gs_realloc(b->pair_key, cap * sizeof *pk, err, "keyset outputs");
         if (pk == NULL)
-            return -1;
+            return GS_ESYS;
         b->pair_key = pk;
         uint32_t *po = gs_realloc(b->pair_out, cap * sizeof *po, err, "keyset outputs");
         if (po == NULL)
-            return -1;
+            return GS_ESYS;
         b->pair_out = po;
         b->cap_pairs = cap;
     }
     b->pair_key[b->n_pairs] = k;
     b->pair_out[b->n_pairs] = out;
     b->n_pairs++;
-    return 0;
+    return GS_OK;
 }
 
 /* Expand one dna pattern into the builder (forward, and reverse when asked). */
@@ -208,12 +209,12 @@ static gs_status expand_dna(builder *b, const gs_patset *ps, uint32_t p, int bot
     for (uint32_t i = 0; i < n; i++)
         cur[i] = codes[i][0];
     for (;;) {
-        if (add_output(b, cur, n, p * 2 + GS_FWD, err) < 0)
+        if (add_output(b, cur, n, p * 2 + GS_FWD, err) != GS_OK)
             goto fail;
         if (both) {
             for (uint32_t i = 0; i < n; i++)
                 rc[i] = (uint8_t)(3 - cur[n - 1 - i]);
-            if (add_output(b, rc, n, p * 2 + GS_REV, err) < 0)
+            if (add_output(b, rc, n, p * 2 + GS_REV, err) != GS_OK)
                 goto fail;
         }
         uint32_t i = n;
@@ -260,7 +261,7 @@ gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_stran
                              ps->path ? ps->path : "patterns", ps->v[p].line);
                 goto fail;
             }
-            if (add_output(&b, ps->v[p].bytes, ps->v[p].len, p * 2 + GS_FWD, err) < 0)
+            if (add_output(&b, ps->v[p].bytes, ps->v[p].len, p * 2 + GS_FWD, err) != GS_OK)
                 goto fail;
         }
     }

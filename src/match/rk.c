@@ -86,8 +86,10 @@ static uint64_t key_value(const rk *r, const group *gr, const uint8_t *key)
     return v;
 }
 
-static gs_status rk_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+static gs_status rk_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
+                            gs_error *err)
 {
+    (void)tune;
     gs_status st = GS_ESYS;
     uint32_t *len_count = NULL, *len_group = NULL;
     rk *r = gs_calloc(1, sizeof *r, err, "rk engine");
@@ -184,7 +186,7 @@ fail:
 static inline void emit(gs_match_out *out, uint32_t k, size_t start)
 {
     out->key_counts[k]++;
-    if (out->hits && gs_keyhits_push(out->hits, k, start) < 0)
+    if (out->hits && gs_keyhits_push(out->hits, k, start) != GS_OK)
         out->oom = 1;
 }
 

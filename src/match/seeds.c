@@ -77,12 +77,11 @@ void gs_seeds_free(gs_seeds *s)
     *s = (gs_seeds){0};
 }
 
-gs_status gs_seeds_build(const gs_keyset *ks, gs_seeds *s, gs_error *err)
+gs_status gs_seeds_build(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s, gs_error *err)
 {
     const uint32_t K = ks->max_dist;
     *s = (gs_seeds){0};
-    const char *off = getenv("GS_BV_NOFILTER");
-    if (ks->n_keys == 0 || ks->mode == GS_MATCH_EXACT || (off && *off && strcmp(off, "0")))
+    if (ks->n_keys == 0 || ks->mode == GS_MATCH_EXACT || (tune && tune->match_seed_filter < 0))
         return GS_OK;
     if ((s->filtered = gs_calloc(ks->n_keys, 1, err, "bv seeds")) == NULL)
         return GS_ESYS;

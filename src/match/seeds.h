@@ -20,6 +20,7 @@
 #define GS_SEEDS_H
 
 #include "bv_step.h"
+#include "core/gs_tune.h"
 #include "keyset.h"
 
 enum {
@@ -48,14 +49,14 @@ typedef struct gs_seeds {
     uint32_t n_seeds[GS_SEED_MAX + 1];
 } gs_seeds;
 
-/* The filter of an approximate keyset: none when GS_BV_NOFILTER is set in
- * the environment to anything but "" or "0" (the full scan everywhere, for
- * comparisons). Keys are
+/* The filter of an approximate keyset: none when tune->match_seed_filter is
+ * -1 (the full scan everywhere, for comparisons; tune NULL: the defaults).
+ * Keys are
  * filtered when their pieces are at least GS_SEED_MIN long, each seed
  * stands for at most GS_SEED_EXPAND q-mers, the key is at most
  * GS_SEED_MAX_KEY long and, with edits, fits one 64-bit word (verification
  * is one Myers word). */
-gs_status gs_seeds_build(const gs_keyset *ks, gs_seeds *s, gs_error *err);
+gs_status gs_seeds_build(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s, gs_error *err);
 void gs_seeds_free(gs_seeds *s);
 
 /* The tables as two flat arrays for the GPU (and its CPU replay):

@@ -107,8 +107,32 @@ static inline uint32_t prefix_of(const wm *w, const uint8_t *s, int text)
     return v;
 }
 
-static gs_status wm_compile(const gs_keyset *ks, void **compiled, gs_error *err)
+/* The exact path for keys shorter than a block: a table per length. */
+static gs_status short_keys(const gs_keyset *ks, wm *w, gs_error *err)
 {
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        uint32_t n = gs_key_len(ks, k);
+        if (n >= w->B)
+            continue;
+        if (w->short_tab[n] == NULL) {
+            size_t size = (size_t)1 << ((w->dna ? 2 : 8) * n);
+            w->short_tab[n] = gs_malloc(size * sizeof(uint32_t), err, "wm short keys");
+            if (w->short_tab[n] == NULL)
+                return GS_ESYS;
+            memset(w->short_tab[n], 0xff, size * sizeof(uint32_t));
+        }
+        uint64_t v = 0;
+        for (uint32_t j = 0; j < n; j++)
+            v = w->dna ? (v << 2 | gs_key(ks, k)[j]) : (v << 8 | gs_key(ks, k)[j]);
+        w->short_tab[n][v] = k;
+    }
+    return GS_OK;
+}
+
+static gs_status wm_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
+                            gs_error *err)
+{
+    (void)tune;
     gs_status st = GS_ESYS;
     uint32_t *fill = NULL;
     wm *w = gs_calloc(1, sizeof *w, err, "wm engine");
@@ -185,23 +209,8 @@ static gs_status wm_compile(const gs_keyset *ks, void **compiled, gs_error *err)
         w->bucket_pfx[fill[h]++] = prefix_of(w, key, 0);
     }
 
-    /* The exact path for keys shorter than a block. */
-    for (uint32_t k = 0; k < ks->n_keys; k++) {
-        uint32_t n = gs_key_len(ks, k);
-        if (n >= B)
-            continue;
-        if (w->short_tab[n] == NULL) {
-            size_t size = (size_t)1 << ((w->dna ? 2 : 8) * n);
-            w->short_tab[n] = gs_malloc(size * sizeof(uint32_t), err, "wm short keys");
-            if (w->short_tab[n] == NULL)
-                goto fail;
-            memset(w->short_tab[n], 0xff, size * sizeof(uint32_t));
-        }
-        uint64_t v = 0;
-        for (uint32_t j = 0; j < n; j++)
-            v = w->dna ? (v << 2 | gs_key(ks, k)[j]) : (v << 8 | gs_key(ks, k)[j]);
-        w->short_tab[n][v] = k;
-    }
+    if (short_keys(ks, w, err) != GS_OK)
+        goto fail;
     *compiled = w;
     w = NULL;
     st = GS_OK;
@@ -214,7 +223,7 @@ fail:
 static inline void emit(gs_match_out *out, uint32_t k, size_t start)
 {
     out->key_counts[k]++;
-    if (out->hits && gs_keyhits_push(out->hits, k, start) < 0)
+    if (out->hits && gs_keyhits_push(out->hits, k, start) != GS_OK)
         out->oom = 1;
 }
 

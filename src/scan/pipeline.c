@@ -26,7 +26,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/gs_hitkey.h"
 #include "core/gs_hitsort.h"
+#include "core/gs_parallel.h"
 #include "gpu/gpu.h"
 
 /* A batch of segments in one buffer. Short records (ESTs, contigs) are
@@ -62,7 +64,7 @@ typedef struct pool {
 
 typedef struct worker {
     pool *p;
-    pthread_t tid;
+    gs_task task;
     uint64_t *key_counts;
     gs_keyhits kh;
     uint64_t *tmp; /* radix scratch, tmp_cap keys */
@@ -128,9 +130,12 @@ static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyh
 
 /* The segment's hits as one run of packed keys, radix-sorted here (on all
  * workers at once, in cache-sized pieces); a segment whose fields do not
- * fit 64 bits keeps its hits as records, sorted the slow way. */
-static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh, worker *w)
+ * fit 64 bits keeps its hits as records, sorted the slow way. GS_ESYS when
+ * out of memory (the worker reports it once it is joined). */
+static gs_status emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh,
+                           worker *w)
 {
+    gs_error unused = {0};
     size_t n = 0;
     uint64_t max_pos = 0, max_len = 0, max_dist = 0;
     for (size_t i = 0; i < kh->n; i++) {
@@ -144,16 +149,15 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
         max_dist = x->dist > max_dist ? x->dist : max_dist;
     }
     if (n == 0)
-        return 0;
+        return GS_OK;
     gs_hit_run r = {.n = n, .first = {.base = seg->base, .record = seg->record}};
     r.lay.b_dist = (uint8_t)bits_of(max_dist);
     r.lay.b_len = (uint8_t)bits_of(max_len);
     r.lay.b_pat = (uint8_t)bits_of(ks->n_patterns ? ks->n_patterns - 1 : 0);
-    const int s_len = r.lay.b_dist, s_pat = s_len + r.lay.b_len, s_strand = s_pat + r.lay.b_pat,
-              s_pos = s_strand + 1, bits = s_pos + bits_of(max_pos);
+    const int s_pos = gs_hitkey_s_pos(r.lay), bits = s_pos + bits_of(max_pos);
     if (bits > 64 || s_pos > 63) {
         if ((r.hits = malloc(n * sizeof *r.hits)) == NULL)
-            return -1;
+            return GS_ESYS;
     } else {
         if (n > w->tmp_cap) {
             free(w->tmp);
@@ -161,7 +165,7 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
             w->tmp_cap = w->tmp ? n : 0;
         }
         if (w->tmp_cap == 0 || (r.keys = malloc(n * sizeof *r.keys)) == NULL)
-            return -1;
+            return GS_ESYS;
     }
     size_t o = 0;
     for (size_t i = 0; i < kh->n; i++) {
@@ -176,32 +180,37 @@ static int emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit
                                        .record = seg->record, .pattern = out >> 1,
                                        .strand = (out & 1) ? -1 : 1, .distance = x->dist};
             else
-                r.keys[o++] = (uint64_t)x->pos << s_pos | (uint64_t)(out & 1) << s_strand
-                             | (uint64_t)(out >> 1) << s_pat | (uint64_t)len << s_len | x->dist;
+                r.keys[o++] = gs_hitkey_pack(r.lay, x->pos, out, len, x->dist);
         }
     }
     if (r.hits)
         qsort(r.hits, n, sizeof *r.hits, gs_hit_cmp);
     else
         gs_radix_sort_u64(r.keys, w->tmp, n, bits); /* in place, in the run itself */
-    if (gs_hit_runs_push(&w->runs, &r) == 0)
-        return 0;
+    if (gs_hit_runs_push(&w->runs, &r, &unused) == GS_OK)
+        return GS_OK;
     free(r.keys);
     free(r.hits);
-    return -1;
+    return GS_ESYS;
+}
+
+static int debug_time(const gs_scan_cfg *cfg)
+{
+    return cfg->tune && (cfg->tune->debug & GS_DEBUG_TIME);
 }
 
 /* The rank's hits from its runs, on as many threads as scanned. Segments
  * own disjoint ranges of starts, so ordered by segment the runs are the
  * sorted whole (but for the few rows approximate neighbours share), and
  * each run is expanded straight into its place. */
-static gs_status collect_hits(gs_hit_runs *runs, int threads, gs_scan_res *res, gs_error *err)
+static gs_status collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int threads,
+                              gs_scan_res *res, gs_error *err)
 {
     double t0 = gs_now();
     size_t n_runs = runs->n;
     gs_status st = gs_hit_runs_expand(runs, threads, &res->hits, err);
     res->t_hits = gs_now() - t0;
-    if (getenv("GS_DEBUG_TIME")) /* the part of the scan phase the records take */
+    if (debug_time(cfg)) /* the part of the scan phase the records take */
         fprintf(stderr, "gscan: hits: %zu from %zu runs expanded in %.3f s on %d threads\n",
                 res->hits.n, n_runs, res->t_hits, threads);
     return st;
@@ -223,7 +232,7 @@ static void *worker_main(void *arg)
                                 .oom = 0};
             w->kh.n = 0;
             cfg->engine->scan(p->compiled, seg->text, seg->len, seg->own, &out);
-            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, w))) {
+            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, w) != GS_OK)) {
                 w->oom = 1;
                 atomic_store(&p->stop, 1);
             }
@@ -282,7 +291,7 @@ typedef struct reader {
     double t_read;
     gs_status st;
     gs_error err;
-    pthread_t tid;
+    gs_task task;
 } reader;
 
 /* Fill a batch while another whole segment still fits after a block's
@@ -365,7 +374,7 @@ static gs_status read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res, 
         pthread_mutex_lock(&p->mu);
         p->helpers++;
         pthread_mutex_unlock(&p->mu);
-        if (pthread_create(&rd[started].tid, NULL, helper_main, &rd[started])) {
+        if (!gs_task_spawn(&rd[started].task, helper_main, &rd[started])) {
             st = gs_fail(err, GS_ESYS, "cannot start reading thread %d of %d", started + 1, n_src);
             atomic_store(&p->stop, 1);
             pthread_mutex_lock(&p->mu);
@@ -394,7 +403,7 @@ static gs_status read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res, 
     }
     pthread_mutex_unlock(&p->mu);
     for (int i = 1; i < started; i++)
-        pthread_join(rd[i].tid, NULL);
+        gs_task_join(&rd[i].task);
     q_close(p, &p->filled);
     for (int i = 0; i < started; i++) {
         res->residues += rd[i].residues;
@@ -421,7 +430,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
         st = GS_ESYS;
         goto fail;
     }
-    if ((st = cfg->engine->compile(cfg->ks, &compiled, err)) != GS_OK)
+    if ((st = cfg->engine->compile(cfg->ks, cfg->tune, &compiled, err)) != GS_OK)
         goto fail;
     p.compiled = compiled;
     for (int i = 0; i < nt; i++) {
@@ -432,7 +441,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
         }
     }
     for (; started < nt; started++)
-        if (pthread_create(&w[started].tid, NULL, worker_main, &w[started])) {
+        if (!gs_task_spawn(&w[started].task, worker_main, &w[started])) {
             st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
             goto fail_workers;
         }
@@ -441,7 +450,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
 fail_workers:
     q_close(&p, &p.filled);
     for (int i = 0; i < started; i++)
-        pthread_join(w[i].tid, NULL);
+        gs_task_join(&w[i].task);
     for (int i = 0; i < nt; i++) {
         if (w[i].oom && st == GS_OK)
             st = gs_fail(err, GS_ESYS, "out of memory (hits of scan thread %d)", i + 1);
@@ -457,7 +466,7 @@ fail_workers:
         for (int i = 0; i < nt && st == GS_OK; i++)
             st = gs_hit_runs_move(&all, &w[i].runs, err);
         if (st == GS_OK)
-            st = collect_hits(&all, nt, res, err);
+            st = collect_hits(cfg, &all, nt, res, err);
         gs_hit_runs_free(&all);
     }
     for (int i = 0; i < nt; i++)
@@ -493,8 +502,9 @@ static void *feeder_main(void *arg)
     pool *p = f->p;
     const gs_scan_cfg *cfg = p->cfg;
     gs_gpu *g = NULL;
-    f->st = gs_gpu_open(cfg->gpu_device, cfg->engine->name, cfg->ks, cfg->want_hits, cfg->block,
-                        &g, &f->err);
+    gs_gpu_args args = {.device = cfg->gpu_device, .engine = cfg->engine->name,
+                        .want_hits = cfg->want_hits, .block = cfg->block, .tune = cfg->tune};
+    f->st = gs_gpu_open(&args, cfg->ks, &g, &f->err);
     if (f->st != GS_OK)
         atomic_store(&p->stop, 1);
     else
@@ -519,29 +529,29 @@ static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
     int spare = cfg->threads - n_src;
     feeder f = {.p = &p, .res = res, .st = GS_OK,
                 .copy_threads = spare < 1 ? 1 : spare > COPY_THREADS ? COPY_THREADS : spare};
-    pthread_t tid;
+    gs_task task;
     gs_status st = pool_init(&p, cfg, 2 + n_src, err);
     if (st != GS_OK)
         goto fail;
-    if (pthread_create(&tid, NULL, feeder_main, &f)) {
+    if (!gs_task_spawn(&task, feeder_main, &f)) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;
     }
     st = read_all(&p, src, n_src, res, err);
-    pthread_join(tid, NULL);
+    gs_task_join(&task);
     /* a read error comes first: the GPU side may only have stopped after it */
     if (st == GS_OK && f.st != GS_OK) {
         *err = f.err;
         st = f.st;
     }
     res->t_transfer += f.t.transfer;
-    if (getenv("GS_DEBUG_TIME"))
+    if (debug_time(cfg))
         fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
                 "(on the feeding thread)\n", f.t.kernel, f.t.transfer, f.t.hits);
     /* the feeder only kept each batch's keys: the records are made here, on
      * all threads, once the GPU is done */
     if (st == GS_OK && cfg->want_hits)
-        st = collect_hits(&f.runs, cfg->threads > 0 ? cfg->threads : 1, res, err);
+        st = collect_hits(cfg, &f.runs, cfg->threads > 0 ? cfg->threads : 1, res, err);
 fail:
     gs_hit_runs_free(&f.runs);
     pool_free(&p);

@@ -14,6 +14,7 @@
 
 #include "core/gs_clock.h"
 #include "core/gs_error.h"
+#include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "match/engine.h"
 #include "match/keyset.h"
@@ -38,6 +39,7 @@ typedef struct gs_scan_cfg {
      * residues all readers have read (may be NULL). */
     void (*progress)(void *ctx, uint64_t residues);
     void *progress_ctx;
+    const gs_tune *tune;     /* match.*, gpu.* and --debug; NULL: the defaults */
 } gs_scan_cfg;
 
 typedef struct gs_scan_res {
