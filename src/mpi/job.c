@@ -145,7 +145,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                        .gpu_device = j->gpu_device, .threads = j->threads,
                        .want_hits = j->o->report_hits || j->o->match != GS_MATCH_EXACT ||
                                     m->needs_hits,
-                       .block = j->block, .overlap = j->overlap};
+                       .block = j->block, .overlap = j->overlap, .tune = &j->o->tune};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
     gs_pass p = {.main = main};
