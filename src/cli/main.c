@@ -219,6 +219,8 @@ int main(int argc, char **argv)
     setenv("HWLOC_COMPONENTS", hwloc_skip, 0); /* before any thread starts */
     static launch l;
     parse_command_line(argc, argv, &l);
+    if (l.cmd) /* MPI_Init sees argv as the parse left it (--tune and --debug taken out) */
+        argc = l.cli.argc + 1;
     warm_up warm = {0};
     warm_up_start(&warm, &l);
     GS_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
