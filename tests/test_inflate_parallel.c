@@ -110,9 +110,9 @@ static uint8_t *decode_all(const uint8_t *z, size_t zn, int threads, size_t regi
         *rc = -1;
     } else {
         const uint8_t *v;
-        size_t k = 1;
-        gs_status st = GS_OK;
-        while (k > 0 && (st = gs_pinflate_next(p, &v, &k, err)) == GS_OK)
+        size_t k = 0;
+        gs_status st;
+        while ((st = gs_pinflate_next(p, &v, &k, err)) == GS_OK && k > 0)
             put(&out, v, k);
         if (st != GS_OK)
             *rc = -1;

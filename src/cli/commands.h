@@ -25,7 +25,7 @@ typedef struct gs_cli {
     char **argv;
     gs_tune tune;       /* --tune, --debug */
     int help;           /* 1: print the command's usage; 2: the --tune keys */
-    gs_scan_opts scan;  /* gscan scan's options (tune and warm_gpu included) */
+    gs_scan_opts scan;  /* gscan scan's options (tune included) */
     gs_gen_opts *gen;   /* gscan gen's options */
 } gs_cli;
 

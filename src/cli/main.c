@@ -109,7 +109,6 @@ static void parse_command_line(int argc, char **argv, launch *l)
 {
     memset(l, 0, sizeof *l);
     l->word = argc > 1 ? argv[1] : NULL;
-    l->cli.scan.warm_gpu = -1;
     if (l->word == NULL)
         l->st = GS_EUSAGE; /* the usage, on rank 0 */
     else if ((l->cmd = command_find(l->word)) != NULL) {
@@ -175,14 +174,6 @@ static void warm_up_start(warm_up *w, const launch *l)
         gs_task_start(&w->task, warm_gpu, w);
 }
 
-/* The device the warm-up made its context on, by the job's rule, -1 none.
- * The count waits for the driver's start-up, which the job's own count
- * would wait for a moment later. */
-static int warm_up_device(const warm_up *w)
-{
-    return w->on ? gs_gpu_for_rank(w->local_rank, gs_gpu_device_count()) : -1;
-}
-
 /* Run what was parsed: a command, or the top-level --help and --version. */
 static gs_status run(launch *l, int rank, gs_error *err)
 {
@@ -230,7 +221,6 @@ int main(int argc, char **argv)
      * communicators made from this one inherit the handler. */
     GS_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 
-    l.cli.scan.warm_gpu = warm_up_device(&warm);
     gs_error err = l.err;
     gs_status st = l.st != GS_OK && l.word ? l.st : run(&l, rank, &err);
     if (st != GS_OK && err.code != GS_OK && rank == 0) {

@@ -450,7 +450,6 @@ static void scan_defaults(gs_scan_opts *o)
     o->block = 0; /* by device: GS_BLOCK_GPU or GS_BLOCK_CPU */
     o->max_expansions = 4096;
     o->report_hits = REPORT_UNSET;
-    o->warm_gpu = -1;
 }
 
 /* The config files of the command line, applied first so that the command

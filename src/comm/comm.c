@@ -34,17 +34,25 @@ gs_status gs_mpi_agree_within(MPI_Comm comm, gs_error *err, double seconds, cons
     GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     GS_MPI_CHECK(MPI_Comm_size(comm, &size));
     int mine = err->code != GS_OK ? rank : size, first = size;
-    MPI_Request rq;
-    GS_MPI_CHECK(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &rq));
-    if (err->code == GS_OK || seconds <= 0) {
-        GS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    } else if (!wait_within(&rq, seconds)) {
-        /* no status can travel back through another collective: this is the
-         * one place below the command layer that reports and ends the job */
-        fprintf(stderr, "gscan: error: %s; %s, ending the job\n", err->msg,
-                stuck ? stuck : "the other ranks do not answer");
-        fflush(stderr);
-        MPI_Abort(comm, GS_ESYS);
+    if (seconds <= 0) {
+        /* blocking: MPICH notices a rank that died in a blocking
+         * collective and fails the call (tests/mpi/failures.sh kills one
+         * with the launcher's cleanup off); a waited-on request it may not */
+        GS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+    } else {
+        MPI_Request rq;
+        GS_MPI_CHECK(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &rq));
+        if (err->code == GS_OK) {
+            GS_MPI_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        } else if (!wait_within(&rq, seconds)) {
+            /* no status can travel back through another collective: this is
+             * the one place below the command layer that reports and ends
+             * the job */
+            fprintf(stderr, "gscan: error: %s; %s, ending the job\n", err->msg,
+                    stuck ? stuck : "the other ranks do not answer");
+            fflush(stderr);
+            MPI_Abort(comm, GS_ESYS);
+        }
     }
     if (first == size)
         return GS_OK;

@@ -53,7 +53,6 @@ typedef struct gs_scan_opts {
     gs_tune tune;            /* --tune and --debug (core/gs_tune.h); zero: as shipped */
     char **owned;            /* strings read from a config, freed with the opts */
     size_t n_owned;
-    int warm_gpu;            /* the device main() warmed up at start-up, -1 none */
 } gs_scan_opts;
 
 /* What the command reports on stderr after a scan (rank 0's view). */
