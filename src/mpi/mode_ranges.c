@@ -2,7 +2,7 @@
  * plan, through the files' .fai indexes (see mode.h).
  *
  * Plain FASTA files with a usable .fai (or, without one, an index rank 0
- * builds in memory on its threads, fai_parallel.c), and BGZF files with both
+ * builds in memory on its threads, io/seq/fai_build.c), and BGZF files with both
  * their .fai and .gzi, are read by ranges: rank 0 broadcasts the layout and
  * the plan, and each rank reads its own pieces (pread, or the BGZF blocks
  * that hold them). A stale .fai is an error at any rank count. Building on
