@@ -72,8 +72,10 @@ static int wants_help(int argc, char **argv)
 
 /* Run a file command on rank 0 (its --help too); the other ranks only learn
  * the agreed status. */
-static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usage,
-                          gs_status (*run)(int, char **, gs_error *), gs_error *err)
+static gs_status on_rank0(int argc, char **argv, const gs_tune *tune, MPI_Comm comm,
+                          const char *usage,
+                          gs_status (*run)(int, char **, const gs_tune *, gs_error *),
+                          gs_error *err)
 {
     int rank;
     GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -83,13 +85,13 @@ static gs_status on_rank0(int argc, char **argv, MPI_Comm comm, const char *usag
                                                                                : usage,
                   stdout);
         else
-            run(argc, argv, err);
+            run(argc, argv, tune, err);
     }
     return gs_mpi_agree(comm, err);
 }
 
 /* Write FASTA.fai (and FASTA.gzi for BGZF) for one file. */
-static gs_status index_one(const char *fasta, gs_error *err)
+static gs_status index_one(const char *fasta, const gs_tune *tune, gs_error *err)
 {
     /* BGZF gets FILE.gzi as well (samtools' names); it is written before
      * FILE.fai because a scan seeks into BGZF only when both exist */
@@ -97,7 +99,7 @@ static gs_status index_one(const char *fasta, gs_error *err)
     gs_gzi gzi = {0};
     gs_compression comp = GS_COMP_NONE;
     char path[4096];
-    gs_status st = gs_fai_build(fasta, 1, gs_cli_tune(), &fai, err);
+    gs_status st = gs_fai_build(fasta, 1, tune, &fai, err);
     if (st == GS_OK)
         st = gs_bgzf_detect(fasta, &comp, err);
     if (st == GS_OK && comp == GS_COMP_BGZF) {
@@ -117,7 +119,7 @@ static gs_status index_one(const char *fasta, gs_error *err)
 /* --bgzf: recompress fasta as BGZF into out (NULL: in place for gzip,
  * FASTA.gz for plain), then index the result. */
 static gs_status convert_one(const char *fasta, const char *out, int level, int threads,
-                             gs_error *err)
+                             const gs_tune *tune, gs_error *err)
 {
     char path[4096];
     gs_compression comp;
@@ -127,9 +129,9 @@ static gs_status convert_one(const char *fasta, const char *out, int level, int 
         snprintf(path, sizeof path, comp == GS_COMP_NONE ? "%s.gz" : "%s", fasta);
         out = path;
     }
-    if (gs_bgzf_convert(fasta, out, level, threads, gs_cli_tune(), err) != GS_OK)
+    if (gs_bgzf_convert(fasta, out, level, threads, tune, err) != GS_OK)
         return err->code;
-    return index_one(out, err);
+    return index_one(out, tune, err);
 }
 
 static int int_arg(const char *v, int lo, int hi, int *out)
@@ -142,14 +144,14 @@ static int int_arg(const char *v, int lo, int hi, int *out)
     return 0;
 }
 
-static gs_status index_files(int argc, char **argv, gs_error *err)
+static gs_status index_files(int argc, char **argv, const gs_tune *tune, gs_error *err)
 {
     int bgzf = 0, level = 6, threads = (int)sysconf(_SC_NPROCESSORS_ONLN), n_files = 0;
     const char *out = NULL;
     char **files = argv + 1;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--lz"))
-            return gs_lz_index_files(argc, argv, err);
+            return gs_lz_index_files(argc, argv, tune, err);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--bgzf"))
@@ -179,26 +181,26 @@ static gs_status index_files(int argc, char **argv, gs_error *err)
     if (threads < 1)
         threads = 1;
     for (int i = 0; i < n_files; i++) {
-        gs_status st = bgzf ? convert_one(files[i], out, level, threads, err)
-                            : index_one(files[i], err);
+        gs_status st = bgzf ? convert_one(files[i], out, level, threads, tune, err)
+                            : index_one(files[i], tune, err);
         if (st != GS_OK)
             return st;
     }
     return GS_OK;
 }
 
-gs_status gs_cmd_index(int argc, char **argv, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_index(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err)
 {
-    return on_rank0(argc, argv, comm, index_usage, index_files, err);
+    return on_rank0(argc, argv, tune, comm, index_usage, index_files, err);
 }
 
-static gs_status info_file(int argc, char **argv, gs_error *err)
+static gs_status info_file(int argc, char **argv, const gs_tune *tune, gs_error *err)
 {
     if (argc != 2 || argv[1][0] == '-')
         return gs_fail(err, GS_EUSAGE, argc < 2 ? "no result file given (gscan info)"
                                                 : "gscan info takes one result file (gscan info)");
     if (gs_lz_is_index(argv[1]))
-        return gs_lz_info_file(argv[1], err);
+        return gs_lz_info_file(argv[1], tune, err);
     gs_h5_file *f = NULL;
     gs_status st = gs_h5_open(argv[1], &f, err);
     if (st == GS_OK)
@@ -207,13 +209,14 @@ static gs_status info_file(int argc, char **argv, gs_error *err)
     return st;
 }
 
-gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_info(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err)
 {
-    return on_rank0(argc, argv, comm, info_usage, info_file, err);
+    return on_rank0(argc, argv, tune, comm, info_usage, info_file, err);
 }
 
-static gs_status export_file(int argc, char **argv, gs_error *err)
+static gs_status export_file(int argc, char **argv, const gs_tune *tune, gs_error *err)
 {
+    (void)tune; /* nothing in an export is tuned */
     const char *in = NULL, *format = "tsv", *out = NULL;
     int counts = 0, seq = 0;
     char **corpus = NULL;
@@ -292,7 +295,7 @@ done:
     return err->code;
 }
 
-gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_export(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err)
 {
-    return on_rank0(argc, argv, comm, export_usage, export_file, err);
+    return on_rank0(argc, argv, tune, comm, export_usage, export_file, err);
 }

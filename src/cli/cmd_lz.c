@@ -36,9 +36,8 @@ const char gs_lz_index_usage[] =
     "records (512 MiB of residues plus at most one record), never the whole\n"
     "collection.\n";
 
-gs_status gs_lz_index_files(int argc, char **argv, gs_error *err)
+gs_status gs_lz_index_files(int argc, char **argv, const gs_tune *tune, gs_error *err)
 {
-    const gs_tune *tune = gs_cli_tune(); /* lz.batch, lz.chunk, debug time */
     const char *out = NULL;
     uint64_t m = GS_LZ_DEFAULT_M, ref = 0, threads = 0;
     gs_input_format fmt = GS_INPUT_AUTO;
@@ -131,9 +130,8 @@ static void print_summary(const gs_lz_index *ix, FILE *out)
             ix->n_residues ? 100.0 * (double)ix->file_bytes / (double)ix->n_residues : 0.0);
 }
 
-gs_status gs_lz_info_file(const char *path, gs_error *err)
+gs_status gs_lz_info_file(const char *path, const gs_tune *tune, gs_error *err)
 {
-    const gs_tune *tune = gs_cli_tune(); /* lz.batch, lz.chunk, debug time */
     gs_lz_index ix;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     gs_status st = gs_lz_read(path, cores > 0 ? (int)cores : 1, tune, &ix, err);

@@ -37,19 +37,17 @@ gs_status gs_cmd_gen_run(gs_cli *c, MPI_Comm comm, gs_error *err);
 void gs_cmd_gen_free(gs_cli *c);
 void gs_cmd_gen_print_usage(FILE *out);
 
-/* cmd_files.c: these parse their own argv when they run, on rank 0. */
-gs_status gs_cmd_index(int argc, char **argv, MPI_Comm comm, gs_error *err);
-gs_status gs_cmd_info(int argc, char **argv, MPI_Comm comm, gs_error *err);
-gs_status gs_cmd_export(int argc, char **argv, MPI_Comm comm, gs_error *err);
-
-/* The --tune and --debug of this run, for a command whose own parser does
- * not pass them down (gscan index --lz): main.c, set before MPI_Init. */
-const gs_tune *gs_cli_tune(void);
+/* cmd_files.c: these parse their own argv when they run, on rank 0; tune
+ * is the run's --tune and --debug, taken out of argv before MPI_Init. */
+gs_status gs_cmd_index(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err);
+gs_status gs_cmd_info(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err);
+gs_status gs_cmd_export(int argc, char **argv, const gs_tune *tune, MPI_Comm comm,
+                        gs_error *err);
 
 /* cmd_lz.c: "gscan index --lz" (argv as for gscan index) and the summary of
  * an index for "gscan info"; both run on rank 0 only. */
-gs_status gs_lz_index_files(int argc, char **argv, gs_error *err);
-gs_status gs_lz_info_file(const char *path, gs_error *err);
+gs_status gs_lz_index_files(int argc, char **argv, const gs_tune *tune, gs_error *err);
+gs_status gs_lz_info_file(const char *path, const gs_tune *tune, gs_error *err);
 extern const char gs_lz_index_usage[];
 
 #endif

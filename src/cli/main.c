@@ -61,15 +61,15 @@ static gs_status take_tune(gs_cli *c, gs_error *err)
 }
 static gs_status run_index(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
-    return gs_cmd_index(c->argc, c->argv, comm, err);
+    return gs_cmd_index(c->argc, c->argv, &c->tune, comm, err);
 }
 static gs_status run_info(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
-    return gs_cmd_info(c->argc, c->argv, comm, err);
+    return gs_cmd_info(c->argc, c->argv, &c->tune, comm, err);
 }
 static gs_status run_export(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
-    return gs_cmd_export(c->argc, c->argv, comm, err);
+    return gs_cmd_export(c->argc, c->argv, &c->tune, comm, err);
 }
 
 static const command commands[] = {
@@ -97,14 +97,6 @@ typedef struct launch {
     gs_error err;
 } launch;
 
-/* The run's knobs for commands that do not pass them down themselves. */
-static const gs_tune *run_tune;
-const gs_tune *gs_cli_tune(void)
-{
-    static const gs_tune none;
-    return run_tune ? run_tune : &none;
-}
-
 static void parse_command_line(int argc, char **argv, launch *l)
 {
     memset(l, 0, sizeof *l);
@@ -118,7 +110,6 @@ static void parse_command_line(int argc, char **argv, launch *l)
     } else if (strcmp(l->word, "--help") && strcmp(l->word, "-h") && strcmp(l->word, "help") &&
                strcmp(l->word, "--version") && strcmp(l->word, "-V"))
         l->st = gs_fail(&l->err, GS_EUSAGE, "unknown command '%s' (gscan --help lists them)", l->word);
-    run_tune = &l->cli.tune;
 }
 
 /* The node-local rank as the launchers tell it (MPICH's Hydra, Open MPI,
