@@ -15,6 +15,7 @@
 #include "io/stream/replace_file.h"
 #include "lz/lz.h"
 #include "comm/comm.h"
+#include "tune.h"
 
 static const char index_usage[] =
     "usage: gscan index FASTA...\n"
@@ -70,23 +71,24 @@ static int wants_help(int argc, char **argv)
     return 0;
 }
 
-/* Run a file command on rank 0 (its --help too); the other ranks only learn
- * the agreed status. */
-static gs_status on_rank0(int argc, char **argv, const gs_tune *tune, MPI_Comm comm,
-                          const char *usage,
-                          gs_status (*run)(int, char **, const gs_tune *, gs_error *),
+/* Take --tune and --debug out of argv; 1 when what is left asks for help. */
+static int take_globals(gs_cli *c, gs_status *st, gs_error *err)
+{
+    *st = gs_tune_take(&c->argc, c->argv, &c->tune, &c->help, err);
+    if (*st == GS_OK && !c->help && wants_help(c->argc, c->argv))
+        c->help = 1;
+    return *st != GS_OK || c->help;
+}
+
+/* Run a file command on rank 0; the other ranks only learn the agreed
+ * status. */
+static gs_status on_rank0(gs_cli *c, MPI_Comm comm, gs_status (*run)(gs_cli *, gs_error *),
                           gs_error *err)
 {
     int rank;
     GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (rank == 0) {
-        if (wants_help(argc, argv))
-            fputs(usage == index_usage && argc > 1 && !strcmp(argv[1], "--lz") ? gs_lz_index_usage
-                                                                               : usage,
-                  stdout);
-        else
-            run(argc, argv, tune, err);
-    }
+    if (rank == 0)
+        run(c, err);
     return gs_mpi_agree(comm, err);
 }
 
@@ -118,20 +120,30 @@ static gs_status index_one(const char *fasta, const gs_tune *tune, gs_error *err
 
 /* --bgzf: recompress fasta as BGZF into out (NULL: in place for gzip,
  * FASTA.gz for plain), then index the result. */
+/* Where FASTA's --bgzf output goes: -o, else FASTA.gz for a plain file and
+ * FASTA itself for gzip (*in_place = 1: replaced once read whole). */
+static gs_status bgzf_target(const char *fasta, const char *out, char *path, size_t n,
+                             int *in_place, gs_error *err)
+{
+    gs_compression comp;
+    if (gs_bgzf_detect(fasta, &comp, err) != GS_OK)
+        return err->code;
+    *in_place = out == NULL && comp != GS_COMP_NONE;
+    snprintf(path, n, out ? "%s" : comp == GS_COMP_NONE ? "%s.gz" : "%s", out ? out : fasta);
+    return GS_OK;
+}
+
+/* --bgzf: recompress fasta as BGZF (where bgzf_target says), then index
+ * the result. */
 static gs_status convert_one(const char *fasta, const char *out, int level, int threads,
                              const gs_tune *tune, gs_error *err)
 {
     char path[4096];
-    gs_compression comp;
-    if (gs_bgzf_detect(fasta, &comp, err) != GS_OK)
+    int in_place;
+    if (bgzf_target(fasta, out, path, sizeof path, &in_place, err) != GS_OK ||
+        gs_bgzf_convert(fasta, path, level, threads, tune, err) != GS_OK)
         return err->code;
-    if (out == NULL) {
-        snprintf(path, sizeof path, comp == GS_COMP_NONE ? "%s.gz" : "%s", fasta);
-        out = path;
-    }
-    if (gs_bgzf_convert(fasta, out, level, threads, tune, err) != GS_OK)
-        return err->code;
-    return index_one(out, tune, err);
+    return index_one(path, tune, err);
 }
 
 static int int_arg(const char *v, int lo, int hi, int *out)
@@ -144,158 +156,235 @@ static int int_arg(const char *v, int lo, int hi, int *out)
     return 0;
 }
 
-static gs_status index_files(int argc, char **argv, const gs_tune *tune, gs_error *err)
+gs_status gs_cmd_index_parse(gs_cli *c, gs_error *err)
 {
-    int bgzf = 0, level = 6, threads = (int)sysconf(_SC_NPROCESSORS_ONLN), n_files = 0;
-    const char *out = NULL;
-    char **files = argv + 1;
+    gs_status st;
+    if (take_globals(c, &st, err))
+        return st;
+    int argc = c->argc;
+    char **argv = c->argv;
+    gs_index_opts *o = &c->index;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--lz"))
-            return gs_lz_index_files(argc, argv, tune, err);
+            return gs_lz_index_parse(argc, argv, o, err);
+    o->level = 6;
+    o->threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    o->files = (const char **)argv + 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--bgzf"))
-            bgzf = 1;
+            o->bgzf = 1;
         else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
             if (++i == argc)
                 return gs_fail(err, GS_EUSAGE, "%s needs a file (gscan index)", a);
-            out = argv[i];
+            o->out = argv[i];
         } else if (!strcmp(a, "-l") || !strcmp(a, "--level")) {
-            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &level))
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &o->level))
                 return gs_fail(err, GS_EUSAGE, "%s needs a level from 1 to 12 (gscan index)", a);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &threads))
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &o->threads))
                 return gs_fail(err, GS_EUSAGE, "%s needs a count from 1 to %d (gscan index)", a,
                                GS_BGZF_MAX_THREADS);
         } else if (a[0] == '-')
             return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index)", a);
         else
-            files[n_files++] = argv[i];
+            o->files[o->n_files++] = argv[i];
     }
-    if (n_files == 0)
+    if (o->n_files == 0)
         return gs_fail(err, GS_EUSAGE, "no FASTA file given (gscan index)");
-    if (!bgzf && (out || level != 6))
+    if (!o->bgzf && (o->out || o->level != 6))
         return gs_fail(err, GS_EUSAGE, "--out and --level need --bgzf (gscan index)");
-    if (out && n_files > 1)
-        return gs_fail(err, GS_EUSAGE, "--out takes one FASTA file, not %d (gscan index)", n_files);
-    if (threads < 1)
-        threads = 1;
-    for (int i = 0; i < n_files; i++) {
-        gs_status st = bgzf ? convert_one(files[i], out, level, threads, tune, err)
-                            : index_one(files[i], tune, err);
+    if (o->out && o->n_files > 1)
+        return gs_fail(err, GS_EUSAGE, "--out takes one FASTA file, not %zu (gscan index)",
+                       o->n_files);
+    if (o->threads < 1)
+        o->threads = 1;
+    return GS_OK;
+}
+
+/* Before any file is written: no output of the run (a BGZF file, a .fai, a
+ * .gzi) is an input of it, by any name or link. The one exception is a gzip
+ * file that --bgzf replaces in place: it is read whole before the rename. */
+static gs_status index_check_outputs(const gs_index_opts *o, gs_error *err)
+{
+    char out[4096], side[4200];
+    for (size_t i = 0; i < o->n_files; i++) {
+        const char *target = o->files[i];
+        if (o->bgzf) {
+            int in_place = 0;
+            if (bgzf_target(o->files[i], o->out, out, sizeof out, &in_place, err) != GS_OK)
+                return err->code;
+            target = out;
+            for (size_t j = 0; j < o->n_files; j++)
+                if ((j != i || !in_place) &&
+                    gs_out_check(out, &o->files[j], 1, err) != GS_OK)
+                    return err->code;
+        }
+        static const char *const sides[] = {".fai", ".gzi"};
+        for (size_t k = 0; k < 2; k++) {
+            snprintf(side, sizeof side, "%s%s", target, sides[k]);
+            if (gs_out_check(side, o->files, o->n_files, err) != GS_OK)
+                return err->code;
+        }
+    }
+    return GS_OK;
+}
+
+static gs_status index_files(gs_cli *c, gs_error *err)
+{
+    const gs_index_opts *o = &c->index;
+    if (o->lz)
+        return gs_lz_index_files(o, &c->tune, err);
+    if (index_check_outputs(o, err) != GS_OK)
+        return err->code;
+    for (size_t i = 0; i < o->n_files; i++) {
+        gs_status st = o->bgzf ? convert_one(o->files[i], o->out, o->level, o->threads, &c->tune, err)
+                               : index_one(o->files[i], &c->tune, err);
         if (st != GS_OK)
             return st;
     }
     return GS_OK;
 }
 
-gs_status gs_cmd_index(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_index_run(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
-    return on_rank0(argc, argv, tune, comm, index_usage, index_files, err);
+    return on_rank0(c, comm, index_files, err);
 }
 
-static gs_status info_file(int argc, char **argv, const gs_tune *tune, gs_error *err)
+void gs_cmd_index_print_usage(const gs_cli *c, FILE *out)
 {
-    if (argc != 2 || argv[1][0] == '-')
-        return gs_fail(err, GS_EUSAGE, argc < 2 ? "no result file given (gscan info)"
-                                                : "gscan info takes one result file (gscan info)");
-    if (gs_lz_is_index(argv[1]))
-        return gs_lz_info_file(argv[1], tune, err);
+    int lz = 0;
+    for (int i = 1; i < c->argc; i++)
+        lz |= !strcmp(c->argv[i], "--lz");
+    fputs(lz ? gs_lz_index_usage : index_usage, out);
+}
+
+gs_status gs_cmd_info_parse(gs_cli *c, gs_error *err)
+{
+    gs_status st;
+    if (take_globals(c, &st, err))
+        return st;
+    if (c->argc != 2 || c->argv[1][0] == '-')
+        return gs_fail(err, GS_EUSAGE, c->argc < 2 ? "no result file given (gscan info)"
+                                                   : "gscan info takes one result file (gscan info)");
+    c->info = c->argv[1];
+    return GS_OK;
+}
+
+static gs_status info_file(gs_cli *c, gs_error *err)
+{
+    if (gs_lz_is_index(c->info))
+        return gs_lz_info_file(c->info, &c->tune, err);
     gs_h5_file *f = NULL;
-    gs_status st = gs_h5_open(argv[1], &f, err);
+    gs_status st = gs_h5_open(c->info, &f, err);
     if (st == GS_OK)
         st = gs_info_result(f, stdout, err);
     gs_h5_close(f);
     return st;
 }
 
-gs_status gs_cmd_info(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_info_run(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
-    return on_rank0(argc, argv, tune, comm, info_usage, info_file, err);
+    return on_rank0(c, comm, info_file, err);
 }
 
-static gs_status export_file(int argc, char **argv, const gs_tune *tune, gs_error *err)
+void gs_cmd_info_print_usage(FILE *out) { fputs(info_usage, out); }
+
+/* The words of gscan export; the checks between them follow. */
+static gs_status export_words(int argc, char **argv, gs_export_cmd *o, gs_error *err)
 {
-    (void)tune; /* nothing in an export is tuned */
-    const char *in = NULL, *format = "tsv", *out = NULL;
-    int counts = 0, seq = 0;
-    char **corpus = NULL;
-    size_t n_corpus = 0;
-    gs_h5_file *f = NULL;
-    gs_replace_file r = {0};
-    for (int i = 1; i < argc && err->code == GS_OK; i++) {
+    o->format = "tsv";
+    o->corpus = argv + 1;
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int value = !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out")
                     || !strcmp(a, "-o") || !strcmp(a, "--corpus");
-        if (value && i + 1 >= argc) {
-            gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
-        } else if (!strcmp(a, "--counts")) {
-            counts = 1;
-        } else if (!strcmp(a, "--seq")) {
-            seq = 1;
-        } else if (!strcmp(a, "--corpus")) {
-            char **v = gs_realloc(corpus, (n_corpus + 1) * sizeof *v, err, "--corpus");
-            if (v)
-                (corpus = v)[n_corpus++] = argv[++i];
-        } else if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
-            format = argv[++i];
-        } else if (value) {
-            out = argv[++i];
-        } else if (!strncmp(a, "--format=", 9)) {
-            format = a + 9;
-        } else if (!strncmp(a, "--out=", 6)) {
-            out = a + 6;
-        } else if (a[0] == '-') {
-            gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
-        } else if (in == NULL) {
-            in = a;
-        } else {
-            gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
-        }
+        if (value && i + 1 >= argc)
+            return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
+        else if (!strcmp(a, "--counts"))
+            o->counts = 1;
+        else if (!strcmp(a, "--seq"))
+            o->seq = 1;
+        else if (!strcmp(a, "--corpus"))
+            o->corpus[o->n_corpus++] = argv[++i];
+        else if (!strcmp(a, "--format") || !strcmp(a, "-f"))
+            o->format = argv[++i];
+        else if (value)
+            o->out = argv[++i];
+        else if (!strncmp(a, "--format=", 9))
+            o->format = a + 9;
+        else if (!strncmp(a, "--out=", 6))
+            o->out = a + 6;
+        else if (a[0] == '-')
+            return gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan export)", a);
+        else if (o->in == NULL)
+            o->in = a;
+        else
+            return gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
     }
-    if (err->code != GS_OK)
-        goto done;
-    if (in == NULL)
-        gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
-    else if (strcmp(format, "tsv") && strcmp(format, "bed"))
-        gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)", format);
-    else if (counts && seq)
-        gs_fail(err, GS_EUSAGE, "--seq belongs to hit rows, not to --counts (gscan export)");
-    else if (corpus && !seq)
-        gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
-    if (out && !strcmp(out, "-"))
-        out = NULL;
-    if (err->code == GS_OK && out) { /* the inputs: the result file, and --corpus files */
-        const char **inputs = gs_malloc((n_corpus + 1) * sizeof *inputs, err, "inputs");
+    if (o->n_corpus == 0)
+        o->corpus = NULL; /* the scan's own paths */
+    return GS_OK;
+}
+
+gs_status gs_cmd_export_parse(gs_cli *c, gs_error *err)
+{
+    gs_status st;
+    gs_export_cmd *o = &c->export;
+    if (take_globals(c, &st, err) || export_words(c->argc, c->argv, o, err) != GS_OK)
+        return err->code;
+    if (o->in == NULL)
+        return gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
+    if (strcmp(o->format, "tsv") && strcmp(o->format, "bed"))
+        return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)",
+                       o->format);
+    if (o->counts && o->seq)
+        return gs_fail(err, GS_EUSAGE, "--seq belongs to hit rows, not to --counts (gscan export)");
+    if (o->n_corpus && !o->seq)
+        return gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
+    if (o->out && !strcmp(o->out, "-"))
+        o->out = NULL;
+    return GS_OK;
+}
+
+static gs_status export_file(gs_cli *c, gs_error *err)
+{
+    const gs_export_cmd *o = &c->export;
+    gs_h5_file *f = NULL;
+    gs_replace_file r = {0};
+    if (o->out) { /* the inputs: the result file, and --corpus files */
+        const char **inputs = gs_malloc((o->n_corpus + 1) * sizeof *inputs, err, "inputs");
         if (inputs) {
-            inputs[0] = in;
-            for (size_t i = 0; i < n_corpus; i++)
-                inputs[i + 1] = corpus[i];
-            gs_out_check(out, inputs, n_corpus + 1, err);
+            inputs[0] = o->in;
+            for (size_t i = 0; i < o->n_corpus; i++)
+                inputs[i + 1] = o->corpus[i];
+            gs_out_check(o->out, inputs, o->n_corpus + 1, err);
             free(inputs);
         }
     }
-    if (err->code != GS_OK || gs_h5_open(in, &f, err) != GS_OK
-        || (out && gs_replace_open(&r, out, "the export", err) != GS_OK))
+    if (err->code != GS_OK || gs_h5_open(o->in, &f, err) != GS_OK
+        || (o->out && gs_replace_open(&r, o->out, "the export", err) != GS_OK))
         goto done;
-    FILE *o = out ? r.f : stdout;
-    if (counts)
-        gs_h5_export_counts(f, o, err);
+    FILE *out = o->out ? r.f : stdout;
+    if (o->counts)
+        gs_h5_export_counts(f, out, err);
     else
-        gs_h5_export_seq(f, &(gs_h5_export_opts){format, seq, corpus, n_corpus}, o, err);
-    if (out && err->code == GS_OK)
+        gs_h5_export_seq(f, &(gs_h5_export_opts){o->format, o->seq, o->corpus, o->n_corpus}, out,
+                         err);
+    if (o->out && err->code == GS_OK)
         gs_replace_commit(&r, "the export", err);
-    else if (out)
+    else if (o->out)
         gs_replace_abort(&r);
-    else if (fflush(o) != 0)
+    else if (fflush(out) != 0)
         gs_fail(err, GS_ESYS, "cannot write: %s (standard output)", strerror(errno));
 done:
     gs_h5_close(f);
-    free(corpus);
     return err->code;
 }
 
-gs_status gs_cmd_export(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_export_run(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
-    return on_rank0(argc, argv, tune, comm, export_usage, export_file, err);
+    return on_rank0(c, comm, export_file, err);
 }
+
+void gs_cmd_export_print_usage(FILE *out) { fputs(export_usage, out); }

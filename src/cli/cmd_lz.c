@@ -36,16 +36,14 @@ const char gs_lz_index_usage[] =
     "records (512 MiB of residues plus at most one record), never the whole\n"
     "collection.\n";
 
-gs_status gs_lz_index_files(int argc, char **argv, const gs_tune *tune, gs_error *err)
+/* --lz's options; the corpus files are gathered in argv (commands.h). */
+gs_status gs_lz_index_parse(int argc, char **argv, gs_index_opts *o, gs_error *err)
 {
-    const char *out = NULL;
     uint64_t m = GS_LZ_DEFAULT_M, ref = 0, threads = 0;
-    gs_input_format fmt = GS_INPUT_AUTO;
-    const char **files = calloc((size_t)argc, sizeof *files);
-    size_t n = 0;
-    if (files == NULL)
-        return gs_fail(err, GS_ESYS, "out of memory (gscan index)");
     gs_status st = GS_OK;
+    o->lz = 1;
+    o->lzo.format = GS_INPUT_AUTO;
+    o->files = (const char **)argv + 1;
     for (int i = 1; i < argc && st == GS_OK; i++) {
         const char *a = argv[i];
         int takes = !strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "-m") ||
@@ -56,7 +54,7 @@ gs_status gs_lz_index_files(int argc, char **argv, const gs_tune *tune, gs_error
         } else if (!strcmp(a, "--lz")) {
             continue;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
-            out = argv[++i];
+            o->out = argv[++i];
         } else if (!strcmp(a, "-m") || !strcmp(a, "--max-pattern-length")) {
             if (gs_parse_size(argv[++i], &m) || m < 1 || m > (1u << 20))
                 st = gs_fail(err, GS_EUSAGE,
@@ -72,36 +70,43 @@ gs_status gs_lz_index_files(int argc, char **argv, const gs_tune *tune, gs_error
                              "(--threads)", argv[i]);
         } else if (!strcmp(a, "--input-format")) {
             const char *v = argv[++i];
-            if (!strcmp(v, "auto")) fmt = GS_INPUT_AUTO;
-            else if (!strcmp(v, "fasta")) fmt = GS_INPUT_FASTA;
-            else if (!strcmp(v, "raw")) fmt = GS_INPUT_RAW;
+            if (!strcmp(v, "auto")) o->lzo.format = GS_INPUT_AUTO;
+            else if (!strcmp(v, "fasta")) o->lzo.format = GS_INPUT_FASTA;
+            else if (!strcmp(v, "raw")) o->lzo.format = GS_INPUT_RAW;
             else st = gs_fail(err, GS_EUSAGE, "unknown input format '%s': expected auto, fasta or raw "
                               "(--input-format)", v);
         } else if (a[0] == '-' && a[1] != '\0') {
             st = gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index --lz)", a);
         } else {
-            files[n++] = a;
+            o->files[o->n_files++] = a;
         }
     }
-    if (st == GS_OK && out == NULL)
+    if (st == GS_OK && o->out == NULL)
         st = gs_fail(err, GS_EUSAGE, "missing -o/--out X.gsx (gscan index --lz)");
-    if (st == GS_OK && n == 0)
+    if (st == GS_OK && o->n_files == 0)
         st = gs_fail(err, GS_EUSAGE, "no corpus file given (gscan index --lz)");
-    /* before the build, which may take minutes: not over a corpus file */
-    if (st == GS_OK)
-        st = gs_out_check(out, files, n, err);
     if (threads == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cores > 0 ? (uint64_t)cores : 1;
     }
+    o->threads = (int)threads;
+    o->lzo.max_pat = (uint32_t)m;
+    o->lzo.ref_records = (size_t)ref;
+    o->lzo.threads = (int)threads;
+    return st;
+}
+
+gs_status gs_lz_index_files(const gs_index_opts *o, const gs_tune *tune, gs_error *err)
+{
+    /* before the build, which may take minutes: not over a corpus file */
+    gs_status st = gs_out_check(o->out, o->files, o->n_files, err);
     gs_lz_index ix;
-    gs_lz_build_opts bo = {.format = fmt, .max_pat = (uint32_t)m, .ref_records = (size_t)ref,
-                           .threads = (int)threads, .tune = tune};
-    if (st == GS_OK && (st = gs_lz_build(files, n, &bo, &ix, err)) == GS_OK) {
-        st = gs_lz_write(out, &ix, (int)threads, tune, err);
+    gs_lz_build_opts bo = o->lzo;
+    bo.tune = tune;
+    if (st == GS_OK && (st = gs_lz_build(o->files, o->n_files, &bo, &ix, err)) == GS_OK) {
+        st = gs_lz_write(o->out, &ix, o->threads, tune, err);
         gs_lz_free(&ix);
     }
-    free(files);
     return st;
 }
 

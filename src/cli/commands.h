@@ -15,9 +15,30 @@
 
 #include "core/gs_error.h"
 #include "core/gs_tune.h"
+#include "lz/lz.h"
 #include "mpi/job.h"
 
 typedef struct gs_gen_opts gs_gen_opts;
+
+/* gscan index's options. The file list is gathered in argv itself (each
+ * file takes one of the words already read). */
+typedef struct gs_index_opts {
+    const char **files;   /* the FASTA files, or --lz's corpus files */
+    size_t n_files;
+    int bgzf, lz;         /* --bgzf, --lz */
+    const char *out;      /* -o: --bgzf's output (one FASTA) or --lz's index */
+    int level;            /* --bgzf: deflate level */
+    int threads;          /* --bgzf: compressing threads; --lz: parsing threads */
+    gs_lz_build_opts lzo; /* --lz: -m, --input-format, --reference-records */
+} gs_index_opts;
+
+/* gscan export's options; the --corpus list is gathered in argv as above. */
+typedef struct gs_export_cmd {
+    const char *in, *format, *out; /* out NULL: standard output */
+    int counts, seq;
+    char **corpus;
+    size_t n_corpus;
+} gs_export_cmd;
 
 /* One command line, parsed before MPI_Init. */
 typedef struct gs_cli {
@@ -27,9 +48,12 @@ typedef struct gs_cli {
     int help;           /* 1: print the command's usage; 2: the --tune keys */
     gs_scan_opts scan;  /* gscan scan's options (tune included) */
     gs_gen_opts *gen;   /* gscan gen's options */
+    gs_index_opts index;
+    const char *info;   /* gscan info's file */
+    gs_export_cmd export;
 } gs_cli;
 
-/* gscan scan and gscan gen: parse (before MPI_Init), run, free. */
+/* Each command: parse (before MPI_Init, on every rank alike), run. */
 gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err);
 gs_status gs_cmd_scan_run(gs_cli *c, MPI_Comm comm, gs_error *err);
 gs_status gs_cmd_gen_parse(gs_cli *c, gs_error *err);
@@ -37,16 +61,22 @@ gs_status gs_cmd_gen_run(gs_cli *c, MPI_Comm comm, gs_error *err);
 void gs_cmd_gen_free(gs_cli *c);
 void gs_cmd_gen_print_usage(FILE *out);
 
-/* cmd_files.c: these parse their own argv when they run, on rank 0; tune
- * is the run's --tune and --debug, taken out of argv before MPI_Init. */
-gs_status gs_cmd_index(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err);
-gs_status gs_cmd_info(int argc, char **argv, const gs_tune *tune, MPI_Comm comm, gs_error *err);
-gs_status gs_cmd_export(int argc, char **argv, const gs_tune *tune, MPI_Comm comm,
-                        gs_error *err);
+/* cmd_files.c: gscan index, info and export. They run on rank 0; the other
+ * ranks only learn the agreed status. */
+gs_status gs_cmd_index_parse(gs_cli *c, gs_error *err);
+gs_status gs_cmd_index_run(gs_cli *c, MPI_Comm comm, gs_error *err);
+void gs_cmd_index_print_usage(const gs_cli *c, FILE *out);
+gs_status gs_cmd_info_parse(gs_cli *c, gs_error *err);
+gs_status gs_cmd_info_run(gs_cli *c, MPI_Comm comm, gs_error *err);
+void gs_cmd_info_print_usage(FILE *out);
+gs_status gs_cmd_export_parse(gs_cli *c, gs_error *err);
+gs_status gs_cmd_export_run(gs_cli *c, MPI_Comm comm, gs_error *err);
+void gs_cmd_export_print_usage(FILE *out);
 
-/* cmd_lz.c: "gscan index --lz" (argv as for gscan index) and the summary of
- * an index for "gscan info"; both run on rank 0 only. */
-gs_status gs_lz_index_files(int argc, char **argv, const gs_tune *tune, gs_error *err);
+/* cmd_lz.c: "gscan index --lz" (its argv as gscan index's, its options
+ * into o) and the summary of an index for "gscan info"; they run on rank 0. */
+gs_status gs_lz_index_parse(int argc, char **argv, gs_index_opts *o, gs_error *err);
+gs_status gs_lz_index_files(const gs_index_opts *o, const gs_tune *tune, gs_error *err);
 gs_status gs_lz_info_file(const char *path, const gs_tune *tune, gs_error *err);
 extern const char gs_lz_index_usage[];
 

@@ -50,34 +50,20 @@ typedef struct command {
     const char *name;
     gs_status (*parse)(gs_cli *c, gs_error *err);
     gs_status (*run)(gs_cli *c, MPI_Comm comm, gs_error *err);
-    void (*print_usage)(FILE *out); /* NULL: the command prints its own --help */
+    void (*print_usage)(const gs_cli *c, FILE *out);
 } command;
 
-/* gscan index, info and export parse their argv when they run (cmd_files.c);
- * here only the gscan-wide options are taken out of it. */
-static gs_status take_tune(gs_cli *c, gs_error *err)
-{
-    return gs_tune_take(&c->argc, c->argv, &c->tune, &c->help, err);
-}
-static gs_status run_index(gs_cli *c, MPI_Comm comm, gs_error *err)
-{
-    return gs_cmd_index(c->argc, c->argv, &c->tune, comm, err);
-}
-static gs_status run_info(gs_cli *c, MPI_Comm comm, gs_error *err)
-{
-    return gs_cmd_info(c->argc, c->argv, &c->tune, comm, err);
-}
-static gs_status run_export(gs_cli *c, MPI_Comm comm, gs_error *err)
-{
-    return gs_cmd_export(c->argc, c->argv, &c->tune, comm, err);
-}
+static void scan_usage(const gs_cli *c, FILE *out) { (void)c; gs_scan_print_usage(out); }
+static void gen_usage(const gs_cli *c, FILE *out) { (void)c; gs_cmd_gen_print_usage(out); }
+static void info_usage(const gs_cli *c, FILE *out) { (void)c; gs_cmd_info_print_usage(out); }
+static void export_usage(const gs_cli *c, FILE *out) { (void)c; gs_cmd_export_print_usage(out); }
 
 static const command commands[] = {
-    {"scan", gs_cmd_scan_parse, gs_cmd_scan_run, gs_scan_print_usage},
-    {"gen", gs_cmd_gen_parse, gs_cmd_gen_run, gs_cmd_gen_print_usage},
-    {"index", take_tune, run_index, NULL},
-    {"info", take_tune, run_info, NULL},
-    {"export", take_tune, run_export, NULL},
+    {"scan", gs_cmd_scan_parse, gs_cmd_scan_run, scan_usage},
+    {"gen", gs_cmd_gen_parse, gs_cmd_gen_run, gen_usage},
+    {"index", gs_cmd_index_parse, gs_cmd_index_run, gs_cmd_index_print_usage},
+    {"info", gs_cmd_info_parse, gs_cmd_info_run, info_usage},
+    {"export", gs_cmd_export_parse, gs_cmd_export_run, export_usage},
 };
 
 static const command *command_find(const char *name)
@@ -181,8 +167,8 @@ static gs_status run(launch *l, int rank, gs_error *err)
     if (l->cli.help) {
         if (rank == 0 && l->cli.help == 2)
             gs_tune_print_help(stdout);
-        else if (rank == 0 && l->cmd->print_usage)
-            l->cmd->print_usage(stdout);
+        else if (rank == 0)
+            l->cmd->print_usage(&l->cli, stdout);
         return GS_OK;
     }
     return l->cmd->run(&l->cli, MPI_COMM_WORLD, err);
