@@ -319,9 +319,11 @@ static gs_status cut(const gs_job *j, ranges *s, gs_error *err)
     return GS_OK;
 }
 
-/* Each reader opens only the files its part has pieces of (for BGZF that
- * loads the .gzi and checks its tail against the file); readers share
- * nothing, so a BGZF block cache needs no lock. */
+/* Each reader's table of the files, closed: a reader opens a file when it
+ * reaches its first piece there and closes it when done with it (for BGZF
+ * opening loads the .gzi and checks its tail against the file), so a run
+ * of 100,000 files holds one open per reader; readers share nothing, so a
+ * BGZF block cache needs no lock. */
 static gs_status open_files(const gs_job *j, ranges *s, gs_error *err)
 {
     const size_t n_files = j->o->n_corpus;
@@ -330,26 +332,6 @@ static gs_status open_files(const gs_job *j, ranges *s, gs_error *err)
         return GS_ESYS;
     for (size_t f = 0; f < s->n_fds; f++)
         s->fds[f] = (gs_seqfile){.path = j->o->corpus[f % n_files], .fd = -1};
-    for (int r = 0; r < j->readers; r++) {
-        gs_seqfile *fds = s->fds + (size_t)r * n_files;
-        const gs_part *part = &s->plan.parts[j->rank * j->readers + r];
-        if (part->lo == part->hi)
-            continue;
-        /* a part's pieces lie in the files of its first and last records and
-         * in every nonempty file between */
-        const uint32_t f0 = s->layout.rec[part->rec].file, f1 = s->layout.rec[part->last].file;
-        for (uint32_t f = f0; f <= f1; f++) {
-            if (f != f0 && f != f1 && s->file_residues[f] == 0)
-                continue;
-            if (gs_seqfile_open(j->o->corpus[f], &fds[f], err) != GS_OK)
-                return err->code;
-            /* BGZF: a reader inflates each segment's blocks on its share of
-             * the rank's threads (inflating, not parsing, is its work) */
-            if (fds[f].bgzf &&
-                gs_bgzf_set_threads(fds[f].bgzf, j->threads / j->readers, err) != GS_OK)
-                return err->code;
-        }
-    }
     return GS_OK;
 }
 
@@ -384,6 +366,9 @@ static gs_status ranges_open(gs_job *j, gs_pass *p, gs_error *err)
     for (int r = 0; r < j->readers; r++) {
         gs_range_src_init(&s->rs[r], &s->plan, j->rank * j->readers + r, &s->layout, s->rec_fai,
                           s->fds + (size_t)r * j->o->n_corpus, j->block);
+        /* BGZF: a reader inflates each segment's blocks on its share of the
+         * rank's threads (inflating, not parsing, is its work) */
+        s->rs[r].bgzf_threads = j->threads / j->readers;
         p->src[r] = gs_source_ranges(&s->rs[r]);
     }
     p->n_src = j->readers;

@@ -1,6 +1,7 @@
 /* sources.c - the segment sources of a rank (see sources.h). */
 #include "sources.h"
 #include "comm/comm.h"
+#include "io/stream/bgzf.h"
 
 #include <stdlib.h>
 
@@ -34,7 +35,12 @@ static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
     if (stop > p->read_end)
         stop = p->read_end;
     const uint32_t record = p->record, file = s->layout->rec[record].file;
-    if (gs_fai_read_range(&s->files[file], &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
+    gs_seqfile *f = &s->files[file];
+    if (f->fd < 0 && f->bgzf == NULL &&
+        (gs_seqfile_open(f->path, f, err) != GS_OK ||
+         (f->bgzf && gs_bgzf_set_threads(f->bgzf, s->bgzf_threads, err) != GS_OK)))
+        return -1;
+    if (gs_fai_read_range(f, &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
                           err) != GS_OK)
         return -1;
     *seg = (gs_segment){.record = record, .base = s->cur, .text = buf,
@@ -44,10 +50,10 @@ static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
         return 1;
     if ((s->have = gs_plan_next(&s->walk, &s->piece)))
         s->cur = s->piece.begin;
-    /* done with a file: its read-ahead buffer goes, so a reader of many
-     * files holds one at a time */
+    /* done with a file: it is closed, so a reader of many files holds one
+     * open (and one read-ahead buffer) at a time */
     if (!s->have || s->layout->rec[s->piece.record].file != file)
-        gs_seqfile_drop_ahead(&s->files[file]);
+        gs_seqfile_close(f);
     return 1;
 }
 
