@@ -5,6 +5,7 @@
  * error names the option (command line) or the file and line (config).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "inputs.h"
 #include "options.h"
 
 #include <ctype.h>
@@ -24,7 +25,9 @@ const char gs_scan_usage[] =
     "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
     "mpiexec/srun, one rank per GPU; the result is the same at any rank count.\n"
-    "A CORPUS of - is standard input; pipes and FIFOs are read once, as streams.\n"
+    "A CORPUS of - is standard input; pipes and FIFOs are read once, as streams;\n"
+    "a directory stands for its .fa .fasta .fna .ffn .fq .fastq files (optionally\n"
+    ".gz or .bgz), sorted by name, not recursively.\n"
     "\n"
     "  -p, --patterns FILE      FASTA (>name, sequence) or text: one pattern a line,\n"
     "                           optionally \"name<TAB>sequence\"; '#' starts a comment\n"
@@ -62,6 +65,8 @@ const char gs_scan_usage[] =
     "                           and deletions, one per end (not with --max-mismatches)\n"
     "      --best-per-site      approximate: one hit per run of overlapping hits of a\n"
     "                           pattern and strand (smallest distance, then start)\n"
+    "      --infile-list FILE   more corpus files, one path a line ('#' comments),\n"
+    "                           in place among the CORPUS arguments\n"
     "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
     "                           of corpus files: the same result, no corpus needed\n"
     "                           (exact matching only)\n"
@@ -82,7 +87,8 @@ const char gs_scan_usage[] =
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
-       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_TUNE, OPT_DEBUG };
+       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_TUNE, OPT_DEBUG,
+       OPT_INFILE_LIST };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -106,6 +112,7 @@ static const struct option long_opts[] = {
     {"seq", no_argument, NULL, OPT_SEQ},
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"index", required_argument, NULL, OPT_INDEX},
+    {"infile-list", required_argument, NULL, OPT_INFILE_LIST},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -176,7 +183,29 @@ typedef struct parse_state {
     gs_scan_opts *o;
     int explicit_format; /* -O (or out-format in a config): else it follows -o */
     int *help;           /* 1: -h; 2: --tune help */
+    int in_argv;         /* parsing the command line (not a config) */
+    int argv_corpus;     /* the command line named corpus files */
 } parse_state;
+
+static gs_status add_kept(void *ctx, const char *path, const char *where, gs_error *err)
+{
+    gs_scan_opts *o = ctx;
+    char *c = keep(o, path);
+    return c ? add_corpus(o, c, where, err) : gs_fail(err, GS_ESYS, "out of memory (%s)", where);
+}
+
+/* A corpus argument, or an input list (list = 1), in order; the command
+ * line's first one replaces the corpus files of a config. */
+static gs_status corpus_arg(parse_state *ps, const char *arg, int list, const char *where,
+                            gs_error *err)
+{
+    if (ps->in_argv && !ps->argv_corpus) {
+        ps->o->n_corpus = 0;
+        ps->argv_corpus = 1;
+    }
+    return list ? gs_input_list(arg, add_kept, ps->o, err)
+                : gs_input_arg(arg, add_kept, ps->o, where, err);
+}
 
 /* Options that take one word of a short list. */
 static const struct choice {
@@ -297,6 +326,7 @@ static gs_status apply_name(parse_state *ps, int id, const char *val, const char
     case 'p': o->patterns = val; return GS_OK;
     case 'o': o->out = val; return GS_OK;
     case OPT_INDEX: o->index = val; return GS_OK;
+    case OPT_INFILE_LIST: return corpus_arg(ps, val, 1, where, err);
     case 's': {
         char **v = realloc(o->seqs, (o->n_seqs + 1) * sizeof *v);
         if (v == NULL)
@@ -395,12 +425,9 @@ static gs_status load_config(parse_state *ps, const char *path, gs_error *err)
         *eq = '\0';
         char *key = trim(s), *val = trim(eq + 1);
         if (!strcmp(key, "corpus")) {
-            for (char *tok = strtok(val, " \t"); tok; tok = strtok(NULL, " \t")) {
-                char *c = keep(o, tok);
-                st = c ? add_corpus(o, c, where, err) : gs_fail(err, GS_ESYS, "out of memory (%s)", where);
-                if (st != GS_OK)
+            for (char *tok = strtok(val, " \t"); tok; tok = strtok(NULL, " \t"))
+                if ((st = corpus_arg(ps, tok, 0, where, err)) != GS_OK)
                     goto fail;
-            }
             continue;
         }
         int id = option_id(key);
@@ -476,12 +503,19 @@ static gs_status load_configs(parse_state *ps, int argc, char **argv, gs_error *
  * those of a config). */
 static gs_status parse_argv(parse_state *ps, int argc, char **argv, gs_error *err)
 {
-    size_t n_config_corpus = ps->o->n_corpus;
     char where[64];
     optind = 1;
     opterr = 0;
+    ps->in_argv = 1;
     int c, idx;
-    while ((c = getopt_long(argc, argv, ":p:s:o:O:e:d:t:qh", long_opts, &idx)) != -1) {
+    /* "-": corpus arguments come back in order (1), among the options */
+    while ((c = getopt_long(argc, argv, "-:p:s:o:O:e:d:t:qh", long_opts, &idx)) != -1) {
+        if (c == 1) {
+            gs_status st = corpus_arg(ps, optarg, 0, "command line", err);
+            if (st != GS_OK)
+                return st;
+            continue;
+        }
         if (c == '?' && optopt)
             return gs_fail(err, GS_EUSAGE, "unknown option '-%c' (gscan scan)", optopt);
         if (c == '?')
@@ -500,11 +534,9 @@ static gs_status parse_argv(parse_state *ps, int argc, char **argv, gs_error *er
         if (st != GS_OK || *ps->help)
             return st;
     }
-    if (optind < argc && n_config_corpus)
-        ps->o->n_corpus = 0;
-    gs_status st = GS_OK;
+    gs_status st = GS_OK; /* after "--" */
     for (int i = optind; i < argc && st == GS_OK; i++)
-        st = add_corpus(ps->o, argv[i], "command line", err);
+        st = corpus_arg(ps, argv[i], 0, "command line", err);
     return st;
 }
 
