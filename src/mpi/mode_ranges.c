@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mode.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "comm/comm.h"
+#include "core/gs_parallel.h"
 #include "io/seq/fai.h"
 #include "io/seq/seqformat.h"
 #include "io/stream/bgzf.h"
@@ -72,31 +74,38 @@ static gs_read_kind read_kind(const char *path, gs_input_format fmt)
 typedef struct pays_ctx {
     const char *path;
     int threads;
+    uint64_t mem; /* the node's memory, bytes (0: unknown) */
 } pays_ctx;
 
-/* The facts of gs_policy_index_pays; the first MiB is read only when the
- * others leave it a say. */
+static uint64_t node_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+/* The facts of gs_policy_index_pays; the first MiB (or the whole of a
+ * smaller file) is read only when the others leave it a say. */
 static int index_pays(void *arg)
 {
     const pays_ctx *c = arg;
     struct stat st;
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
     uint64_t size = stat(c->path, &st) == 0 ? (uint64_t)st.st_size : UINT64_MAX;
-    if (!gs_policy_index_pays(c->threads, size, mem, 0))
+    if (!gs_policy_index_pays(c->threads, size, c->mem, 0))
         return 0;
-    char *b = malloc(GS_POLICY_SAMPLE);
+    size_t want = size < GS_POLICY_SAMPLE ? (size_t)size : GS_POLICY_SAMPLE;
+    char *b = malloc(want + 1);
     FILE *f = b ? fopen(c->path, "rb") : NULL;
-    size_t n = f ? fread(b, 1, GS_POLICY_SAMPLE, f) : 0;
+    size_t n = f ? fread(b, 1, want, f) : 0;
     size_t headers = gs_policy_headers(b, n);
     if (f)
         fclose(f);
     free(b);
-    return gs_policy_index_pays(c->threads, size, mem, headers);
+    return gs_policy_index_pays(c->threads, size, c->mem, headers);
 }
 
 /* One file's index entries into *fai, or *ok = 0 when it must be streamed. */
-static gs_status load_index(const gs_job *j, const char *path, gs_fai *fai, int *ok, gs_error *err)
+static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_fai *fai, int *ok,
+                            char *dups, gs_error *err)
 {
     gs_read_kind kind = read_kind(path, j->o->format);
     gs_status st = kind == GS_READ_STREAM || kind == GS_READ_PLAIN_LEAD
@@ -104,12 +113,8 @@ static gs_status load_index(const gs_job *j, const char *path, gs_fai *fai, int 
                        : gs_fai_load(path, &j->o->tune, fai, err);
     if (st != GS_OK)
         return st; /* a stale or malformed index is the user's to fix */
-    if (fai->omits_dups)
-        fprintf(stderr,
-                "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
-                "faidx keeps the first): not used; gscan index writes one that keeps them\n",
-                path);
-    pays_ctx pc = {path, j->threads};
+    *dups = fai->omits_dups; /* warned about in file order (load_indexes) */
+    pays_ctx pc = {path, j->threads, mem};
     gs_index_use use = gs_policy_index_use(kind, fai->n > 0, j->size, index_pays, &pc);
     *ok = use != GS_INDEX_STREAM;
     if (use != GS_INDEX_BUILD)
@@ -123,15 +128,73 @@ static gs_status load_index(const gs_job *j, const char *path, gs_fai *fai, int 
     return GS_OK;
 }
 
+/* The files' indexes on a team of threads: each takes the next file; the
+ * first file in corpus order that fails or must be streamed (stop) decides,
+ * as a loop over the files would. 100,000 small genomes spend their plan
+ * here, in opens and sniffs, not in reading. */
+typedef struct index_team {
+    const gs_job *j;
+    gs_fai *fai;
+    char *dups;          /* [n_files]: the .fai leaves out repeated names */
+    uint64_t mem;
+    size_t next;         /* the next file to take (atomic) */
+    size_t stop;         /* n_files, or the first file that failed or streams */
+    gs_status st;        /* that file's status (GS_OK: it streams) */
+    gs_error err;        /* and error */
+    pthread_mutex_t lock;
+} index_team;
+
+static void *index_worker(void *arg)
+{
+    index_team *t = *(index_team **)arg;
+    const size_t n = t->j->o->n_corpus;
+    for (;;) {
+        size_t f = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
+        if (f >= n || f > __atomic_load_n(&t->stop, __ATOMIC_RELAXED))
+            return NULL;
+        gs_error e = {0};
+        int ok = 1;
+        gs_status st = load_index(t->j, t->j->o->corpus[f], t->mem, &t->fai[f], &ok, &t->dups[f], &e);
+        if (st == GS_OK && ok)
+            continue;
+        pthread_mutex_lock(&t->lock);
+        if (f < t->stop) {
+            t->stop = f;
+            t->st = st;
+            t->err = e;
+        }
+        pthread_mutex_unlock(&t->lock);
+    }
+}
+
 /* Indexes for every file, or *ok = 0 when some file must be streamed. */
 static gs_status load_indexes(const gs_job *j, gs_fai *fai, int *ok, gs_error *err)
 {
+    const size_t n = j->o->n_corpus;
     *ok = 1;
-    if (gs_corpus_check((const char *const *)j->o->corpus, j->o->n_corpus, err) != GS_OK)
+    if (gs_corpus_check((const char *const *)j->o->corpus, n, err) != GS_OK)
         return err->code;
-    for (size_t f = 0; *ok && f < j->o->n_corpus; f++)
-        if (load_index(j, j->o->corpus[f], &fai[f], ok, err) != GS_OK)
-            return err->code;
+    index_team t = {.j = j, .fai = fai, .mem = node_memory(), .stop = n,
+                    .lock = PTHREAD_MUTEX_INITIALIZER};
+    if ((t.dups = gs_calloc(n + 1, 1, err, "indexes")) == NULL)
+        return GS_ESYS;
+    index_team *team[GS_PARALLEL_MAX];
+    int n_threads = gs_parallel_threads(j->threads, n);
+    for (int k = 0; k < n_threads; k++)
+        team[k] = &t;
+    gs_run_parallel(index_worker, team, sizeof *team, n_threads);
+    for (size_t f = 0; f < n && f <= t.stop; f++)
+        if (t.dups[f])
+            fprintf(stderr,
+                    "gscan: warning: %s.fai leaves out records whose name repeats (samtools "
+                    "faidx keeps the first): not used; gscan index writes one that keeps them\n",
+                    j->o->corpus[f]);
+    free(t.dups);
+    if (t.stop < n && t.st != GS_OK) {
+        *err = t.err;
+        return t.st;
+    }
+    *ok = t.stop == n;
     return GS_OK;
 }
 
