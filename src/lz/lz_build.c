@@ -82,11 +82,10 @@ static gs_status next_record(feed *f, size_t *r, int *got, gs_error *err)
     *got = 0;
     for (;;) {
         if (!f->have && !f->eof) {
-            int k = gs_reader_next(f->r, f->buf, &f->seg, err);
-            if (k < 0)
-                return err->code;
-            f->have = k > 0;
-            f->eof = k == 0;
+            gs_status st = gs_reader_next(f->r, f->buf, &f->seg, &f->have, err);
+            if (st != GS_OK)
+                return st;
+            f->eof = !f->have;
         }
         if (f->have && f->seg.record == f->next) {
             if (reserve(&f->t, &f->cap, f->n + f->seg.own))

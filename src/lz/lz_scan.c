@@ -188,12 +188,13 @@ static void copy_scanned(gs_lz_src *s, uint64_t k, uint64_t n, uint8_t *dst)
 /* Owned residues from cur on, then the next pieces after a separator while
  * the block has room; the overlap only inside the last piece (a hit never
  * crosses a separator). */
-static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+static gs_status lz_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
 {
     (void)err;
     gs_lz_src *s = ctx;
-    if (s->cur >= s->end)
-        return 0;
+    *more = s->cur < s->end;
+    if (!*more)
+        return GS_OK;
     const gs_lz_index *ix = s->ix;
     while (ix->sc_koff[s->piece + 1] <= s->cur)
         s->piece++;
@@ -211,7 +212,7 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
             copy_scanned(s, s->cur, stop - s->cur, buf + n);
             seg->own = n;
             seg->len = n + (size_t)(stop - s->cur);
-            return 1;
+            return GS_OK;
         }
         /* the piece is done: join the next one while it is owned and fits */
         if (s->sep < 0 || s->cur >= s->end || n + 2 > s->block)
@@ -220,7 +221,7 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
         s->piece++;
     }
     seg->own = seg->len = n;
-    return 1;
+    return GS_OK;
 }
 
 gs_source gs_source_lz(gs_lz_src *s)

@@ -317,10 +317,8 @@ static void *reader_main(void *arg)
                 r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
                 break;
             }
-            int got = r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &r->err);
-            if (got < 0)
-                r->st = r->err.code ? r->err.code : GS_ESYS;
-            if (got <= 0) {
+            r->st = r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &more, &r->err);
+            if (r->st != GS_OK || !more) {
                 more = 0;
                 break;
             }

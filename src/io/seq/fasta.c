@@ -437,21 +437,23 @@ fail:
     return err->code;
 }
 
-int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
+gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
 {
     size_t cap = r->o.block + r->o.overlap;
+    gs_status st;
+    *more = 0;
     for (;;) {
         if (!r->in_rec) {
             int open;
-            if (next_record(r, &open, err) != GS_OK)
-                return -1;
+            if ((st = next_record(r, &open, err)) != GS_OK)
+                return st;
             if (!open)
-                return 0;
+                return GS_OK;
         }
         size_t n = r->n_carry;
         memcpy(buf, r->carry, n);
-        if (!r->rec_done && fill(r, buf, &n, cap, err) != GS_OK)
-            return -1;
+        if (!r->rec_done && (st = fill(r, buf, &n, cap, err)) != GS_OK)
+            return st;
         gs_record *rec = &r->layout->rec[r->rec];
         rec->length = r->rec_pos + n;
         if (n == 0) {
@@ -466,7 +468,8 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
         r->rec_pos += own;
         if (r->rec_done && r->n_carry == 0)
             r->in_rec = 0;
-        return 1;
+        *more = 1;
+        return GS_OK;
     }
 }
 

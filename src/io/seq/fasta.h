@@ -49,7 +49,7 @@ typedef struct gs_reader_opts {
 } gs_reader_opts;
 
 /* Open the files in order. Records are appended to *layout as they are met
- * (the layout is complete once gs_reader_next returned 0); layout->files is
+ * (the layout is complete once gs_reader_next set *more = 0); layout->files is
  * filled at open. Missing/unreadable files fail here (GS_EINPUT, path). */
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **r, gs_error *err);
@@ -67,10 +67,10 @@ gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *er
 int gs_input_seekable(const char *path);
 
 /* Fill buf (capacity >= block + overlap) with the next segment of residues.
- * Returns 1 with *seg set (seg->text == buf), 0 at the end of the corpus, or
- * -1 on error (truncated/corrupt gzip: GS_EINPUT naming the file; I/O: GS_ESYS).
+ * *more = 1 with *seg set (seg->text == buf), 0 at the end of the corpus;
+ * errors: truncated/corrupt gzip GS_EINPUT naming the file, I/O GS_ESYS.
  * Empty records yield no segment but are in the layout. */
-int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err);
+gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more, gs_error *err);
 
 /* Bytes read from the files so far (compressed bytes for gzip). */
 uint64_t gs_reader_bytes_in(const gs_reader *r);
