@@ -456,11 +456,12 @@ int main(void)
     {
         gs_record rec[5] = {{"b", 0, 0}, {"a", 0, 0}, {"c", 0, 1}, {"a", 0, 1}, {"b", 0, 1}};
         gs_layout L = {.rec = rec, .n_rec = 5};
-        size_t a, b;
+        size_t a, b, dups;
         gs_error err = {0};
-        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == 2 && a == 1 && b == 3);
+        CHECK(gs_layout_dup_names(&L, &dups, &a, &b, &err) == GS_OK && dups == 2 && a == 1
+              && b == 3);
         rec[3].name = "d", rec[4].name = "e";
-        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == 0);
+        CHECK(gs_layout_dup_names(&L, &dups, &a, &b, &err) == GS_OK && dups == 0);
     }
     /* ... against the quadratic count on random names from a small set (many
      * repeats, hash collisions in a small table), with an empty name */
@@ -488,9 +489,9 @@ int main(void)
                     break;
                 }
         gs_layout L = {.rec = rec, .n_rec = n};
-        size_t a, b;
+        size_t a, b, dups;
         gs_error err = {0};
-        CHECK(gs_layout_dup_names(&L, &a, &b, &err) == want);
+        CHECK(gs_layout_dup_names(&L, &dups, &a, &b, &err) == GS_OK && dups == (size_t)want);
         CHECK(want == 0 || (a == wa && b == wb));
     }
 

@@ -127,7 +127,7 @@ static int bf_segment(void *p, const gs_segment *s)
             uint32_t o = c->ks->outputs[j];
             gs_hit hit = {s->base + h->pos, s->record, o >> 1, (int8_t)(o & 1 ? -1 : 1), 0,
                           s->base + h->pos + gs_key_len(c->ks, h->key)};
-            if (gs_hits_push(&c->res->hits, &hit) < 0)
+            if (gs_hits_push(&c->res->hits, &hit) != GS_OK)
                 abort();
         }
     }

@@ -134,14 +134,16 @@ static gs_status convert_one(const char *fasta, const char *out, int level, int 
     return index_one(out, tune, err);
 }
 
-static int int_arg(const char *v, int lo, int hi, int *out)
+/* An integer in [lo, hi]; GS_EUSAGE otherwise (the caller names the option,
+ * as gs_parse_size's callers do). */
+static gs_status int_arg(const char *v, int lo, int hi, int *out)
 {
     char *end;
     long x = v ? strtol(v, &end, 10) : 0;
     if (v == NULL || *v == 0 || *end != 0 || x < lo || x > hi)
-        return -1;
+        return GS_EUSAGE;
     *out = (int)x;
-    return 0;
+    return GS_OK;
 }
 
 static gs_status index_files(int argc, char **argv, const gs_tune *tune, gs_error *err)
@@ -161,10 +163,10 @@ static gs_status index_files(int argc, char **argv, const gs_tune *tune, gs_erro
                 return gs_fail(err, GS_EUSAGE, "%s needs a file (gscan index)", a);
             out = argv[i];
         } else if (!strcmp(a, "-l") || !strcmp(a, "--level")) {
-            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &level))
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &level) != GS_OK)
                 return gs_fail(err, GS_EUSAGE, "%s needs a level from 1 to 12 (gscan index)", a);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &threads))
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &threads) != GS_OK)
                 return gs_fail(err, GS_EUSAGE, "%s needs a count from 1 to %d (gscan index)", a,
                                GS_BGZF_MAX_THREADS);
         } else if (a[0] == '-')

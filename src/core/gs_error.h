@@ -11,6 +11,11 @@
  * GS_OK with *more = 1: *out holds an item; GS_OK with *more = 0: the end;
  * any other code: an error (err set, *more = 0). Loops read
  *     while ((st = next(..., &more, err)) == GS_OK && more) { ... }
+ * A few return gs_status and take no gs_error: steps that run on worker
+ * threads (growing an array, decoding a chunk of an index), trial decodes
+ * that fail by design (gs_dchunk_find), and steps whose caller alone knows
+ * what the message names (an option, a dataset's group). Their caller
+ * fills the error, naming what and where.
  * Functions that cannot fail return what they compute: truth values
  * (is_x, has_x), counts and lengths, qsort comparisons.
  */

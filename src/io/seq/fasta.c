@@ -488,12 +488,12 @@ static uint64_t name_hash(const char *s)
  * holds a name's hash (high 32 bits) and its first record + 1 (low 32 bits,
  * record ids are 32-bit). The first record found in the table is the
  * smallest b; the slot gives its a. */
-long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err)
+gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *b, gs_error *err)
 {
-    long dups = 0;
-    *a = *b = 0;
+    size_t dups = 0;
+    *n = *a = *b = 0;
     if (l->n_rec < 2 || l->n_rec >= UINT32_MAX)
-        return 0;
+        return GS_OK;
     size_t cap = 64;
     while (cap < l->n_rec + l->n_rec / 2)
         cap *= 2;
@@ -502,7 +502,7 @@ long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err
      * page's first store, after the probe that read it */
     uint64_t *slot = gs_malloc(cap * sizeof *slot, err, "record names");
     if (slot == NULL)
-        return -1;
+        return GS_ESYS;
     memset(slot, 0, cap * sizeof *slot);
     for (size_t i = 0; i < l->n_rec; i++) {
         const char *name = l->rec[i].name;
@@ -521,7 +521,8 @@ long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err
         }
     }
     free(slot);
-    return dups;
+    *n = dups;
+    return GS_OK;
 }
 
 uint64_t gs_reader_bytes_in(const gs_reader *r)

@@ -79,10 +79,10 @@ void gs_reader_close(gs_reader *r);
 
 /* Records whose name another record has too. Names need not be unique (a
  * .fai may list one twice, record ids tell hits apart), but a repeat is most
- * often a mistake worth a warning. Returns how many records repeat an earlier
- * name (0: all unique) and sets *a < *b to the first such pair in record
- * order of the second. GS_ESYS (-1 returned) only when out of memory. */
-long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err);
+ * often a mistake worth a warning. Sets *n to how many records repeat an
+ * earlier name (0: all unique) and *a < *b to the first such pair in record
+ * order of the second. GS_ESYS only when out of memory. */
+gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *b, gs_error *err);
 
 /* Base name of a path, for raw records ("dir/x.bin.gz" -> "x.bin.gz"). */
 const char *gs_path_base(const char *path);
