@@ -167,7 +167,8 @@ static size_t stream_all(const char *fa, stream_rec *out, size_t max)
         return 0;
     uint8_t *buf = malloc(1 << 16);
     gs_segment seg;
-    while (gs_reader_next(r, buf, &seg, &err) == 1) {
+    int more = 0;
+    while (gs_reader_next(r, buf, &seg, &more, &err) == GS_OK && more) {
         stream_rec *x = &out[seg.record];
         x->s = realloc(x->s, seg.base + seg.own);
         memcpy(x->s + seg.base, seg.text, seg.own);

@@ -90,10 +90,11 @@ static int residues_match(const gs_fai *fai)
     int ok = gs_reader_open(files, 1, &o, &layout, &r, &err) == GS_OK;
     uint8_t *buf = malloc(1 << 20), *mine = malloc(1 << 20), *theirs = calloc(1, 1 << 20);
     gs_segment seg;
-    int got;
-    while (ok && (got = gs_reader_next(r, buf, &seg, &err)) == 1)
+    gs_status got = GS_OK;
+    int more = 0;
+    while (ok && (got = gs_reader_next(r, buf, &seg, &more, &err)) == GS_OK && more)
         memcpy(theirs + 4096 * seg.record + seg.base, seg.text, seg.own); /* records < 4096 */
-    ok = ok && got == 0 && layout.n_rec == fai->n;
+    ok = ok && got == GS_OK && !more && layout.n_rec == fai->n;
     gs_seqfile f;
     ok = ok && gs_seqfile_open(path, &f, &err) == GS_OK;
     for (size_t i = 0; ok && i < fai->n; i++) {

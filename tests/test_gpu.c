@@ -127,7 +127,7 @@ static int bf_segment(void *p, const gs_segment *s)
             uint32_t o = c->ks->outputs[j];
             gs_hit hit = {s->base + h->pos, s->record, o >> 1, (int8_t)(o & 1 ? -1 : 1), 0,
                           s->base + h->pos + gs_key_len(c->ks, h->key)};
-            if (gs_hits_push(&c->res->hits, &hit) < 0)
+            if (gs_hits_push(&c->res->hits, &hit) != GS_OK)
                 abort();
         }
     }
@@ -514,11 +514,11 @@ static void genome(void)
     gs_reader_opts o = {.format = GS_INPUT_AUTO, .block = 1 << 16};
     uint8_t *buf = malloc(1 << 16);
     gs_segment seg;
-    int rc;
+    int more = 0;
     records(&w, 1);
     w.n_rec = 0;
     CHECK(gs_reader_open(files, 1, &o, &layout, &rd, &err) == GS_OK);
-    while (rd && (rc = gs_reader_next(rd, buf, &seg, &err)) == 1) {
+    while (rd && gs_reader_next(rd, buf, &seg, &more, &err) == GS_OK && more) {
         /* one record: collect its residues (the reader gives whole blocks) */
         record *r = &w.rec[0];
         r->text = realloc(r->text, r->n + seg.own);

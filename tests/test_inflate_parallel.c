@@ -255,15 +255,19 @@ static void test_markers(void)
     buf z = {0};
     gz_member(&z, d, n, 6, Z_DEFAULT_STRATEGY, 0);
     gs_dchunk all = {0}, piece = {0};
-    CHECK(gs_dchunk_decode(&all, z.p, z.n, 0, 1, (const uint8_t *)"", 0, UINT64_MAX, SIZE_MAX) == 0);
+    CHECK(gs_dchunk_decode(&all, z.p, z.n, 0, 1, (const uint8_t *)"", 0, UINT64_MAX, SIZE_MAX)
+          == GS_OK);
     CHECK(all.eos && all.n_ends == 1 && all.n_tail == n && memcmp(all.tail + GS_DEFLATE_WINDOW, d, n) == 0);
     int found = 0;
     for (uint64_t from = 8000; from < z.n * 8; from += 150000) {
-        if (gs_dchunk_find(&piece, z.p, z.n, from, z.n * 8, from + 100000, SIZE_MAX) != 1)
+        int at = 0;
+        if (gs_dchunk_find(&piece, z.p, z.n, from, z.n * 8, from + 100000, SIZE_MAX, &at) != GS_OK
+            || !at)
             continue;
         /* where does the piece start in the output? decode the prefix with zlib's bytes known */
         gs_dchunk pre = {0};
-        CHECK(gs_dchunk_decode(&pre, z.p, z.n, 0, 1, (const uint8_t *)"", 0, piece.start_bit, SIZE_MAX) == 0);
+        CHECK(gs_dchunk_decode(&pre, z.p, z.n, 0, 1, (const uint8_t *)"", 0, piece.start_bit,
+                               SIZE_MAX) == GS_OK);
         size_t off = pre.n_tail;
         CHECK(pre.stop_bit == piece.start_bit && off >= GS_DEFLATE_WINDOW && piece.why == NULL);
         if (pre.stop_bit == piece.start_bit && off >= GS_DEFLATE_WINDOW) {

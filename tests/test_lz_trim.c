@@ -122,8 +122,9 @@ static void check_source(const gs_lz_index *ix, const corpus *c, int parts, size
         gs_source src = gs_source_lz(&s);
         gs_segment seg;
         gs_error err = {0};
-        int rc;
-        while ((rc = src.next(src.ctx, buf, &seg, &err)) == 1) {
+        gs_status rc;
+        int more = 0;
+        while ((rc = src.next(src.ctx, buf, &seg, &more, &err)) == GS_OK && more) {
             CHECK(seg.own <= seg.len && seg.len <= block + overlap && seg.own <= block);
             for (size_t i = 0; i < seg.len; i++) {
                 uint64_t p = seg.base + i, t = piece_of(ix, p), k = p - t;
@@ -136,7 +137,7 @@ static void check_source(const gs_lz_index *ix, const corpus *c, int parts, size
                     owned[k]++;
             }
         }
-        CHECK(rc == 0);
+        CHECK(rc == GS_OK && !more);
     }
     for (uint64_t k = 0; k < ix->sc_len; k++)
         if (owned[k] != 1) {

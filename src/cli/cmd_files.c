@@ -146,14 +146,16 @@ static gs_status convert_one(const char *fasta, const char *out, int level, int 
     return index_one(path, tune, err);
 }
 
-static int int_arg(const char *v, int lo, int hi, int *out)
+/* An integer in [lo, hi]; GS_EUSAGE otherwise (the caller names the option,
+ * as gs_parse_size's callers do). */
+static gs_status int_arg(const char *v, int lo, int hi, int *out)
 {
     char *end;
     long x = v ? strtol(v, &end, 10) : 0;
     if (v == NULL || *v == 0 || *end != 0 || x < lo || x > hi)
-        return -1;
+        return GS_EUSAGE;
     *out = (int)x;
-    return 0;
+    return GS_OK;
 }
 
 gs_status gs_cmd_index_parse(gs_cli *c, gs_error *err)
@@ -179,10 +181,10 @@ gs_status gs_cmd_index_parse(gs_cli *c, gs_error *err)
                 return gs_fail(err, GS_EUSAGE, "%s needs a file (gscan index)", a);
             o->out = argv[i];
         } else if (!strcmp(a, "-l") || !strcmp(a, "--level")) {
-            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &o->level))
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, 12, &o->level) != GS_OK)
                 return gs_fail(err, GS_EUSAGE, "%s needs a level from 1 to 12 (gscan index)", a);
         } else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) {
-            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &o->threads))
+            if (int_arg(i + 1 < argc ? argv[++i] : NULL, 1, GS_BGZF_MAX_THREADS, &o->threads) != GS_OK)
                 return gs_fail(err, GS_EUSAGE, "%s needs a count from 1 to %d (gscan index)", a,
                                GS_BGZF_MAX_THREADS);
         } else if (a[0] == '-')

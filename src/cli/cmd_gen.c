@@ -306,10 +306,10 @@ static gs_status read_base(const char *path, uint8_t **text, uint64_t *n, gs_err
     uint8_t *buf = gs_malloc(BLOCK, err, "base text");
     gs_status st = buf ? gs_reader_open(&path, 1, &ro, &layout, &r, err) : GS_ESYS;
     uint64_t cap = 0;
-    int k = 0;
+    int more = 0;
     *text = NULL;
     *n = 0;
-    while (st == GS_OK && (k = gs_reader_next(r, buf, &seg, err)) > 0) {
+    while (st == GS_OK && (st = gs_reader_next(r, buf, &seg, &more, err)) == GS_OK && more) {
         if (*n + seg.own > cap) {
             cap = 2 * (*n + seg.own);
             uint8_t *t = gs_realloc(*text, cap, err, "base text");
@@ -322,8 +322,6 @@ static gs_status read_base(const char *path, uint8_t **text, uint64_t *n, gs_err
         memcpy(*text + *n, seg.text, seg.own);
         *n += seg.own;
     }
-    if (st == GS_OK && k < 0)
-        st = err->code;
     if (st == GS_OK && *n == 0)
         st = gs_fail(err, GS_EINPUT, "no residues in the base text (%s)", path);
     gs_reader_close(r);

@@ -144,14 +144,15 @@ gs_status gs_parse_size(const char *s, uint64_t *v)
     return GS_OK;
 }
 
-/* 1 true, 0 false, -1 neither (config booleans; a bare flag passes NULL). */
-static int parse_bool(const char *v)
+/* *b = 1 true, 0 false; GS_EUSAGE neither, the caller names the option
+ * (config booleans; a bare flag passes NULL). */
+static gs_status parse_bool(const char *v, int *b)
 {
-    if (v == NULL || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "on"))
-        return 1;
-    if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "off"))
-        return 0;
-    return -1;
+    *b = v == NULL || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1")
+         || !strcmp(v, "on");
+    if (*b || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "off"))
+        return GS_OK;
+    return GS_EUSAGE;
 }
 
 static gs_status add_corpus(gs_scan_opts *o, char *path, const char *where, gs_error *err)
@@ -304,8 +305,8 @@ static gs_status apply_number(gs_scan_opts *o, const struct number *nb, const ch
 static gs_status apply_flag(gs_scan_opts *o, int id, const char *name, const char *val,
                             const char *where, gs_status bad, gs_error *err)
 {
-    int b = parse_bool(val);
-    if (b < 0)
+    int b;
+    if (parse_bool(val, &b) != GS_OK)
         return gs_fail(err, bad, "%s takes true or false, not '%s' (%s)", name, val, where);
     switch (id) {
     case OPT_VERIFY: o->verify = b; break;

@@ -3,6 +3,21 @@
  * Library code never prints or exits: it fills a gs_error and returns its code.
  * Only the command layer (src/cli) prints "gscan: error: <what> (<where>)" and
  * chooses the exit status, so the MPI layer can end every rank exactly once.
+ *
+ * One convention for success: a function that can fail returns gs_status
+ * (GS_OK or the code gs_fail recorded in err). Its results go through out
+ * parameters. An iterator fills the next item and sets *more:
+ *     gs_status next(..., item *out, int *more, gs_error *err);
+ * GS_OK with *more = 1: *out holds an item; GS_OK with *more = 0: the end;
+ * any other code: an error (err set, *more = 0). Loops read
+ *     while ((st = next(..., &more, err)) == GS_OK && more) { ... }
+ * A few return gs_status and take no gs_error: steps that run on worker
+ * threads (growing an array, decoding a chunk of an index), trial decodes
+ * that fail by design (gs_dchunk_find), and steps whose caller alone knows
+ * what the message names (an option, a dataset's group). Their caller
+ * fills the error, naming what and where.
+ * Functions that cannot fail return what they compute: truth values
+ * (is_x, has_x), counts and lengths, qsort comparisons.
  */
 #ifndef GS_ERROR_H
 #define GS_ERROR_H

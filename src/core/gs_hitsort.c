@@ -144,7 +144,7 @@ gs_status gs_hits_sort(gs_hits *h)
 
 gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err)
 {
-    if (gs_grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v, 64))
+    if (gs_grow(&rs->v, &rs->cap, rs->n, sizeof *rs->v, 64) != GS_OK)
         return gs_fail(err, GS_ESYS, "out of memory (hit runs)");
     rs->v[rs->n++] = *r;
     rs->n_hits += r->n;

@@ -29,15 +29,15 @@ void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
     }
 }
 
-int gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg)
+gs_status gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg)
 {
     t->running = pthread_create(&t->tid, NULL, fn, arg) == 0;
-    return t->running;
+    return t->running ? GS_OK : GS_ESYS;
 }
 
 int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg)
 {
-    if (!gs_task_spawn(t, fn, arg))
+    if (gs_task_spawn(t, fn, arg) != GS_OK)
         fn(arg);
     return t->running;
 }

@@ -13,6 +13,8 @@
 #ifndef GS_PARALLEL_H
 #define GS_PARALLEL_H
 
+#include "gs_error.h"
+
 #include <pthread.h>
 #include <stddef.h>
 
@@ -34,9 +36,10 @@ typedef struct gs_task {
     int running;
 } gs_task;
 int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg);
-/* fn on a thread of its own: 1, or 0 when none could be started (fn has not
- * run; gs_task_join then only returns). */
-int gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg);
+/* fn on a thread of its own, or GS_ESYS when none could be started (fn has
+ * not run; gs_task_join then only returns). No gs_error: the caller names
+ * the thread. */
+gs_status gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg);
 void gs_task_join(gs_task *t);
 
 #endif

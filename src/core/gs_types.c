@@ -39,26 +39,26 @@ int gs_hit_cmp(const void *a, const void *b)
     return 0;
 }
 
-int gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first)
+gs_status gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first)
 {
     if (n < *cap)
-        return 0;
+        return GS_OK;
     size_t c = *cap ? *cap * 2 : first;
     void *old, *v;
     memcpy(&old, vp, sizeof old); /* the caller's T*, read and written as bytes */
     if ((v = realloc(old, c * elem)) == NULL)
-        return -1;
+        return GS_ESYS;
     memcpy(vp, &v, sizeof v);
     *cap = c;
-    return 0;
+    return GS_OK;
 }
 
-int gs_hits_push(gs_hits *h, const gs_hit *hit)
+gs_status gs_hits_push(gs_hits *h, const gs_hit *hit)
 {
-    if (gs_grow(&h->v, &h->cap, h->n, sizeof *h->v, 1024))
-        return -1;
+    if (gs_grow(&h->v, &h->cap, h->n, sizeof *h->v, 1024) != GS_OK)
+        return GS_ESYS;
     h->v[h->n++] = *hit;
-    return 0;
+    return GS_OK;
 }
 
 void gs_hits_free(gs_hits *h)

@@ -7,6 +7,8 @@
 #ifndef GS_TYPES_H
 #define GS_TYPES_H
 
+#include "gs_error.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,12 +89,13 @@ typedef struct gs_hits {
     size_t n, cap;
 } gs_hits;
 
-/* Append; returns 0, or -1 when out of memory (h is unchanged then). */
 /* Room for element n of the array *vp (a pointer to the array pointer, of
  * *cap elements of elem bytes): doubles the array, from first elements,
- * when n == *cap. 0, or -1 (array and cap unchanged) when memory is short. */
-int gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first);
-int gs_hits_push(gs_hits *h, const gs_hit *hit);
+ * when n == *cap. GS_ESYS (array and cap unchanged) when memory is short;
+ * no gs_error: engines grow arrays on worker threads, and the caller says
+ * what was short. gs_hits_push: append, the same way (h unchanged then). */
+gs_status gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first);
+gs_status gs_hits_push(gs_hits *h, const gs_hit *hit);
 void gs_hits_free(gs_hits *h);
 
 /* Contract §3 order: record, start, strand (forward before reverse), pattern,

@@ -44,20 +44,20 @@ typedef struct text {
 } text;
 
 /* Room for need bytes in *p (capacity *cap, doubled from 1 MiB; a buffer
- * even when need is 0). */
-static int reserve(uint8_t **p, uint64_t *cap, uint64_t need)
+ * even when need is 0). Out of memory: "out of memory (what)". */
+static gs_status reserve(uint8_t **p, uint64_t *cap, uint64_t need, const char *what, gs_error *err)
 {
     if (need <= *cap && *p)
-        return 0;
+        return GS_OK;
     uint64_t c = *cap ? *cap : (uint64_t)1 << 20;
     while (c < need)
         c *= 2;
     uint8_t *q = realloc(*p, c);
     if (q == NULL)
-        return -1;
+        return gs_fail(err, GS_ESYS, "out of memory (%s)", what);
     *p = q;
     *cap = c;
-    return 0;
+    return GS_OK;
 }
 
 /* The collection, a record at a time: the build holds the reference and
@@ -82,15 +82,15 @@ static gs_status next_record(feed *f, size_t *r, int *got, gs_error *err)
     *got = 0;
     for (;;) {
         if (!f->have && !f->eof) {
-            int k = gs_reader_next(f->r, f->buf, &f->seg, err);
-            if (k < 0)
-                return err->code;
-            f->have = k > 0;
-            f->eof = k == 0;
+            gs_status st = gs_reader_next(f->r, f->buf, &f->seg, &f->have, err);
+            if (st != GS_OK)
+                return st;
+            f->eof = !f->have;
         }
         if (f->have && f->seg.record == f->next) {
-            if (reserve(&f->t, &f->cap, f->n + f->seg.own))
-                return gs_fail(err, GS_ESYS, "out of memory (index build text)");
+            gs_status st = reserve(&f->t, &f->cap, f->n + f->seg.own, "index build text", err);
+            if (st != GS_OK)
+                return st;
             memcpy(f->t + f->n, f->seg.text, f->seg.own);
             f->n += f->seg.own;
             f->have = 0;
@@ -146,8 +146,8 @@ static gs_status add_separators(const gs_lz_index *ix, size_t n_ref, text *tx, g
                        "the reference uses all 256 byte values, none is left to separate records "
                        "(gscan index --lz)");
     tx->sep = (uint8_t)sep;
-    if (reserve(&tx->t, &tx->cap, tx->n + n_ref + 1))
-        return gs_fail(err, GS_ESYS, "out of memory (index build text)");
+    if (reserve(&tx->t, &tx->cap, tx->n + n_ref + 1, "index build text", err) != GS_OK)
+        return GS_ESYS;
     for (size_t r = n_ref; r-- > 0;) {
         uint64_t len = ix->rec_off[r + 1] - ix->rec_off[r];
         memmove(tx->t + ix->rec_off[r] + r, tx->t + ix->rec_off[r], len);
@@ -164,7 +164,8 @@ typedef struct phrases {
     uint64_t n, cap;
 } phrases;
 
-static int ph_push(phrases *p, uint64_t start, uint64_t src, uint8_t lit)
+/* One phrase appended; out of memory: "out of memory (phrases)". */
+static gs_status ph_push(phrases *p, uint64_t start, uint64_t src, uint8_t lit, gs_error *err)
 {
     if (p->n == p->cap) {
         uint64_t cap = p->cap ? p->cap * 2 : 1024;
@@ -178,14 +179,14 @@ static int ph_push(phrases *p, uint64_t start, uint64_t src, uint8_t lit)
         if (c)
             p->lit = c;
         if (!a || !b || !c)
-            return -1;
+            return gs_fail(err, GS_ESYS, "out of memory (phrases)");
         p->cap = cap;
     }
     p->start[p->n] = start;
     p->src[p->n] = src;
     p->lit[p->n] = lit;
     p->n++;
-    return 0;
+    return GS_OK;
 }
 
 static uint64_t match_len(const uint8_t *t, uint64_t i, uint64_t j, uint64_t limit)
@@ -221,15 +222,18 @@ typedef struct pieces {
     uint64_t nb, capb;
 } pieces;
 
-static int piece_push(pieces *k, uint64_t pos, const uint8_t *bytes, uint64_t len)
+static gs_status piece_push(pieces *k, uint64_t pos, const uint8_t *bytes, uint64_t len,
+                            const char *what, gs_error *err)
 {
-    if (gs_grow(&k->v, &k->cap, k->n, sizeof *k->v, 64) ||
-        reserve(&k->bytes, &k->capb, k->nb + len))
-        return -1;
+    gs_status st = gs_grow(&k->v, &k->cap, k->n, sizeof *k->v, 64) != GS_OK
+                       ? gs_fail(err, GS_ESYS, "out of memory (%s)", what)
+                       : reserve(&k->bytes, &k->capb, k->nb + len, what, err);
+    if (st != GS_OK)
+        return st;
     memcpy(k->bytes + k->nb, bytes, len);
     k->v[k->n++] = (struct piece){pos, len};
     k->nb += len;
-    return 0;
+    return GS_OK;
 }
 
 static void pieces_free(pieces *k)
@@ -242,9 +246,10 @@ static void pieces_free(pieces *k)
 /* Windows of w residues either side of each phrase start of one record
  * (global start g0, residues x[0 .. len)), merged where they overlap, as
  * pieces; a literal's window holds at least its residue. start/src: the
- * record's phrases. 0, or -1 when out of memory. */
-static int cut_record(pieces *k, const uint8_t *x, uint64_t g0, uint64_t len,
-                      const uint64_t *start, const uint64_t *src, uint64_t n_ph, uint64_t w)
+ * record's phrases. Out of memory: "out of memory (what)". */
+static gs_status cut_record(pieces *k, const uint8_t *x, uint64_t g0, uint64_t len,
+                            const uint64_t *start, const uint64_t *src, uint64_t n_ph, uint64_t w,
+                            const char *what, gs_error *err)
 {
     uint64_t lo = 0, hi = 0; /* the open piece, empty when lo == hi */
     for (uint64_t j = 0; j <= n_ph; j++) {
@@ -258,12 +263,13 @@ static int cut_record(pieces *k, const uint8_t *x, uint64_t g0, uint64_t len,
                 continue;
             }
         }
-        if (lo < hi && piece_push(k, lo, x + (lo - g0), hi - lo))
-            return -1;
+        gs_status st = lo < hi ? piece_push(k, lo, x + (lo - g0), hi - lo, what, err) : GS_OK;
+        if (st != GS_OK)
+            return st;
         lo = a;
         hi = b;
     }
-    return 0;
+    return GS_OK;
 }
 
 /* One target record's phrases and kernel pieces, made by a thread. */
@@ -272,7 +278,7 @@ typedef struct rec_job {
     uint64_t at, len;  /* its residues: the batch's [at, at + len) */
     phrases ph;
     pieces k;
-    int oom;
+    gs_status st; /* GS_ESYS: out of memory (a thread has no gs_error: parse_batch says it) */
 } rec_job;
 
 typedef struct parse_ctx {
@@ -348,16 +354,17 @@ static void *parse_records(void *arg)
         rec_job *jb = &c->jobs[q];
         const uint8_t *x = c->batch + jb->at;
         const uint64_t g0 = ix->rec_off[jb->r];
-        for (uint64_t i = 0; i < jb->len && !jb->oom;) {
+        for (uint64_t i = 0; i < jb->len && jb->st == GS_OK;) {
             uint64_t src = 0, len = longest_match(c, x + i, jb->len - i, &src);
             if (len == 0)
-                jb->oom = ph_push(&jb->ph, g0 + i, GS_LZ_LITERAL, x[i]);
+                jb->st = ph_push(&jb->ph, g0 + i, GS_LZ_LITERAL, x[i], NULL);
             else
-                jb->oom = ph_push(&jb->ph, g0 + i, src - rec_of_text(ix, c->n_ref, src), 0);
+                jb->st = ph_push(&jb->ph, g0 + i, src - rec_of_text(ix, c->n_ref, src), 0, NULL);
             i += len ? len : 1;
         }
-        if (!jb->oom)
-            jb->oom = cut_record(&jb->k, x, g0, jb->len, jb->ph.start, jb->ph.src, jb->ph.n, w);
+        if (jb->st == GS_OK)
+            jb->st = cut_record(&jb->k, x, g0, jb->len, jb->ph.start, jb->ph.src, jb->ph.n, w,
+                                "phrases", NULL);
     }
 }
 
@@ -403,12 +410,10 @@ static void *parse_records(void *arg)
                         src = (uint64_t)cand[c];                                                 \
                     }                                                                            \
                 }                                                                                \
-                int bad = best == 0 ? ph_push(ph, i - r, GS_LZ_LITERAL, t[i])                    \
-                                    : ph_push(ph, i - r, src - rec_of_text(ix, first, src), 0);  \
-                if (bad) {                                                                       \
-                    st = gs_fail(err, GS_ESYS, "out of memory (phrases)");                       \
+                st = best == 0 ? ph_push(ph, i - r, GS_LZ_LITERAL, t[i], err)                    \
+                               : ph_push(ph, i - r, src - rec_of_text(ix, first, src), 0, err);  \
+                if (st != GS_OK)                                                                 \
                     goto fail;                                                                   \
-                }                                                                                \
                 i += best ? best : 1;                                                            \
             }                                                                                    \
         }                                                                                        \
@@ -428,8 +433,9 @@ typedef struct kernel_out {
     uint64_t kcap; /* kernel capacity */
 } kernel_out;
 
-/* Record rec's pieces k appended to the index's kernel; 0, or -1. */
-static int kernel_add(gs_lz_index *ix, kernel_out *o, uint32_t rec, const pieces *k)
+/* Record rec's pieces k appended to the index's kernel. */
+static gs_status kernel_add(gs_lz_index *ix, kernel_out *o, uint32_t rec, const pieces *k,
+                            gs_error *err)
 {
     if (ix->pc_koff == NULL || ix->n_pieces + k->n > o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 1024;
@@ -447,11 +453,12 @@ static int kernel_add(gs_lz_index *ix, kernel_out *o, uint32_t rec, const pieces
         if (pk)
             ix->pc_koff = pk;
         if (!pr || !pp || !pk)
-            return -1;
+            return gs_fail(err, GS_ESYS, "out of memory (kernel)");
         o->cap = cap;
     }
-    if (reserve(&ix->kernel, &o->kcap, ix->kernel_len + k->nb))
-        return -1;
+    gs_status st = reserve(&ix->kernel, &o->kcap, ix->kernel_len + k->nb, "kernel", err);
+    if (st != GS_OK)
+        return st;
     if (k->nb)
         memcpy(ix->kernel + ix->kernel_len, k->bytes, k->nb);
     ix->kernel_len += k->nb;
@@ -460,7 +467,7 @@ static int kernel_add(gs_lz_index *ix, kernel_out *o, uint32_t rec, const pieces
         ix->pc_pos[ix->n_pieces] = k->v[i].pos;
         ix->pc_koff[ix->n_pieces + 1] = ix->pc_koff[ix->n_pieces] + k->v[i].len;
     }
-    return 0;
+    return GS_OK;
 }
 
 /* A build in progress: the records read so far, the reference's text, the
@@ -512,10 +519,10 @@ static gs_status parse_reference(build *b, gs_error *err)
             j1++;
         k.n = 0;
         k.nb = 0;
-        if (cut_record(&k, tx->t + g0 + r, g0, len, ph->start + j, ph->src + j, j1 - j,
-                       ix->max_pat - 1) ||
-            kernel_add(ix, ko, (uint32_t)r, &k))
-            st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
+        st = cut_record(&k, tx->t + g0 + r, g0, len, ph->start + j, ph->src + j, j1 - j,
+                        ix->max_pat - 1, "kernel", err);
+        if (st == GS_OK)
+            st = kernel_add(ix, ko, (uint32_t)r, &k, err);
         j = j1;
     }
     pieces_free(&k);
@@ -545,13 +552,12 @@ static gs_status parse_batch(build *b, gs_error *err)
     gs_run_parallel(parse_records, share, sizeof *share, threads);
     for (size_t q = 0; q < n_jobs; q++) {
         rec_job *jb = &jobs[q];
-        if (st == GS_OK && jb->oom)
-            st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
+        if (st == GS_OK && jb->st != GS_OK)
+            st = gs_fail(err, jb->st, "out of memory (phrases)");
         for (uint64_t j = 0; st == GS_OK && j < jb->ph.n; j++)
-            if (ph_push(ph, jb->ph.start[j], jb->ph.src[j], jb->ph.lit[j]))
-                st = gs_fail(err, GS_ESYS, "out of memory (phrases)");
-        if (st == GS_OK && kernel_add(ix, ko, (uint32_t)jb->r, &jb->k))
-            st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
+            st = ph_push(ph, jb->ph.start[j], jb->ph.src[j], jb->ph.lit[j], err);
+        if (st == GS_OK)
+            st = kernel_add(ix, ko, (uint32_t)jb->r, &jb->k, err);
         free(jb->ph.start);
         free(jb->ph.src);
         free(jb->ph.lit);
@@ -571,7 +577,7 @@ enum { READ_BLOCK = 1 << 22, BATCH = 1 << 29 };
 static gs_status place_record(build *b, size_t r, gs_error *err)
 {
     gs_lz_index *ix = b->ix;
-    if (gs_grow(&ix->rec_off, &b->cap_off, r + 1, sizeof *ix->rec_off, 1024))
+    if (gs_grow(&ix->rec_off, &b->cap_off, r + 1, sizeof *ix->rec_off, 1024) != GS_OK)
         return gs_fail(err, GS_ESYS, "out of memory (records)");
     ix->rec_off[r] = b->total;
     ix->rec_off[r + 1] = b->total += b->f.n;
@@ -585,8 +591,8 @@ static gs_status place_record(build *b, size_t r, gs_error *err)
 /* Record r joins the reference's text. */
 static gs_status take_reference(build *b, size_t r, gs_error *err)
 {
-    if (reserve(&b->tx.t, &b->tx.cap, b->tx.n + b->f.n))
-        return gs_fail(err, GS_ESYS, "out of memory (index build text)");
+    if (reserve(&b->tx.t, &b->tx.cap, b->tx.n + b->f.n, "index build text", err) != GS_OK)
+        return GS_ESYS;
     if (b->f.n) /* an empty record has no text at all */
         memcpy(b->tx.t + b->tx.n, b->f.t, b->f.n);
     b->tx.n += b->f.n;
@@ -597,9 +603,11 @@ static gs_status take_reference(build *b, size_t r, gs_error *err)
 /* Record r joins the batch. */
 static gs_status take_batch(build *b, size_t r, gs_error *err)
 {
-    if (gs_grow(&b->jobs, &b->cap_jobs, b->n_jobs, sizeof *b->jobs, 64) ||
-        reserve(&b->bt, &b->bcap, b->bn + b->f.n))
-        return gs_fail(err, GS_ESYS, "out of memory (index build text)");
+    gs_status st = gs_grow(&b->jobs, &b->cap_jobs, b->n_jobs, sizeof *b->jobs, 64) != GS_OK
+                       ? gs_fail(err, GS_ESYS, "out of memory (index build text)")
+                       : reserve(&b->bt, &b->bcap, b->bn + b->f.n, "index build text", err);
+    if (st != GS_OK)
+        return st;
     if (b->f.n)
         memcpy(b->bt + b->bn, b->f.t, b->f.n);
     b->jobs[b->n_jobs++] = (rec_job){.r = r, .at = b->bn, .len = b->f.n};
@@ -644,8 +652,8 @@ static gs_status build_step(build *b, int *more, gs_error *err)
 static gs_status build_finish(build *b, gs_error *err)
 {
     gs_lz_index *ix = b->ix;
-    if (ph_push(&b->ph, ix->n_residues, 0, 0)) /* room for the end sentinel */
-        return gs_fail(err, GS_ESYS, "out of memory (phrases)");
+    if (ph_push(&b->ph, ix->n_residues, 0, 0, err) != GS_OK) /* room for the end sentinel */
+        return GS_ESYS;
     ix->n_phrases = b->ph.n - 1;
     ix->ph_start = b->ph.start;
     ix->ph_src = b->ph.src;
@@ -669,8 +677,8 @@ gs_status gs_lz_build(const char *const *files, size_t n_files, const gs_lz_buil
                        ? GS_ESYS
                        : gs_reader_open(files, n_files, &ro, &ix->layout, &b.f.r, err);
     b.q.several_files = ix->layout.n_files > 1;
-    if (st == GS_OK && kernel_add(ix, &b.ko, 0, &(pieces){0})) /* its arrays, pc_koff[0] = 0 */
-        st = gs_fail(err, GS_ESYS, "out of memory (kernel)");
+    if (st == GS_OK) /* its arrays, pc_koff[0] = 0 */
+        st = kernel_add(ix, &b.ko, 0, &(pieces){0}, err);
     for (int more = 1; st == GS_OK && more;)
         st = build_step(&b, &more, err);
     gs_reader_close(b.f.r);

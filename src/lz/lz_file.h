@@ -137,7 +137,7 @@ typedef struct chunk {
     const uint8_t *data;   /* read: the stored bytes, in the file */
     gs_lz_kchunk *kc;      /* read: a kernel chunk's place in the index */
     uint64_t start[2], end[3]; /* read: the decoder's state at both ends (check_chain) */
-    int bad;               /* write: out of memory; read: corrupt */
+    gs_status st;          /* write: GS_ESYS out of memory; read: also GS_EINPUT corrupt */
 } chunk;
 
 typedef struct chunk_pool {
@@ -154,8 +154,10 @@ static inline uint32_t crc(const uint8_t *p, size_t n) { return libdeflate_crc32
 void gs_lz_kernel_pack(const uint8_t *k, uint64_t n, buf *out);
 /* Index a kernel chunk of n residues stored as p[0..len): its runs of
  * other bytes into kc (checked to lie inside the chunk, in order, their
- * bytes inside p); 1, 0 when the chunk is inconsistent, -1 out of memory. */
-int gs_lz_kchunk_index(gs_lz_kchunk *kc, const uint8_t *p, uint64_t len, uint64_t n);
+ * bytes inside p). GS_EINPUT when the chunk is inconsistent, GS_ESYS out
+ * of memory; no gs_error: chunks are read on threads, and the caller names
+ * the file and the section. */
+gs_status gs_lz_kchunk_index(gs_lz_kchunk *kc, const uint8_t *p, uint64_t len, uint64_t n);
 /* Once before any gs_lz_kernel_copy of a read index: the unpacking table. */
 void gs_lz_unpack_init(void);
 

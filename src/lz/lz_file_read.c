@@ -100,10 +100,13 @@ static uint64_t rec_end_at(const gs_lz_index *ix, uint64_t g)
     return ix->rec_off[gs_lz_last_le(ix->rec_off, ix->layout.n_rec, g) + 1];
 }
 
-/* Phrases [first, first + count); start/end: the global start of the
+/* The decoders of a chunk's items below: GS_OK, or GS_EINPUT when the
+ * chunk is inconsistent (the caller names the file and the section).
+ *
+ * Phrases [first, first + count); start/end: the global start of the
  * first phrase and the end of the last, then the copies among them (their
  * sources come from the sources section). */
-static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
+static gs_status read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
 {
     rd r = {p, p + n, 0};
     uint64_t g = get_varint(&r), rec_end = 0, copies = 0;
@@ -111,11 +114,11 @@ static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
     for (uint64_t j = c->first; j < c->first + c->count; j++) {
         uint64_t v = get_varint(&r), len = v >> 1;
         if (r.bad || len == 0 || g >= ix->n_residues)
-            return 0;
+            return GS_EINPUT;
         if (g >= rec_end)
             rec_end = rec_end_at(ix, g);
         if (len > rec_end - g) /* a phrase never crosses a record */
-            return 0;
+            return GS_EINPUT;
         ix->ph_start[j] = g;
         if (v & 1) {
             ix->ph_src[j] = GS_LZ_SOURCE_UNSET;
@@ -123,7 +126,7 @@ static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
             copies++;
         } else {
             if (len != 1 || r.p == r.end)
-                return 0;
+                return GS_EINPUT;
             ix->ph_src[j] = GS_LZ_LITERAL;
             ix->lit[j] = *r.p++;
         }
@@ -131,14 +134,14 @@ static int read_phrases(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
     }
     c->end[0] = g;
     c->end[1] = copies;
-    return r.p == r.end;
+    return r.p == r.end ? GS_OK : GS_EINPUT;
 }
 
 /* Copies [first, first + count) in source order: per copy varint (source
  * start - the previous one's in the chunk, or 0) and varint zigzag(phrase
  * - the previous one's); cp_target holds the phrase until
  * gs_lz_sources_finish checks it. start/end: the first and last source. */
-static int read_sources(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
+static gs_status read_sources(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
 {
     rd r = {p, p + n, 0};
     uint64_t s = 0, j = 0;
@@ -146,7 +149,7 @@ static int read_sources(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
         uint64_t ds = get_varint(&r);
         j += (uint64_t)unzigzag(get_varint(&r)); /* wraps: checked against n_phrases later */
         if (r.bad || ds >= ix->n_residues - s)
-            return 0;
+            return GS_EINPUT;
         s += ds;
         if (i == c->first)
             c->start[0] = s;
@@ -154,31 +157,31 @@ static int read_sources(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
         ix->cp_target[i] = j;
     }
     c->end[0] = s;
-    return r.p == r.end;
+    return r.p == r.end ? GS_OK : GS_EINPUT;
 }
 
 /* Pieces [first, first + count); start: (record, kernel offset) of the
  * first piece; end: (record, end) of the last, and its kernel end. */
-static int read_pieces(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
+static gs_status read_pieces(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
 {
     rd r = {p, p + n, 0};
     uint64_t rec = get_varint(&r), k = get_varint(&r);
     if (r.bad || rec >= ix->layout.n_rec || k > ix->kernel_len)
-        return 0;
+        return GS_EINPUT;
     uint64_t prev_end = ix->rec_off[rec];
     c->start[0] = rec;
     c->start[1] = k;
     for (uint64_t i = c->first; i < c->first + c->count; i++) {
         uint64_t dr = get_varint(&r), dp = get_varint(&r), len = get_varint(&r);
         if (r.bad || dr >= ix->layout.n_rec - rec)
-            return 0;
+            return GS_EINPUT;
         if (dr) {
             rec += dr;
             prev_end = ix->rec_off[rec];
         }
         uint64_t end = ix->rec_off[rec + 1];
         if (len == 0 || dp > end - prev_end || len > end - prev_end - dp || len > ix->kernel_len - k)
-            return 0;
+            return GS_EINPUT;
         ix->pc_rec[i] = (uint32_t)rec;
         ix->pc_pos[i] = prev_end + dp;
         ix->pc_koff[i] = k;
@@ -188,18 +191,19 @@ static int read_pieces(gs_lz_index *ix, chunk *c, const uint8_t *p, uint64_t n)
     c->end[0] = rec;
     c->end[1] = prev_end;
     c->end[2] = k;
-    return r.p == r.end;
+    return r.p == r.end ? GS_OK : GS_EINPUT;
 }
 
-/* Decode chunk c (its raw bytes checked against the CRC) into ix. */
-static int read_chunk(gs_lz_index *ix, chunk *c, struct libdeflate_decompressor *z)
+/* Decode chunk c (its raw bytes checked against the CRC) into ix:
+ * GS_EINPUT when corrupt, GS_ESYS out of memory. */
+static gs_status read_chunk(gs_lz_index *ix, chunk *c, struct libdeflate_decompressor *z)
 {
     const uint8_t *raw = c->data;
     uint8_t *own = NULL;
-    int ok = 0;
+    gs_status st = GS_EINPUT;
     if (c->method == METHOD_DEFLATE) {
         if (z == NULL || (own = malloc(c->raw_len ? c->raw_len : 1)) == NULL)
-            return -1; /* out of memory, not corrupt */
+            return GS_ESYS; /* out of memory, not corrupt */
         /* no actual_out: anything but exactly raw_len bytes fails */
         if (libdeflate_deflate_decompress(z, c->data, c->len, own, c->raw_len, NULL) !=
             LIBDEFLATE_SUCCESS)
@@ -211,16 +215,16 @@ static int read_chunk(gs_lz_index *ix, chunk *c, struct libdeflate_decompressor 
     if (c->section == SEC_KERNEL) { /* left packed; an inflated one is kept */
         *c->kc = (gs_lz_kchunk){.first = c->first, .count = c->count, .own = own};
         own = NULL;
-        ok = gs_lz_kchunk_index(c->kc, raw, c->raw_len, c->count);
+        st = gs_lz_kchunk_index(c->kc, raw, c->raw_len, c->count);
     } else if (c->section == SEC_PHRASES)
-        ok = read_phrases(ix, c, raw, c->raw_len);
+        st = read_phrases(ix, c, raw, c->raw_len);
     else if (c->section == SEC_PIECES)
-        ok = read_pieces(ix, c, raw, c->raw_len);
+        st = read_pieces(ix, c, raw, c->raw_len);
     else if (c->section == SEC_SOURCES)
-        ok = read_sources(ix, c, raw, c->raw_len);
+        st = read_sources(ix, c, raw, c->raw_len);
 done:
     free(own);
-    return ok;
+    return st;
 }
 
 static void *read_chunks(void *arg)
@@ -230,8 +234,7 @@ static void *read_chunks(void *arg)
     size_t i;
     while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n) {
         chunk *c = &pool->c[pool->n - 1 - i];
-        int ok = read_chunk(pool->ix, c, z);
-        c->bad = ok < 0 ? 2 : !ok;
+        c->st = read_chunk(pool->ix, c, z);
     }
     libdeflate_free_decompressor(z);
     return NULL;
@@ -485,9 +488,9 @@ static gs_status decode_chunks(load *ld, int threads, const gs_tune *tune, gs_er
     if (n > 1)
         gs_run_parallel(read_chunks, share, sizeof *share, threads);
     for (size_t i = 1; i < n; i++)
-        if (c[i].bad == 2)
+        if (c[i].st == GS_ESYS)
             return gs_fail(err, GS_ESYS, "out of memory (index %s)", sec_name[c[i].section]);
-        else if (c[i].bad)
+        else if (c[i].st != GS_OK)
             return gs_lz_corrupt(err, path, sec_name[c[i].section]);
     const char *bad = check_chain(ix, c + 1, n - 1);
     if (bad)

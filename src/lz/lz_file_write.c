@@ -101,7 +101,7 @@ static void *write_chunks(void *arg)
         buf s = {0};
         encode_chunk(pool->ix, c, &s);
         if (z == NULL || s.oom) {
-            c->bad = 1;
+            c->st = GS_ESYS;
             free(s.p);
             continue;
         }
@@ -165,7 +165,7 @@ static gs_status put_head(buf *head, const gs_lz_index *ix, const chunk *c, size
     put_header(head, ix, n);
     size_t at = head->n;
     for (size_t i = 0; i < n; i++) {
-        if (c[i].bad)
+        if (c[i].st != GS_OK)
             head->oom = 1;
         put_le(head, (uint64_t)c[i].section, 4);
         put_le(head, (uint64_t)c[i].method, 4);

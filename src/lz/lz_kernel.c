@@ -37,30 +37,30 @@ void gs_lz_kernel_pack(const uint8_t *k, uint64_t n, buf *out)
     }
 }
 
-int gs_lz_kchunk_index(gs_lz_kchunk *kc, const uint8_t *p, uint64_t len, uint64_t n)
+gs_status gs_lz_kchunk_index(gs_lz_kchunk *kc, const uint8_t *p, uint64_t len, uint64_t n)
 {
     uint64_t packed = n / 4 + (n % 4 != 0);
     if (len < packed)
-        return 0;
+        return GS_EINPUT;
     kc->packed = p;
     rd r = {p + packed, p + len, 0};
     uint64_t runs = get_varint(&r), at = 0;
     if (r.bad || runs > (uint64_t)(r.end - r.p) / 2) /* a run takes 2 bytes or more */
-        return 0;
+        return GS_EINPUT;
     if (runs && (kc->runs = malloc(3 * runs * sizeof *kc->runs)) == NULL)
-        return -1;
+        return GS_ESYS;
     kc->n_runs = runs;
     for (uint64_t i = 0; i < runs && !r.bad; i++) {
         uint64_t gap = get_varint(&r), rl = get_varint(&r);
         if (r.bad || gap > n - at || rl > n - at - gap || rl > (uint64_t)(r.end - r.p))
-            return 0;
+            return GS_EINPUT;
         kc->runs[3 * i] = at + gap;
         kc->runs[3 * i + 1] = rl;
         kc->runs[3 * i + 2] = (uint64_t)(r.p - p);
         r.p += rl;
         at += gap + rl;
     }
-    return !r.bad && r.p == r.end;
+    return !r.bad && r.p == r.end ? GS_OK : GS_EINPUT;
 }
 
 /* A packed byte's four residues, low bits first. */

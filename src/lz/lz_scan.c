@@ -188,12 +188,13 @@ static void copy_scanned(gs_lz_src *s, uint64_t k, uint64_t n, uint8_t *dst)
 /* Owned residues from cur on, then the next pieces after a separator while
  * the block has room; the overlap only inside the last piece (a hit never
  * crosses a separator). */
-static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+static gs_status lz_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
 {
     (void)err;
     gs_lz_src *s = ctx;
-    if (s->cur >= s->end)
-        return 0;
+    *more = s->cur < s->end;
+    if (!*more)
+        return GS_OK;
     const gs_lz_index *ix = s->ix;
     while (ix->sc_koff[s->piece + 1] <= s->cur)
         s->piece++;
@@ -211,7 +212,7 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
             copy_scanned(s, s->cur, stop - s->cur, buf + n);
             seg->own = n;
             seg->len = n + (size_t)(stop - s->cur);
-            return 1;
+            return GS_OK;
         }
         /* the piece is done: join the next one while it is owned and fits */
         if (s->sep < 0 || s->cur >= s->end || n + 2 > s->block)
@@ -220,7 +221,7 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
         s->piece++;
     }
     seg->own = seg->len = n;
-    return 1;
+    return GS_OK;
 }
 
 gs_source gs_source_lz(gs_lz_src *s)
@@ -268,12 +269,13 @@ typedef struct locate_thread {
     int oom;
 } locate_thread;
 
-static int push_occ(occ **v, size_t *n, size_t *cap, occ o)
+/* GS_ESYS when out of memory: locate runs on threads, run_levels says it. */
+static gs_status push_occ(occ **v, size_t *n, size_t *cap, occ o)
 {
-    if (gs_grow(v, cap, *n, sizeof **v, 256))
-        return -1;
+    if (gs_grow(v, cap, *n, sizeof **v, 256) != GS_OK)
+        return GS_ESYS;
     (*v)[(*n)++] = o;
-    return 0;
+    return GS_OK;
 }
 
 /* Take occurrence o: count it, keep it as a hit, and find its copies: the
@@ -281,17 +283,17 @@ static int push_occ(occ **v, size_t *n, size_t *cap, occ o)
  * o->g) whose source ends at or after o->g + m, by a walk of the max-tree.
  * A copy that lies outside every source has no copies of its own: in
  * counts mode it is counted here and never stored. */
-static int take(locate_thread *t, const occ *o)
+static gs_status take(locate_thread *t, const occ *o)
 {
     const locate_ctx *c = t->c;
     const gs_lz_index *ix = c->ix;
     uint64_t g = o->g, m = c->ps->v[o->pattern].len;
     size_t slot = (size_t)o->pattern * (size_t)c->n_strands + (o->strand < 0);
     t->counts[slot]++;
-    if (c->want_hits && push_occ(&t->hits, &t->n_hits, &t->cap_hits, *o))
-        return -1;
+    if (c->want_hits && push_occ(&t->hits, &t->n_hits, &t->cap_hits, *o) != GS_OK)
+        return GS_ESYS;
     if (g < c->src_lo || g + m > c->src_hi)
-        return 0;
+        return GS_OK;
     uint64_t k = gs_lz_last_le(ix->cp_start, ix->n_copies, g) + 1; /* leaves [0, k) */
     uint64_t need = g + m;
     /* depth-first, left child first: at most one pending sibling per level */
@@ -308,8 +310,8 @@ static int take(locate_thread *t, const occ *o)
         if (x.level == h) {
             occ copy = {ix->cp_target[x.lo] + (g - ix->cp_start[x.lo]), o->pattern, o->strand};
             if (c->want_hits || (copy.g >= c->src_lo && copy.g + m <= c->src_hi)) {
-                if (push_occ(&t->next, &t->n_next, &t->cap_next, copy))
-                    return -1;
+                if (push_occ(&t->next, &t->n_next, &t->cap_next, copy) != GS_OK)
+                    return GS_ESYS;
             } else {
                 t->counts[slot]++;
             }
@@ -320,7 +322,7 @@ static int take(locate_thread *t, const occ *o)
             nodes[top++] = (struct node){2 * x.i + 1, x.lo + half, x.level + 1};
         nodes[top++] = (struct node){2 * x.i, x.lo, x.level + 1};
     }
-    return 0;
+    return GS_OK;
 }
 
 /* Kernel hit h as an occurrence at its global position; 0 when it is not
@@ -371,7 +373,7 @@ static void *locate_level(void *arg)
                 t->n_prim++;
             else
                 continue;
-            t->oom = take(t, &o) != 0;
+            t->oom = take(t, &o) != GS_OK;
         }
     }
     return NULL;

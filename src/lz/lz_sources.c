@@ -44,21 +44,22 @@ static void place(gs_lz_index *ix, uint64_t i, uint64_t j)
 
 /* Copy i of the file: its phrase is an unclaimed copy, which it claims (a
  * compare-and-swap, so that two entries naming one phrase are caught on any
- * threads), and its source lies before the phrase and inside one record. */
-static int check(gs_lz_index *ix, uint64_t i)
+ * threads), and its source lies before the phrase and inside one record.
+ * GS_EINPUT otherwise (on a thread: gs_lz_sources_finish names the file). */
+static gs_status check(gs_lz_index *ix, uint64_t i)
 {
     uint64_t j = ix->cp_target[i], s = ix->cp_start[i], unset = GS_LZ_SOURCE_UNSET;
     if (j >= ix->n_phrases || s >= ix->ph_start[j])
-        return 0;
+        return GS_EINPUT;
     uint64_t len = ix->ph_start[j + 1] - ix->ph_start[j];
     uint64_t r = gs_lz_last_le(ix->rec_off, ix->layout.n_rec, s);
     if (r == ix->layout.n_rec || len > ix->rec_off[r + 1] - s)
-        return 0;
+        return GS_EINPUT;
     if (!__atomic_compare_exchange_n(&ix->ph_src[j], &unset, s, 0, __ATOMIC_RELAXED,
                                      __ATOMIC_RELAXED))
-        return 0;
+        return GS_EINPUT;
     place(ix, i, j);
-    return 1;
+    return GS_OK;
 }
 
 static void *srcs_step(void *arg)
@@ -108,7 +109,7 @@ static void *srcs_step(void *arg)
                 __builtin_prefetch(&ix->ph_start[ja]);
                 __builtin_prefetch(&ix->ph_src[ja], 1);
             }
-            t->bad = !check(ix, i);
+            t->bad = check(ix, i) != GS_OK;
         }
         break;
     case STEP_TREE: { /* nodes [lo, hi) of level shift */
@@ -148,8 +149,9 @@ static srcs_job *jobs(gs_lz_index *ix, int *threads)
 
 /* The tree's levels for n_copies leaves, and its memory: 2 n_copies + 64
  * nodes at most, where padding the leaves to a power of two took up to
- * 4 n_copies (268 MB for 10 M copies); 0 when out of memory. */
-static int alloc_tree(gs_lz_index *ix)
+ * 4 n_copies (268 MB for 10 M copies). GS_ESYS when out of memory (the
+ * callers say for what, with the other memory they ask for). */
+static gs_status alloc_tree(gs_lz_index *ix)
 {
     uint64_t n[65], total = 0;
     int h = 0;
@@ -165,7 +167,7 @@ static int alloc_tree(gs_lz_index *ix)
         total += n[h - l];
     }
     ix->cp_tree = malloc((total ? total : 1) * sizeof *ix->cp_tree);
-    return ix->cp_tree != NULL;
+    return ix->cp_tree != NULL ? GS_OK : GS_ESYS;
 }
 
 /* The levels above the leaves, bottom up; the small ones on this thread. */
@@ -197,7 +199,7 @@ gs_status gs_lz_sources_sort(gs_lz_index *ix, int threads, gs_error *err)
     tmp = malloc((n ? n : 1) * 2 * sizeof *tmp);
     ix->cp_start = malloc((n ? n : 1) * sizeof *ix->cp_start);
     ix->cp_target = malloc((n ? n : 1) * sizeof *ix->cp_target);
-    if (!pairs || !tmp || !ix->cp_start || !ix->cp_target || !alloc_tree(ix))
+    if (!pairs || !tmp || !ix->cp_start || !ix->cp_target || alloc_tree(ix) != GS_OK)
         goto oom;
     for (int t = 0; t < threads; t++)
         job[t].pairs = pairs, job[t].tmp = tmp;
@@ -238,7 +240,7 @@ oom:
 gs_status gs_lz_sources_finish(gs_lz_index *ix, int threads, const char *path, gs_error *err)
 {
     srcs_job *job = jobs(ix, &threads);
-    if (job == NULL || !alloc_tree(ix)) {
+    if (job == NULL || alloc_tree(ix) != GS_OK) {
         free(job);
         return gs_fail(err, GS_ESYS, "out of memory (index sources)");
     }

@@ -325,7 +325,7 @@ static void verify_edits(scan_ctx *c, const bv *b, const window *w, uint32_t n, 
         for (uint32_t g = 0; hit && g < n; g++) {
             size_t j = w[g].w0 + s;
             if ((hit >> g & 1) && j >= w[g].lo && j < w[g].hi) {
-                if (gs_grow(&out->v, &out->cap, out->n, sizeof *out->v, 256)) {
+                if (gs_grow(&out->v, &out->cap, out->n, sizeof *out->v, 256) != GS_OK) {
                     c->out->oom = 1;
                     return;
                 }

@@ -70,7 +70,7 @@ const gs_engine *gs_engine_auto(const gs_keyset *ks)
 
 gs_status gs_keyhits_push(gs_keyhits *h, uint32_t key, uint64_t pos)
 {
-    if (gs_grow(&h->v, &h->cap, h->n, sizeof *h->v, 1024))
+    if (gs_grow(&h->v, &h->cap, h->n, sizeof *h->v, 1024) != GS_OK)
         return GS_ESYS;
     h->v[h->n] = (gs_keyhit){.pos = pos, .key = key};
     h->n++;

@@ -64,7 +64,7 @@ gs_status gs_job_verify(gs_job *j, const gs_scan_res *main_res, const uint64_t *
  * layout is known before it) and the result file. */
 typedef struct gs_dup_check {
     const gs_layout *l;
-    long n;       /* records that repeat an earlier name */
+    size_t n;     /* records that repeat an earlier name */
     size_t a, b;  /* the first such pair */
     int started;  /* gs_job_dups_start ran: join before n, a, b are read */
     gs_task task;

@@ -19,8 +19,9 @@
 static void *dup_main(void *arg)
 {
     gs_dup_check *d = arg;
-    gs_error ignored = {0};
-    d->n = gs_layout_dup_names(d->l, &d->a, &d->b, &ignored);
+    gs_error ignored = {0}; /* out of memory: no warning, the scan goes on */
+    if (gs_layout_dup_names(d->l, &d->n, &d->a, &d->b, &ignored) != GS_OK)
+        d->n = 0;
     return NULL;
 }
 
@@ -48,7 +49,7 @@ void gs_job_dups_warn(gs_dup_check *d, const gs_layout *l, char *const *corpus)
     }
     if (d->n > 0)
         fprintf(stderr,
-                "gscan: warning: %ld record(s) repeat an earlier record's name, first '%s': "
+                "gscan: warning: %zu record(s) repeat an earlier record's name, first '%s': "
                 "record %zu (%s) and record %zu (%s); hits keep them apart by record id\n",
                 d->n, l->rec[d->b].name, d->a, corpus[l->rec[d->a].file], d->b,
                 corpus[l->rec[d->b].file]);

@@ -5,9 +5,9 @@
 
 #include <stdlib.h>
 
-static int reader_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+static gs_status reader_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
 {
-    return gs_reader_next(ctx, buf, seg, err);
+    return gs_reader_next(ctx, buf, seg, more, err);
 }
 
 gs_source gs_source_reader(gs_reader *r)
@@ -24,11 +24,13 @@ void gs_range_src_init(gs_range_src *s, const gs_plan *plan, int rank, const gs_
     s->cur = s->piece.begin;
 }
 
-static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+static gs_status ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
 {
     gs_range_src *s = ctx;
+    gs_status st;
+    *more = 0;
     if (!s->have)
-        return 0;
+        return GS_OK;
     const gs_piece *p = &s->piece;
     uint64_t own = p->end - s->cur < s->block ? p->end - s->cur : s->block;
     uint64_t stop = s->cur + own + s->walk.plan->overlap;
@@ -37,24 +39,25 @@ static int ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
     const uint32_t record = p->record, file = s->layout->rec[record].file;
     gs_seqfile *f = &s->files[file];
     if (f->fd < 0 && f->bgzf == NULL &&
-        (gs_seqfile_open(f->path, f, err) != GS_OK ||
-         (f->bgzf && gs_bgzf_set_threads(f->bgzf, s->bgzf_threads, err) != GS_OK)))
-        return -1;
-    if (gs_fai_read_range(f, &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
-                          err) != GS_OK)
-        return -1;
+        ((st = gs_seqfile_open(f->path, f, err)) != GS_OK ||
+         (f->bgzf && (st = gs_bgzf_set_threads(f->bgzf, s->bgzf_threads, err)) != GS_OK)))
+        return st;
+    if ((st = gs_fai_read_range(f, &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
+                                err)) != GS_OK)
+        return st;
     *seg = (gs_segment){.record = record, .base = s->cur, .text = buf,
                         .len = (size_t)(stop - s->cur), .own = (size_t)own};
     s->cur += own;
+    *more = 1;
     if (s->cur < p->end)
-        return 1;
+        return GS_OK;
     if ((s->have = gs_plan_next(&s->walk, &s->piece)))
         s->cur = s->piece.begin;
     /* done with a file: it is closed, so a reader of many files holds one
      * open (and one read-ahead buffer) at a time */
     if (!s->have || s->layout->rec[s->piece.record].file != file)
         gs_seqfile_close(f);
-    return 1;
+    return GS_OK;
 }
 
 gs_source gs_source_ranges(gs_range_src *s)
@@ -89,22 +92,24 @@ static void send_end(gs_stream_src *s, int failed)
         GS_MPI_CHECK(MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm));
 }
 
-static int streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+static gs_status streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
 {
     gs_stream_src *s = ctx;
+    *more = 0;
     if (s->finished)
-        return 0;
+        return GS_OK;
     if (s->rank == 0) {
         for (;;) {
-            int r = s->inner.next(s->inner.ctx, buf, seg, err);
-            if (r <= 0) {
-                send_end(s, r < 0);
+            gs_status st = s->inner.next(s->inner.ctx, buf, seg, more, err);
+            if (st != GS_OK || !*more) {
+                send_end(s, st != GS_OK);
                 s->finished = 1;
-                return r;
+                *more = 0;
+                return st;
             }
             int to = (int)(s->seq++ % (uint64_t)s->size);
             if (to == 0)
-                return 1;
+                return GS_OK;
             double t0 = gs_now();
             send_segment(s, to, seg);
             s->t_send += gs_now() - t0;
@@ -114,16 +119,15 @@ static int streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err
     GS_MPI_CHECK(MPI_Recv(hdr, 4, MPI_UINT64_T, 0, TAG_HDR, s->comm, MPI_STATUS_IGNORE));
     if (hdr[2] == END) {
         s->finished = 1;
-        if (hdr[3]) {
-            gs_fail(err, GS_ESYS, "rank 0 stopped streaming the corpus (rank %d)", s->rank);
-            return -1;
-        }
-        return 0;
+        if (hdr[3])
+            return gs_fail(err, GS_ESYS, "rank 0 stopped streaming the corpus (rank %d)", s->rank);
+        return GS_OK;
     }
     gs_mpi_recv_bytes(buf, hdr[2], 0, TAG_DATA, s->comm);
     *seg = (gs_segment){.record = (uint32_t)hdr[0], .base = hdr[1], .text = buf,
                         .len = (size_t)hdr[2], .own = (size_t)hdr[3]};
-    return 1;
+    *more = 1;
+    return GS_OK;
 }
 
 gs_source gs_source_streamed(gs_stream_src *s)
@@ -143,9 +147,10 @@ void gs_stream_src_stop(gs_stream_src *s, size_t cap)
     uint8_t *buf = malloc(cap ? cap : 1);
     gs_error ignored = {0};
     gs_segment seg;
+    int more = 1;
     if (buf == NULL)
         return; /* cannot drain: MPI_Abort by the caller is the way out */
-    while (streamed_next(s, buf, &seg, &ignored) > 0)
+    while (streamed_next(s, buf, &seg, &more, &ignored) == GS_OK && more)
         ;
     free(buf);
 }

@@ -313,14 +313,12 @@ static void *reader_main(void *arg)
          * would spend a noticeable share of its time reading the clock */
         double t0 = gs_now();
         while (used < cfg->block) {
-            if (gs_grow(&sl->seg, &sl->cap, sl->n, sizeof *sl->seg, 64)) {
+            if (gs_grow(&sl->seg, &sl->cap, sl->n, sizeof *sl->seg, 64) != GS_OK) {
                 r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
                 break;
             }
-            int got = r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &r->err);
-            if (got < 0)
-                r->st = r->err.code ? r->err.code : GS_ESYS;
-            if (got <= 0) {
+            r->st = r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &more, &r->err);
+            if (r->st != GS_OK || !more) {
                 more = 0;
                 break;
             }
@@ -374,7 +372,7 @@ static gs_status read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res, 
         pthread_mutex_lock(&p->mu);
         p->helpers++;
         pthread_mutex_unlock(&p->mu);
-        if (!gs_task_spawn(&rd[started].task, helper_main, &rd[started])) {
+        if (gs_task_spawn(&rd[started].task, helper_main, &rd[started]) != GS_OK) {
             st = gs_fail(err, GS_ESYS, "cannot start reading thread %d of %d", started + 1, n_src);
             atomic_store(&p->stop, 1);
             pthread_mutex_lock(&p->mu);
@@ -441,7 +439,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
         }
     }
     for (; started < nt; started++)
-        if (!gs_task_spawn(&w[started].task, worker_main, &w[started])) {
+        if (gs_task_spawn(&w[started].task, worker_main, &w[started]) != GS_OK) {
             st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
             goto fail_workers;
         }
@@ -533,7 +531,7 @@ static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
     gs_status st = pool_init(&p, cfg, 2 + n_src, err);
     if (st != GS_OK)
         goto fail;
-    if (!gs_task_spawn(&task, feeder_main, &f)) {
+    if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;
     }

@@ -21,9 +21,9 @@
 
 typedef struct gs_source {
     /* Fill buf (capacity block + overlap) with the next segment, whose
-     * text is buf itself (seg->text == buf): 1, 0 at the end, -1 on error
-     * (err set). */
-    int (*next)(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err);
+     * text is buf itself (seg->text == buf), an iterator as gs_error.h
+     * describes: *more = 1 with a segment, 0 at the end. */
+    gs_status (*next)(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err);
     void *ctx;
 } gs_source;
 

@@ -53,8 +53,9 @@ static int fuzz_fasta(const uint8_t *d, size_t n)
         gs_reader_opts o = {(gs_input_format)fmt, 61, 7};
         static uint8_t buf[61 + 7];
         gs_segment seg;
+        int more = 0;
         if (gs_reader_open(files, 1, &o, &lay, &r, &err) == GS_OK)
-            while (gs_reader_next(r, buf, &seg, &err) > 0)
+            while (gs_reader_next(r, buf, &seg, &more, &err) == GS_OK && more)
                 if (seg.len > sizeof buf || seg.own > seg.len)
                     abort();
         if (r)

@@ -79,7 +79,7 @@ typedef struct worker {
     uint8_t *packed;                /* one of them shuffled */
     struct libdeflate_compressor *c;
     uint8_t *level_buf;    /* ISA-L's level 1 tables, ISAL_DEF_LVL1_DEFAULT bytes */
-    int ok;                /* the writer: every chunk stored */
+    gs_status st;          /* the writer: GS_OK when every chunk was stored */
     double fill, shuffle, deflate, store, wait;
     uint64_t stored;       /* compressed bytes handed to HDF5 */
 } worker;
@@ -141,8 +141,9 @@ static size_t isal_zlib(worker *w, const uint8_t *in, size_t n, uint8_t *out, si
  * column. */
 enum { FILL_ROWS = 4096 };
 
-/* Fill, shuffle and deflate row group g into its slot. */
-static int compress_group(worker *w, uint64_t g)
+/* Fill, shuffle and deflate row group g into its slot; GS_ESYS when a
+ * chunk did not compress (a worker thread: the writer says where). */
+static gs_status compress_group(worker *w, uint64_t g)
 {
     ring *p = w->p;
     const gs_h5_direct *d = p->d;
@@ -175,7 +176,7 @@ static int compress_group(worker *w, uint64_t g)
         w->deflate += cpu() - t2;
         ok = ok && s->len[k] > 0;
     }
-    return ok;
+    return ok ? GS_OK : GS_ESYS;
 }
 
 /* Take the next group whose slot is free; mu is held. */
@@ -191,9 +192,9 @@ static int claim(ring *p, uint64_t *c)
 
 static void compress_claimed(worker *w, uint64_t c)
 {
-    int ok = compress_group(w, c);
+    gs_status st = compress_group(w, c);
     pthread_mutex_lock(&w->p->mu);
-    w->p->slots[c % (uint64_t)w->p->n_slots].state = ok ? S_READY : S_FAILED;
+    w->p->slots[c % (uint64_t)w->p->n_slots].state = st == GS_OK ? S_READY : S_FAILED;
     pthread_cond_signal(&w->p->ready);
 }
 
@@ -218,8 +219,9 @@ static void compress_loop(worker *w)
 }
 
 /* Thread 0: store the groups in order; while the next one is not ready,
- * compress one (it only ever waits for a group another thread holds). */
-static int store_loop(worker *w)
+ * compress one (it only ever waits for a group another thread holds).
+ * GS_ESYS when one could not be stored (p->failed_in: its dataset). */
+static gs_status store_loop(worker *w)
 {
     ring *p = w->p;
     uint64_t n = p->n_groups, c = 0, mine;
@@ -256,14 +258,14 @@ static int store_loop(worker *w)
     p->stop = 1;
     pthread_cond_broadcast(&p->freed);
     pthread_mutex_unlock(&p->mu);
-    return ok;
+    return ok ? GS_OK : GS_ESYS;
 }
 
 static void *thread_main(void *arg)
 {
     worker *w = arg;
     if (w == w->p->workers)
-        w->ok = store_loop(w);
+        w->st = store_loop(w);
     else
         compress_loop(w);
     return NULL;
@@ -359,7 +361,7 @@ static int write_ring(const gs_h5_direct *d, int n, const gs_tune *tune)
             goto fail;
     }
     gs_run_parallel(thread_main, ws, sizeof *ws, nt);
-    ok = ws[0].ok;
+    ok = ws[0].st == GS_OK;
     done = ok ? n : p.failed_in;
     if (p.n_groups * (uint64_t)n > 1 && tune && tune->debug & GS_DEBUG_TIME)
         report(&p, nt, now() - t0);

@@ -64,9 +64,10 @@ static gs_status open_seq(exporter *x, char *const *corpus, size_t n_corpus, gs_
         file = gs_malloc(f->s.n_rec * sizeof *file, err, "records");
         len = gs_malloc(f->s.n_rec * sizeof *len, err, "records");
         if (err->code == GS_OK
-            && (!gs_h5_read_rows(f->fid, "/records/file", H5T_NATIVE_UINT32, 0, 0, f->s.n_rec, file)
-                || !gs_h5_read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, 0, 0, f->s.n_rec,
-                                    len)))
+            && (gs_h5_read_rows(f->fid, "/records/file", H5T_NATIVE_UINT32, 0, 0, f->s.n_rec,
+                                file) != GS_OK
+                || gs_h5_read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, 0, 0, f->s.n_rec,
+                                   len) != GS_OK))
             gs_h5_read_fail(f, "/records", err);
         if (err->code == GS_OK)
             gs_hit_seq_open(corpus, n_corpus, x->rnames ? x->rnames : "", x->rstride, file, len,
@@ -105,7 +106,8 @@ static gs_status begin(exporter *x, gs_error *err)
     if (f->s.approx && ((h->end = gs_malloc(READ_ROWS * sizeof *h->end, err, "hits")) == NULL ||
                         (h->dist = gs_malloc(READ_ROWS * sizeof *h->dist, err, "hits")) == NULL))
         return err->code;
-    if (!gs_h5_read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, 0, f->s.n_pat, x->plen))
+    if (gs_h5_read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, 0, f->s.n_pat, x->plen)
+        != GS_OK)
         return gs_h5_read_fail(f, "/patterns/length", err);
     for (uint64_t i = 0; i < f->s.n_pat; i++)
         x->longest = x->plen[i] > x->longest ? x->plen[i] : x->longest;
@@ -139,13 +141,15 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
     gs_h5_file *f = x->f;
     hit_rows *h = &x->h;
     hid_t fid = f->fid;
-    if (!gs_h5_read_rows(fid, "/hits/pattern", H5T_NATIVE_UINT32, 0, at, k, h->pat)
-        || !gs_h5_read_rows(fid, "/hits/record", H5T_NATIVE_UINT32, 0, at, k, h->rec)
-        || !gs_h5_read_rows(fid, "/hits/start", H5T_NATIVE_UINT64, 0, at, k, h->start)
-        || !gs_h5_read_rows(fid, "/hits/strand", H5T_NATIVE_INT8, 0, at, k, h->strand)
-        || (h->end && !gs_h5_read_rows(fid, "/hits/end", H5T_NATIVE_UINT64, 0, at, k, h->end))
+    if (gs_h5_read_rows(fid, "/hits/pattern", H5T_NATIVE_UINT32, 0, at, k, h->pat) != GS_OK
+        || gs_h5_read_rows(fid, "/hits/record", H5T_NATIVE_UINT32, 0, at, k, h->rec) != GS_OK
+        || gs_h5_read_rows(fid, "/hits/start", H5T_NATIVE_UINT64, 0, at, k, h->start) != GS_OK
+        || gs_h5_read_rows(fid, "/hits/strand", H5T_NATIVE_INT8, 0, at, k, h->strand) != GS_OK
+        || (h->end
+            && gs_h5_read_rows(fid, "/hits/end", H5T_NATIVE_UINT64, 0, at, k, h->end) != GS_OK)
         || (h->dist
-            && !gs_h5_read_rows(fid, "/hits/distance", H5T_NATIVE_UINT8, 0, at, k, h->dist)))
+            && gs_h5_read_rows(fid, "/hits/distance", H5T_NATIVE_UINT8, 0, at, k, h->dist)
+                   != GS_OK))
         return gs_h5_read_fail(f, "/hits", err);
     for (uint64_t i = 0; i < k; i++) {
         uint32_t pat = h->pat[i], rec = h->rec[i];
@@ -187,9 +191,7 @@ gs_status gs_h5_export_seq(gs_h5_file *f, const gs_h5_export_opts *o, FILE *out,
 {
     gs_h5_quiet q = gs_h5_quiet_begin();
     exporter x = {.f = f};
-    if (gs_text_format_parse(o->format, &x.fmt) != 0)
-        gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv or bed)", o->format);
-    else if (!f->s.has_hits)
+    if (gs_text_format_parse(o->format, &x.fmt, err) == GS_OK && !f->s.has_hits)
         gs_fail(err, GS_EINPUT, "no hits in %s (run gscan scan with --report hits)", f->s.path);
     if (err->code != GS_OK || begin(&x, err) != GS_OK
         || (o->with_seq && begin_seq(&x, o->corpus, o->n_corpus, err) != GS_OK))
@@ -236,12 +238,13 @@ gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err)
         if ((names = gs_h5_strings(f, "/patterns/name", at, k, &nstride, err)) == NULL
             || (seqs = gs_h5_strings(f, "/patterns/sequence", at, k, &sstride, err)) == NULL)
             goto fail;
-        if (!gs_h5_read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)f->s.n_strands, at, k,
-                             counts)) {
+        if (gs_h5_read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)f->s.n_strands, at, k,
+                             counts) != GS_OK) {
             gs_h5_read_fail(f, "/counts", err);
             goto fail;
         }
-        if (!gs_h5_read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, at, k, lens)) {
+        if (gs_h5_read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, at, k, lens)
+            != GS_OK) {
             gs_h5_read_fail(f, "/patterns/length", err);
             goto fail;
         }

@@ -42,10 +42,11 @@ gs_status gs_h5_dset_check(gs_h5_file *f, const char *name, H5T_class_t cls, int
                            hsize_t dims[2], gs_error *err);
 
 /* Rows [from, from + n) of a dataset as mtype into buf, which holds n rows
- * of cols values (cols 0: the dataset must be 1-D). 1, or 0 (HDF5's error
- * stack says why: gs_h5_read_fail). */
-int gs_h5_read_rows(hid_t fid, const char *name, hid_t mtype, hsize_t cols, uint64_t from,
-                    uint64_t n, void *buf);
+ * of cols values (cols 0: the dataset must be 1-D). GS_EINPUT when they
+ * cannot be read; no gs_error: HDF5's error stack says why, and the caller
+ * passes it on with gs_h5_read_fail, naming the dataset or its group. */
+gs_status gs_h5_read_rows(hid_t fid, const char *name, hid_t mtype, hsize_t cols, uint64_t from,
+                          uint64_t n, void *buf);
 /* GS_EINPUT "cannot read name: <HDF5's reason> (path)". */
 gs_status gs_h5_read_fail(gs_h5_file *f, const char *name, gs_error *err);
 

@@ -156,18 +156,18 @@ static void make_blob(wctx *w, const gs_result *res, const char *tmp, wmeta *m, 
 }
 
 /* Rank 0: check the target, create the temporary file, and gather what every
- * rank needs into *m and a blob of strings. Returns 1 when the temporary file
- * was created (and must be removed on failure). */
-static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
+ * rank needs into *m and a blob of strings. *made = 1 when the temporary
+ * file was created (and must be removed on failure); errors in w->e. */
+static gs_status prepare(wctx *w, const gs_result *res, wmeta *m, char **blob, int *made)
 {
     char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", w->path, (long)getpid()) >= sizeof tmp) {
-        gs_fail(&w->e, GS_ESYS, "cannot write output: path too long (%s)", w->path);
-        return 0;
-    }
+    *made = 0;
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", w->path, (long)getpid()) >= sizeof tmp)
+        return gs_fail(&w->e, GS_ESYS, "cannot write output: path too long (%s)", w->path);
     check_target(w, tmp);
     if (w->e.code != GS_OK)
-        return 0;
+        return w->e.code;
+    *made = 1;
     const gs_patset *ps = res->patterns;
     const gs_layout *lay = res->layout;
     m->n_pat = ps ? ps->n : 0;
@@ -185,10 +185,10 @@ static int prepare(wctx *w, const gs_result *res, wmeta *m, char **blob)
     else if (m->n_pat > 0 && res->counts == NULL)
         gs_fail(&w->e, GS_ESYS, "invalid result: no counts (%s)", w->path);
     if (w->e.code != GS_OK)
-        return 1;
+        return w->e.code;
     widths(m, ps, lay);
     make_blob(w, res, tmp, m, blob);
-    return 1;
+    return w->e.code;
 }
 
 /* Every rank checks its own hits: ids inside the file's tables and sorted,
@@ -522,7 +522,7 @@ static gs_status share_meta(wctx *w, const gs_result *res, wmeta *m, char **blob
                             const char *s[B_N], int *made)
 {
     if (w->rank == 0)
-        *made = prepare(w, res, m, blob);
+        prepare(w, res, m, blob, made); /* a failure is in w->e: agreed on below */
     if (gs_h5w_agree(w) != GS_OK)
         return w->e.code;
     GS_MPI_CHECK(MPI_Bcast(m, (int)sizeof *m, MPI_BYTE, 0, w->comm));

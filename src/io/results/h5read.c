@@ -12,10 +12,10 @@
 
 /* Read rows [from, from + n) of a dataset as mtype into buf, which holds n
  * rows of cols values (cols 0: the dataset must be 1-D). */
-int gs_h5_read_rows(hid_t fid, const char *name, hid_t mtype, hsize_t cols, uint64_t from,
-                    uint64_t n, void *buf)
+gs_status gs_h5_read_rows(hid_t fid, const char *name, hid_t mtype, hsize_t cols, uint64_t from,
+                          uint64_t n, void *buf)
 {
-    int ok = 0;
+    gs_status st = GS_EINPUT;
     hid_t d = H5Dopen2(fid, name, H5P_DEFAULT), fs = -1, ms = -1;
     if (d < 0 || (fs = H5Dget_space(d)) < 0)
         goto done;
@@ -27,14 +27,14 @@ int gs_h5_read_rows(hid_t fid, const char *name, hid_t mtype, hsize_t cols, uint
     count[0] = n;
     count[1] = dims[1];
     if (n == 0) {
-        ok = 1;
+        st = GS_OK;
         goto done;
     }
     if ((ms = H5Screate_simple(r, count, NULL)) < 0
         || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0
         || H5Dread(d, mtype, ms, fs, H5P_DEFAULT, buf) < 0)
         goto done;
-    ok = 1;
+    st = GS_OK;
 done:
     if (ms >= 0)
         H5Sclose(ms);
@@ -42,7 +42,7 @@ done:
         H5Sclose(fs);
     if (d >= 0)
         H5Dclose(d);
-    return ok;
+    return st;
 }
 
 char *gs_h5_strings(gs_h5_file *f, const char *name, uint64_t from, uint64_t n, size_t *stride,
@@ -66,7 +66,7 @@ char *gs_h5_strings(gs_h5_file *f, const char *name, uint64_t from, uint64_t n, 
         goto done;
     }
     buf = gs_malloc((size_t)n * w, err, name);
-    if (buf && !gs_h5_read_rows(f->fid, name, mt, 0, from, n, buf)) {
+    if (buf && gs_h5_read_rows(f->fid, name, mt, 0, from, n, buf) != GS_OK) {
         char why[256];
         gs_h5_reason(why, sizeof why);
         gs_fail(err, GS_EINPUT, "cannot read %s: %s (%s)", name, why, f->s.path);
@@ -170,7 +170,8 @@ gs_status gs_h5_record_lengths(gs_h5_file *f, uint64_t from, uint64_t n, uint64_
 {
     gs_h5_quiet q = gs_h5_quiet_begin();
     gs_status st = GS_OK;
-    if (n && !gs_h5_read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, 0, from, n, len))
+    if (n && gs_h5_read_rows(f->fid, "/records/length", H5T_NATIVE_UINT64, 0, from, n, len)
+                 != GS_OK)
         st = gs_h5_read_fail(f, "/records/length", err);
     gs_h5_quiet_end(q);
     return st;
@@ -200,9 +201,11 @@ gs_status gs_h5_each_pattern(gs_h5_file *f, gs_h5_pattern_fn fn, void *ctx, gs_e
     gs_status st = counts && lens ? GS_OK : GS_ESYS;
     for (uint64_t at = 0; st == GS_OK && at < f->s.n_pat; at += READ_ROWS) {
         uint64_t k = f->s.n_pat - at < READ_ROWS ? f->s.n_pat - at : READ_ROWS;
-        if (!gs_h5_read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)S, at, k, counts))
+        if (gs_h5_read_rows(f->fid, "/counts", H5T_NATIVE_UINT64, (hsize_t)S, at, k, counts)
+            != GS_OK)
             st = gs_h5_read_fail(f, "/counts", err);
-        else if (!gs_h5_read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, at, k, lens))
+        else if (gs_h5_read_rows(f->fid, "/patterns/length", H5T_NATIVE_UINT32, 0, at, k, lens)
+                 != GS_OK)
             st = gs_h5_read_fail(f, "/patterns/length", err);
         else
             fn(ctx, &(gs_h5_pattern_rows){at, k, counts, lens});
@@ -226,7 +229,7 @@ static gs_status timing_phase(gs_h5_file *f, const char *name, int p, gs_h5_timi
     double *v = gs_malloc((size_t)dims[0] * sizeof *v, err, "timings"), mx = 0;
     if (v == NULL)
         return GS_ESYS;
-    if (!gs_h5_read_rows(f->fid, name, H5T_NATIVE_DOUBLE, 0, 0, dims[0], v)) {
+    if (gs_h5_read_rows(f->fid, name, H5T_NATIVE_DOUBLE, 0, 0, dims[0], v) != GS_OK) {
         free(v);
         return gs_h5_read_fail(f, name, err);
     }

@@ -15,15 +15,15 @@
 
 #include "io/stream/replace_file.h"
 
-int gs_text_format_parse(const char *name, gs_text_format *f)
+gs_status gs_text_format_parse(const char *name, gs_text_format *f, gs_error *err)
 {
     if (!strcmp(name, "tsv"))
         *f = GS_TEXT_TSV;
     else if (!strcmp(name, "bed"))
         *f = GS_TEXT_BED;
     else
-        return -1;
-    return 0;
+        return gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv or bed)", name);
+    return GS_OK;
 }
 
 void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_seq)

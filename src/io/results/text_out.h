@@ -35,8 +35,8 @@ typedef struct gs_text_hit {
     int distance;        /* approximate modes: a "distance" column (BED: the score); -1 */
 } gs_text_hit;
 
-/* "tsv" / "bed" into *f; -1 for anything else. */
-int gs_text_format_parse(const char *name, gs_text_format *f);
+/* "tsv" / "bed" into *f; anything else GS_EUSAGE naming it. */
+gs_status gs_text_format_parse(const char *name, gs_text_format *f, gs_error *err);
 /* The header line of hit rows (nothing for BED); with_dist: a column
  * "distance" after strand (approximate modes); with_seq: a last column
  * "matched" (the hits' seq). */

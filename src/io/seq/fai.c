@@ -123,26 +123,28 @@ static int gap_fits(const uint8_t *s, size_t n, const gs_fai_entry *e, int at_fi
 }
 
 /* Does the text at from (after line ends) open with a header named like
- * one of the entries before e? That is a record samtools faidx left out of
- * its index ("Ignoring duplicate sequence"), not a stale index. */
-static int dropped_duplicate(gs_seqfile *f, uint64_t from, const gs_fai *fai, size_t e,
-                             uint8_t *buf, gs_error *err)
+ * one of the entries before e (*dup = 1)? That is a record samtools faidx
+ * left out of its index ("Ignoring duplicate sequence"), not a stale index. */
+static gs_status dropped_duplicate(gs_seqfile *f, uint64_t from, const gs_fai *fai, size_t e,
+                                   uint8_t *buf, int *dup, gs_error *err)
 {
     uint64_t size = gs_seqfile_text_size(f), ignored = 0;
     size_t n = size - from < 65536 ? (size_t)(size - from) : 65536, h = 0;
     int ended;
-    if (from >= size || gs_seqfile_pread(f, buf, n, from, &ignored, &ended, err) != GS_OK || ended)
-        return 0;
+    gs_status st = GS_OK;
+    *dup = 0;
+    if (from >= size || (st = gs_seqfile_pread(f, buf, n, from, &ignored, &ended, err)) != GS_OK
+        || ended)
+        return st;
     while (h < n && (buf[h] == '\n' || buf[h] == '\r' || buf[h] == ' ' || buf[h] == '\t'))
         h++;
     if (h == n || buf[h] != '>')
-        return 0;
+        return GS_OK;
     const uint8_t *nl = memchr(buf + h, '\n', n - h);
     size_t len, a = h + 1 + gs_header_name(buf + h + 1, (nl ? (size_t)(nl - buf) : n) - h - 1, &len);
-    for (size_t i = 0; i < e; i++)
-        if (strlen(fai->v[i].name) == len && memcmp(fai->v[i].name, buf + a, len) == 0)
-            return 1;
-    return 0;
+    for (size_t i = 0; i < e && !*dup; i++)
+        *dup = strlen(fai->v[i].name) == len && memcmp(fai->v[i].name, buf + a, len) == 0;
+    return GS_OK;
 }
 
 /* The decimal number s[0, end) (GS_EINPUT when it is not one; the caller
@@ -455,11 +457,13 @@ static gs_status check_index(gs_fai *fai, load_part *part, int n, const char *fa
         if (gs_seqfile_open(fasta, &sf, err) != GS_OK)
             return err->code;
         uint8_t *gap = gs_malloc(GAP_MAX, err, "index check");
-        int dup = gap && dropped_duplicate(&sf, gap_start(fai, i), fai, i, gap, err);
+        int dup = 0;
+        gs_status st = gap ? dropped_duplicate(&sf, gap_start(fai, i), fai, i, gap, &dup, err)
+                           : GS_ESYS;
         gs_seqfile_close(&sf);
         free(gap);
-        if (gap == NULL)
-            return GS_ESYS;
+        if (st != GS_OK)
+            return st;
         if (dup) {
             gs_fai_free(fai);
             fai->omits_dups = 1;

@@ -132,7 +132,7 @@ static gs_status runs_add(runs *r, uint64_t width, uint64_t lres, uint64_t line)
 static gs_status part_header(part *p, const uint8_t *s, size_t len, uint64_t offset)
 {
     size_t n, i = 1 + gs_header_name(s + 1, len - 1, &n);
-    if (gs_grow(&p->rec, &p->cap, p->n_rec, sizeof *p->rec, 64))
+    if (gs_grow(&p->rec, &p->cap, p->n_rec, sizeof *p->rec, 64) != GS_OK)
         return GS_ESYS;
     char *name = malloc(n + 1);
     if (name == NULL)
@@ -299,7 +299,7 @@ static gs_status stitch(builder *bd, part *parts, size_t n_parts)
         if (apply_runs(bd, &p->lead, bd->line) != GS_OK)
             return bd->err->code;
         for (size_t k = 0; k < p->n_rec; k++) {
-            if (gs_grow(&fai->v, &bd->cap, fai->n, sizeof *fai->v, 64))
+            if (gs_grow(&fai->v, &bd->cap, fai->n, sizeof *fai->v, 64) != GS_OK)
                 return gs_fail(bd->err, GS_ESYS, "out of memory (indexing %s)", bd->path);
             fai->v[fai->n++] = (gs_fai_entry){.name = p->rec[k].name, .offset = p->rec[k].offset};
             p->rec[k].name = NULL; /* moved into the index */

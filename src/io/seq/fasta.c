@@ -437,21 +437,23 @@ fail:
     return err->code;
 }
 
-int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
+gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
 {
     size_t cap = r->o.block + r->o.overlap;
+    gs_status st;
+    *more = 0;
     for (;;) {
         if (!r->in_rec) {
             int open;
-            if (next_record(r, &open, err) != GS_OK)
-                return -1;
+            if ((st = next_record(r, &open, err)) != GS_OK)
+                return st;
             if (!open)
-                return 0;
+                return GS_OK;
         }
         size_t n = r->n_carry;
         memcpy(buf, r->carry, n);
-        if (!r->rec_done && fill(r, buf, &n, cap, err) != GS_OK)
-            return -1;
+        if (!r->rec_done && (st = fill(r, buf, &n, cap, err)) != GS_OK)
+            return st;
         gs_record *rec = &r->layout->rec[r->rec];
         rec->length = r->rec_pos + n;
         if (n == 0) {
@@ -466,7 +468,8 @@ int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err)
         r->rec_pos += own;
         if (r->rec_done && r->n_carry == 0)
             r->in_rec = 0;
-        return 1;
+        *more = 1;
+        return GS_OK;
     }
 }
 
@@ -485,12 +488,12 @@ static uint64_t name_hash(const char *s)
  * holds a name's hash (high 32 bits) and its first record + 1 (low 32 bits,
  * record ids are 32-bit). The first record found in the table is the
  * smallest b; the slot gives its a. */
-long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err)
+gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *b, gs_error *err)
 {
-    long dups = 0;
-    *a = *b = 0;
+    size_t dups = 0;
+    *n = *a = *b = 0;
     if (l->n_rec < 2 || l->n_rec >= UINT32_MAX)
-        return 0;
+        return GS_OK;
     size_t cap = 64;
     while (cap < l->n_rec + l->n_rec / 2)
         cap *= 2;
@@ -499,7 +502,7 @@ long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err
      * page's first store, after the probe that read it */
     uint64_t *slot = gs_malloc(cap * sizeof *slot, err, "record names");
     if (slot == NULL)
-        return -1;
+        return GS_ESYS;
     memset(slot, 0, cap * sizeof *slot);
     for (size_t i = 0; i < l->n_rec; i++) {
         const char *name = l->rec[i].name;
@@ -518,7 +521,8 @@ long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err
         }
     }
     free(slot);
-    return dups;
+    *n = dups;
+    return GS_OK;
 }
 
 uint64_t gs_reader_bytes_in(const gs_reader *r)

@@ -49,7 +49,7 @@ typedef struct gs_reader_opts {
 } gs_reader_opts;
 
 /* Open the files in order. Records are appended to *layout as they are met
- * (the layout is complete once gs_reader_next returned 0); layout->files is
+ * (the layout is complete once gs_reader_next set *more = 0); layout->files is
  * filled at open. Missing/unreadable files fail here (GS_EINPUT, path). */
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **r, gs_error *err);
@@ -67,10 +67,10 @@ gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *er
 int gs_input_seekable(const char *path);
 
 /* Fill buf (capacity >= block + overlap) with the next segment of residues.
- * Returns 1 with *seg set (seg->text == buf), 0 at the end of the corpus, or
- * -1 on error (truncated/corrupt gzip: GS_EINPUT naming the file; I/O: GS_ESYS).
+ * *more = 1 with *seg set (seg->text == buf), 0 at the end of the corpus;
+ * errors: truncated/corrupt gzip GS_EINPUT naming the file, I/O GS_ESYS.
  * Empty records yield no segment but are in the layout. */
-int gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, gs_error *err);
+gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more, gs_error *err);
 
 /* Bytes read from the files so far (compressed bytes for gzip). */
 uint64_t gs_reader_bytes_in(const gs_reader *r);
@@ -79,10 +79,10 @@ void gs_reader_close(gs_reader *r);
 
 /* Records whose name another record has too. Names need not be unique (a
  * .fai may list one twice, record ids tell hits apart), but a repeat is most
- * often a mistake worth a warning. Returns how many records repeat an earlier
- * name (0: all unique) and sets *a < *b to the first such pair in record
- * order of the second. GS_ESYS (-1 returned) only when out of memory. */
-long gs_layout_dup_names(const gs_layout *l, size_t *a, size_t *b, gs_error *err);
+ * often a mistake worth a warning. Sets *n to how many records repeat an
+ * earlier name (0: all unique) and *a < *b to the first such pair in record
+ * order of the second. GS_ESYS only when out of memory. */
+gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *b, gs_error *err);
 
 /* Base name of a path, for raw records ("dir/x.bin.gz" -> "x.bin.gz"). */
 const char *gs_path_base(const char *path);

@@ -135,9 +135,10 @@ static void seek(bitin *b, uint64_t bit)
 /* Canonical Huffman table for lens[0, n) (entries ent[sym] without the
  * length). zlib's rules: an over-subscribed set is invalid; an incomplete
  * one only when it is a single code of length 1 (never for the code-length
- * code, strict); no code at all gives a table of invalid entries. */
-static int build(uint32_t *tab, unsigned pbits, const uint8_t *lens, unsigned n, const uint32_t *ent,
-                 int strict)
+ * code, strict); no code at all gives a table of invalid entries. GS_EINPUT: an invalid
+ * set. */
+static gs_status build(uint32_t *tab, unsigned pbits, const uint8_t *lens, unsigned n,
+                       const uint32_t *ent, int strict)
 {
     unsigned count[16] = {0}, offs[16];
     uint16_t sorted[288];
@@ -149,15 +150,15 @@ static int build(uint32_t *tab, unsigned pbits, const uint8_t *lens, unsigned n,
         max--;
     memset(tab, 0, sizeof *tab << pbits);
     if (max == 0)
-        return strict ? -1 : 0;
+        return strict ? GS_EINPUT : GS_OK;
     int left = 1;
     for (unsigned l = 1; l <= 15; l++) {
         left = left * 2 - (int)count[l];
         if (left < 0)
-            return -1;
+            return GS_EINPUT;
     }
     if (left > 0 && (strict || max != 1))
-        return -1;
+        return GS_EINPUT;
     offs[1] = 0;
     for (unsigned l = 1; l < 15; l++)
         offs[l + 1] = offs[l] + count[l];
@@ -188,7 +189,7 @@ static int build(uint32_t *tab, unsigned pbits, const uint8_t *lens, unsigned n,
             for (unsigned r = rev >> pbits; r < (1u << sub); r += 1u << (l - pbits))
                 tab[base + r] = e;
         }
-    return 0;
+    return GS_OK;
 }
 
 static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10,  11,  13,  15,  17,  19,  23, 27,
@@ -238,7 +239,7 @@ static const char *read_dynamic(bitin *b, tables *t)
             refill(b);
         cl[cl_order[i]] = (uint8_t)take(b, 3);
     }
-    if (build(t->cl, CL_BITS, cl, 19, cl_ent, 1) != 0)
+    if (build(t->cl, CL_BITS, cl, 19, cl_ent, 1) != GS_OK)
         return "invalid code lengths set";
     for (unsigned i = 0, total = nlit + ndist; i < total;) {
         if (b->n < 14)
@@ -269,9 +270,9 @@ static const char *read_dynamic(bitin *b, tables *t)
     }
     if (lens[256] == 0)
         return "invalid code -- missing end-of-block";
-    if (build(t->lit, LIT_BITS, lens, nlit, lit_ent, 0) != 0)
+    if (build(t->lit, LIT_BITS, lens, nlit, lit_ent, 0) != GS_OK)
         return "invalid literal/lengths set";
-    if (build(t->dist, DIST_BITS, lens + nlit, ndist, dist_ent, 0) != 0)
+    if (build(t->dist, DIST_BITS, lens + nlit, ndist, dist_ent, 0) != GS_OK)
         return "invalid distances set";
     return past_end(b) ? "unexpected end of file" : NULL;
 }
@@ -292,35 +293,36 @@ static uint64_t out_count(const dec *d)
     return d->wide ? d->o - W : d->c->n_head + d->o - W;
 }
 
-static int fail(dec *d, const char *why)
+/* The data is invalid here: GS_EINPUT, with c->why and c->err_byte. */
+static gs_status fail(dec *d, const char *why)
 {
     uint64_t bit = bit_pos(&d->b);
     d->c->why = why;
     d->c->err_byte = bit / 8;
-    return -1;
+    return GS_EINPUT;
 }
 
-/* Room for need more entries in the buffer written: 0, or -2. */
-static int room(dec *d, size_t need)
+/* Room for need more entries in the buffer written (GS_ESYS: out of memory). */
+static gs_status room(dec *d, size_t need)
 {
     gs_dchunk *c = d->c;
     size_t *cap = d->wide ? &c->head_cap : &c->tail_cap, want = d->o + need + 258 + 16;
     if (want <= *cap)
-        return 0;
+        return GS_OK;
     size_t nc = *cap * 2 > want ? *cap * 2 : want, el = d->wide ? 2 : 1;
     void *p = realloc(d->wide ? (void *)c->head : (void *)c->tail, nc * el);
     if (p == NULL)
-        return -2;
+        return GS_ESYS;
     if (d->wide)
         c->head = p;
     else
         c->tail = p;
     *cap = nc;
-    return 0;
+    return GS_OK;
 }
 
 /* The gzip member header at the current (byte-aligned) position. */
-static int member_header(dec *d)
+static gs_status member_header(dec *d)
 {
     const uint8_t *in = d->b.base;
     size_t n = (size_t)(d->b.end - in), at = (size_t)(bit_pos(&d->b) / 8), i = at;
@@ -355,10 +357,10 @@ static int member_header(dec *d)
     }
     seek(&d->b, (uint64_t)i * 8);
     d->lo = d->o; /* a member starts with an empty window */
-    return 0;
+    return GS_OK;
 }
 
-static int stored(dec *d)
+static gs_status stored(dec *d)
 {
     const uint8_t *in = d->b.base;
     size_t n = (size_t)(d->b.end - in), i = (size_t)((bit_pos(&d->b) + 7) / 8);
@@ -372,8 +374,8 @@ static int stored(dec *d)
         seek(&d->b, (uint64_t)n * 8);
         return fail(d, "unexpected end of file");
     }
-    if (room(d, len) != 0)
-        return -2;
+    if (room(d, len) != GS_OK)
+        return GS_ESYS;
     if (d->wide)
         for (unsigned k = 0; k < len; k++)
             d->c->head[d->o + k] = in[i + k];
@@ -381,10 +383,10 @@ static int stored(dec *d)
         memcpy(d->c->tail + d->o, in + i, len);
     d->o += len;
     seek(&d->b, (uint64_t)(i + len) * 8);
-    return 0;
+    return GS_OK;
 }
 
-static int huffman(dec *d, const tables *t)
+static gs_status huffman(dec *d, const tables *t)
 {
     for (;;) {
         int rc = d->wide ? block_symbols(&d->b, t, d->c->head, &d->o, d->c->head_cap, d->lo,
@@ -392,10 +394,10 @@ static int huffman(dec *d, const tables *t)
                          : block_bytes(&d->b, t, d->c->tail, &d->o, d->c->tail_cap, d->lo, NULL);
         switch (rc) {
         case R_EOB:
-            return past_end(&d->b) ? fail(d, "unexpected end of file") : 0;
+            return past_end(&d->b) ? fail(d, "unexpected end of file") : GS_OK;
         case R_ROOM:
-            if (room(d, 1 << 20) != 0)
-                return -2;
+            if (room(d, 1 << 20) != GS_OK)
+                return GS_ESYS;
             break;
         case R_EOF: return fail(d, "unexpected end of file");
         case R_BADLIT: return past_end(&d->b) ? fail(d, "unexpected end of file")
@@ -409,16 +411,16 @@ static int huffman(dec *d, const tables *t)
 }
 
 /* Wide and the last window of symbols holds no marker: go on in bytes. */
-static int narrow(dec *d)
+static gs_status narrow(dec *d)
 {
     gs_dchunk *c = d->c;
     if (!d->wide || d->o - d->last_marker < W)
-        return 0;
+        return GS_OK;
     c->n_head = d->o - W;
     if (c->tail_cap < 2 * W) {
         void *p = realloc(c->tail, 2 * W);
         if (p == NULL)
-            return -2;
+            return GS_ESYS;
         c->tail = p;
         c->tail_cap = 2 * W;
     }
@@ -427,10 +429,10 @@ static int narrow(dec *d)
     d->lo = d->lo > d->o - W ? d->lo - (d->o - W) : 0;
     d->o = W;
     d->wide = 0;
-    return 0;
+    return GS_OK;
 }
 
-static int member_end(dec *d, int *more)
+static gs_status member_end(dec *d, int *more)
 {
     gs_dchunk *c = d->c;
     const uint8_t *in = d->b.base;
@@ -443,7 +445,7 @@ static int member_end(dec *d, int *more)
         size_t cap = c->ends_cap ? c->ends_cap * 2 : 16;
         void *p = realloc(c->ends, cap * sizeof *c->ends);
         if (p == NULL)
-            return -2;
+            return GS_ESYS;
         c->ends = p;
         c->ends_cap = cap;
     }
@@ -456,21 +458,21 @@ static int member_end(dec *d, int *more)
     seek(&d->b, (uint64_t)i * 8);
     /* another member follows only if its magic does (zlib's gzread rule) */
     *more = n - i >= 2 && in[i] == 0x1f && in[i + 1] == 0x8b;
-    return 0;
+    return GS_OK;
 }
 
-static int run(dec *d, int at_member, uint64_t stop_bit, size_t max_out)
+static gs_status run(dec *d, int at_member, uint64_t stop_bit, size_t max_out)
 {
     gs_dchunk *c = d->c;
-    int rc;
+    gs_status rc;
     for (;;) {
-        if (at_member && (rc = member_header(d)) != 0)
+        if (at_member && (rc = member_header(d)) != GS_OK)
             return rc;
         at_member = 0;
         uint64_t pos = bit_pos(&d->b);
         if (d->blocks > 0 && (pos >= stop_bit || out_count(d) >= max_out)) {
             c->stop_bit = pos;
-            return 0;
+            return GS_OK;
         }
         refill(&d->b);
         unsigned final = take(&d->b, 1), type = take(&d->b, 2);
@@ -483,19 +485,19 @@ static int run(dec *d, int at_member, uint64_t stop_bit, size_t max_out)
             rc = why ? fail(d, why) : huffman(d, d->t);
         } else
             rc = fail(d, "invalid block type");
-        if (rc == 0)
+        if (rc == GS_OK)
             rc = narrow(d);
-        if (rc != 0)
+        if (rc != GS_OK)
             return rc;
         d->blocks++;
         if (final) {
             int more;
-            if ((rc = member_end(d, &more)) != 0)
+            if ((rc = member_end(d, &more)) != GS_OK)
                 return rc;
             if (!more) {
                 c->eos = 1;
                 c->stop_bit = bit_pos(&d->b);
-                return 0;
+                return GS_OK;
             }
             at_member = 1;
         }
@@ -503,12 +505,12 @@ static int run(dec *d, int at_member, uint64_t stop_bit, size_t max_out)
 }
 
 /* Set d up to decode c from start_bit with the window given or unknown. */
-static int start(dec *d, gs_dchunk *c, const uint8_t *in, size_t n, uint64_t start_bit,
-                 const uint8_t *window, size_t win_len)
+static gs_status start(dec *d, gs_dchunk *c, const uint8_t *in, size_t n, uint64_t start_bit,
+                       const uint8_t *window, size_t win_len)
 {
     pthread_once(&once, init_static);
     if (c->tables == NULL && (c->tables = malloc(sizeof(tables))) == NULL)
-        return -2;
+        return GS_ESYS;
     *d = (dec){.c = c, .t = c->tables, .b = {.base = in, .end = in + n}, .o = W};
     c->start_bit = start_bit;
     c->stop_bit = start_bit;
@@ -517,8 +519,8 @@ static int start(dec *d, gs_dchunk *c, const uint8_t *in, size_t n, uint64_t sta
     c->err_byte = 0;
     c->n_head = c->n_tail = c->n_ends = 0;
     d->wide = window == NULL;
-    if (room(d, 1 << 16) != 0)
-        return -2;
+    if (room(d, 1 << 16) != GS_OK)
+        return GS_ESYS;
     if (d->wide) {
         for (size_t i = 0; i < W; i++)
             c->head[i] = (uint16_t)(256 + i);
@@ -530,7 +532,7 @@ static int start(dec *d, gs_dchunk *c, const uint8_t *in, size_t n, uint64_t sta
         d->lo = W - win_len;
     }
     seek(&d->b, start_bit);
-    return 0;
+    return GS_OK;
 }
 
 static void finish(dec *d)
@@ -541,13 +543,14 @@ static void finish(dec *d)
         d->c->n_tail = d->o - W;
 }
 
-int gs_dchunk_decode(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t start_bit, int at_member,
-                     const uint8_t *window, size_t win_len, uint64_t stop_bit, size_t max_out)
+gs_status gs_dchunk_decode(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t start_bit,
+                           int at_member, const uint8_t *window, size_t win_len, uint64_t stop_bit,
+                           size_t max_out)
 {
     dec d;
-    if (start(&d, c, in, n, start_bit, window, win_len) != 0)
-        return -2;
-    int rc = run(&d, at_member, stop_bit, max_out);
+    if (start(&d, c, in, n, start_bit, window, win_len) != GS_OK)
+        return GS_ESYS;
+    gs_status rc = run(&d, at_member, stop_bit, max_out);
     finish(&d);
     return rc;
 }
@@ -574,30 +577,33 @@ static int plausible(const uint8_t *in, size_t n, uint64_t bit)
     return kraft == 128;
 }
 
-int gs_dchunk_find(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t from_bit, uint64_t to_bit,
-                   uint64_t stop_bit, size_t max_out)
+gs_status gs_dchunk_find(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t from_bit,
+                         uint64_t to_bit, uint64_t stop_bit, size_t max_out, int *found)
 {
+    *found = 0;
     if (to_bit > (uint64_t)n * 8)
         to_bit = (uint64_t)n * 8;
     for (uint64_t bit = from_bit; bit < to_bit; bit++) {
         if (!plausible(in, n, bit))
             continue;
         dec d;
-        if (start(&d, c, in, n, bit, NULL, 0) != 0)
-            return -2;
+        if (start(&d, c, in, n, bit, NULL, 0) != GS_OK)
+            return GS_ESYS;
         refill(&d.b);
         take(&d.b, 3);
         if (read_dynamic(&d.b, d.t) != NULL)
             continue;
         seek(&d.b, bit);
-        int rc = run(&d, 0, stop_bit, max_out);
+        gs_status rc = run(&d, 0, stop_bit, max_out);
         finish(&d);
-        if (rc == -2)
-            return -2;
-        if (rc == 0 || d.blocks > 0)
-            return 1;
+        if (rc == GS_ESYS)
+            return GS_ESYS;
+        if (rc == GS_OK || d.blocks > 0) {
+            *found = 1;
+            return GS_OK;
+        }
     }
-    return 0;
+    return GS_OK;
 }
 
 const uint8_t *gs_dchunk_resolve(gs_dchunk *c, const uint8_t *window, size_t win_len)

@@ -19,6 +19,8 @@
 #ifndef GS_DEFLATE_CHUNK_H
 #define GS_DEFLATE_CHUNK_H
 
+#include "core/gs_error.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,18 +55,21 @@ typedef struct gs_dchunk {
  * GS_DEFLATE_WINDOW), or NULL when unknown (markers). Stops at the first
  * block header at or after stop_bit, at one after the output has reached
  * max_out bytes, or at the end of the data; always decodes at least one
- * block. Returns 0, or -1 with c->why set (output before the error kept),
- * or -2 when out of memory. */
-int gs_dchunk_decode(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t start_bit, int at_member,
-                     const uint8_t *window, size_t win_len, uint64_t stop_bit, size_t max_out);
+ * block. GS_OK; GS_EINPUT with c->why and c->err_byte set (output before
+ * the error kept); GS_ESYS when out of memory. No gs_error: a trial decode
+ * (gs_dchunk_find) fails by design, and only the caller knows the file and
+ * the output offset a message names. */
+gs_status gs_dchunk_decode(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t start_bit,
+                           int at_member, const uint8_t *window, size_t win_len, uint64_t stop_bit,
+                           size_t max_out);
 
 /* Find the first bit in [from_bit, to_bit) where a non-final dynamic block
  * starts whose header is valid and whose whole block decodes, with an
- * unknown window, and decode from there as gs_dchunk_decode does. Returns
- * 1 when found (c->why may still be set by a later block), 0 when none was
- * found, -2 when out of memory. */
-int gs_dchunk_find(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t from_bit, uint64_t to_bit,
-                   uint64_t stop_bit, size_t max_out);
+ * unknown window, and decode from there as gs_dchunk_decode does. GS_OK
+ * with *found = 1 when found (c->why may still be set by a later block),
+ * *found = 0 when none was; GS_ESYS when out of memory. */
+gs_status gs_dchunk_find(gs_dchunk *c, const uint8_t *in, size_t n, uint64_t from_bit,
+                         uint64_t to_bit, uint64_t stop_bit, size_t max_out, int *found);
 
 /* Replace the markers of c->head by the window bytes (window: the
  * GS_DEFLATE_WINDOW bytes before the piece; only the last win_len of them

@@ -113,17 +113,19 @@ static uint64_t region_end(const gs_pinflate *p, size_t j)
 static void decode_region(gs_pinflate *p, slot *s)
 {
     size_t j = s->region;
-    int rc;
+    gs_status st;
     if (j == 0)
-        rc = gs_dchunk_decode(&s->c, p->in, p->n, 0, 1, (const uint8_t *)"", 0, region_end(p, 0),
+        st = gs_dchunk_decode(&s->c, p->in, p->n, 0, 1, (const uint8_t *)"", 0, region_end(p, 0),
                               SIZE_MAX);
     else {
-        rc = gs_dchunk_find(&s->c, p->in, p->n, region_start(p, j), region_end(p, j),
-                            region_end(p, j), SIZE_MAX);
-        rc = rc == 1 ? (s->c.why ? -1 : 0) : rc == 0 ? -1 : rc;
+        int found = 0;
+        st = gs_dchunk_find(&s->c, p->in, p->n, region_start(p, j), region_end(p, j),
+                            region_end(p, j), SIZE_MAX, &found);
+        if (st == GS_OK && (!found || s->c.why))
+            st = GS_EINPUT;
     }
-    s->usable = rc == 0;
-    s->oom = rc == -2;
+    s->usable = st == GS_OK;
+    s->oom = st == GS_ESYS;
 }
 
 /* Replace the markers and compute the CRC32 of each stretch of the piece. */
@@ -237,11 +239,11 @@ static gs_status chain_step(gs_pinflate *p, slot *s, gs_error *err)
     }
     gs_dchunk *c = &s->c;
     if (!s->usable || c->start_bit != p->want) {
-        int rc = gs_dchunk_decode(c, p->in, p->n, p->want, p->want == 0, p->window, p->win_len,
-                                  region_end(p, j), SIZE_MAX);
-        if (rc == -2)
+        gs_status st = gs_dchunk_decode(c, p->in, p->n, p->want, p->want == 0, p->window,
+                                        p->win_len, region_end(p, j), SIZE_MAX);
+        if (st == GS_ESYS)
             return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name);
-        if (rc != 0)
+        if (st != GS_OK)
             return corrupt(p, c->why, p->out_chained + c->n_tail, c->err_byte, err);
     }
     if (s->crc_cap < c->n_ends + 1) {
