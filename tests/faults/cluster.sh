@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tests/lib/same_h5.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cd "$dir"
+cd "$dir" || exit 1
 fails=0 runs=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
@@ -53,8 +53,9 @@ for n in 1 2 3; do
   LD_PRELOAD=$NOFLOCK ranks $n scan -q -p k4.txt --report hits -o out.h5 c.fa 2>&1 ||
     fail "no flock n=$n: scan"
   out=$(LD_PRELOAD=$NOFLOCK "$GSCAN" info out.h5 2>&1) || fail "no flock n=$n: info: $out"
-  LD_PRELOAD=$NOFLOCK "$GSCAN" export out.h5 > out.tsv 2>err.txt && cmp -s out.tsv ref.tsv ||
+  if ! LD_PRELOAD=$NOFLOCK "$GSCAN" export out.h5 > out.tsv 2>err.txt || ! cmp -s out.tsv ref.tsv; then
     fail "no flock n=$n: export: $(head -3 err.txt)"
+  fi
 done
 printf 'mpi-hint = romio_cb_write=enable\nmpi-hint = cb_buffer_size=2097152\n' > hints.conf
 run "hints from a config" 3 --config hints.conf
@@ -66,8 +67,10 @@ bad() { # name, want_rc, want_text, options...
   shift 3
   rm -f out.h5
   out=$("$GSCAN" scan -q -p k4.txt -o out.h5 "$@" c.fa 2>&1); rc=$?
-  [ $rc = "$want" ] && [ "$(grep -c 'gscan: error:' <<<"$out")" = 1 ] && grep -qF -- "$text" <<<"$out" &&
-    [ -z "$(ls out.h5* 2>/dev/null)" ] || fail "$name: exit $rc (want $want): $out"
+  if [ $rc != "$want" ] || [ "$(grep -c 'gscan: error:' <<<"$out")" != 1 ] ||
+     ! grep -qF -- "$text" <<<"$out" || [ -n "$(ls out.h5* 2>/dev/null)" ]; then
+    fail "$name: exit $rc (want $want): $out"
+  fi
 }
 bad "hint without =" 1 "not 'romio_cb_write' (--mpi-hint)" \
     --mpi-hint romio_cb_write
@@ -79,5 +82,5 @@ bad "hint without = in a config" 2 "bad.conf:2" --config bad.conf
 bad "align not a size" 1 "io.h5.align" --tune io.h5.align=big
 
 [ "$(md5sum c.fa k4.txt)" = "$sums" ] || fail "inputs changed"
-[ $fails = 0 ] && echo "cluster: all passed" || echo "cluster: $fails failed"
+echo "cluster: $runs result comparisons, $fails failures"
 [ $fails = 0 ]
