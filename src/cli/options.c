@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,9 @@ const char gs_scan_usage[] =
     "      --progress           progress bar on stderr (default: when a terminal)\n"
     "      --tune KEY=VALUE     a knob of how (never what) gscan computes; repeatable;\n"
     "                           the keys are listed below (--tune help: only them)\n"
+    "      --mpi-hint KEY=VALUE an MPI-IO hint for the HDF5 write (romio_cb_write,\n"
+    "                           striping_factor, striping_unit, cb_nodes, ...);\n"
+    "                           repeatable; overrides the ROMIO_HINTS file\n"
     "      --debug WORD[,WORD]  time: per-step timings on stderr; io: the bytes\n"
     "                           each rank read; no-warmup: no GPU context made at\n"
     "                           start-up\n"
@@ -88,7 +92,7 @@ const char gs_scan_usage[] =
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
        OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_TUNE, OPT_DEBUG,
-       OPT_INFILE_LIST };
+       OPT_INFILE_LIST, OPT_MPI_HINT };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -118,6 +122,7 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"tune", required_argument, NULL, OPT_TUNE},
     {"debug", required_argument, NULL, OPT_DEBUG},
+    {"mpi-hint", required_argument, NULL, OPT_MPI_HINT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -155,14 +160,20 @@ static gs_status parse_bool(const char *v, int *b)
     return GS_EUSAGE;
 }
 
+/* Append s to the list *v of *n strings. */
+static gs_status push_str(char ***v, size_t *n, char *s, const char *where, gs_error *err)
+{
+    char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (nv == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (%s)", where);
+    *v = nv;
+    nv[(*n)++] = s;
+    return GS_OK;
+}
+
 static gs_status add_corpus(gs_scan_opts *o, char *path, const char *where, gs_error *err)
 {
-    char **v = realloc(o->corpus, (o->n_corpus + 1) * sizeof *v);
-    if (v == NULL)
-        return gs_fail(err, GS_ESYS, "out of memory (%s)", where);
-    o->corpus = v;
-    o->corpus[o->n_corpus++] = path;
-    return GS_OK;
+    return push_str(&o->corpus, &o->n_corpus, path, where, err);
 }
 
 static char *keep(gs_scan_opts *o, const char *s)
@@ -318,6 +329,21 @@ static gs_status apply_flag(gs_scan_opts *o, int id, const char *name, const cha
     return GS_OK;
 }
 
+/* --mpi-hint KEY=VALUE: both parts present and within MPI's bounds on an
+ * info key and value, so MPI_Info_set takes it (h5_props.c). */
+static gs_status add_mpi_hint(gs_scan_opts *o, char *val, const char *where, gs_status bad,
+                              gs_error *err)
+{
+    const char *eq = strchr(val, '=');
+    if (eq == NULL || eq == val || eq[1] == '\0')
+        return gs_fail(err, bad, "--mpi-hint takes KEY=VALUE (an MPI-IO hint such as "
+                       "romio_cb_write=enable), not '%s' (%s)", val, where);
+    if (eq - val >= MPI_MAX_INFO_KEY || strlen(eq + 1) >= MPI_MAX_INFO_VAL)
+        return gs_fail(err, bad, "--mpi-hint: key or value too long, at most %d and %d bytes (%s)",
+                       MPI_MAX_INFO_KEY - 1, MPI_MAX_INFO_VAL - 1, where);
+    return push_str(&o->mpi_hints, &o->n_mpi_hints, val, where, err);
+}
+
 /* Options that name things: files, patterns, the engine, the knobs. */
 static gs_status apply_name(parse_state *ps, int id, const char *val, const char *where,
                             gs_status bad, gs_error *err)
@@ -328,14 +354,7 @@ static gs_status apply_name(parse_state *ps, int id, const char *val, const char
     case 'o': o->out = val; return GS_OK;
     case OPT_INDEX: o->index = val; return GS_OK;
     case OPT_INFILE_LIST: return corpus_arg(ps, val, 1, where, err);
-    case 's': {
-        char **v = realloc(o->seqs, (o->n_seqs + 1) * sizeof *v);
-        if (v == NULL)
-            return gs_fail(err, GS_ESYS, "out of memory (%s)", where);
-        o->seqs = v;
-        o->seqs[o->n_seqs++] = (char *)val;
-        return GS_OK;
-    }
+    case 's': return push_str(&o->seqs, &o->n_seqs, (char *)val, where, err);
     case 'e':
         if (strcmp(val, "auto") && gs_engine_find(val) == NULL) {
             char names[256];
@@ -345,6 +364,7 @@ static gs_status apply_name(parse_state *ps, int id, const char *val, const char
         o->engine = val;
         return GS_OK;
     case OPT_DEBUG: return gs_debug_set(&o->tune, val, where, bad, err);
+    case OPT_MPI_HINT: return add_mpi_hint(o, (char *)val, where, bad, err);
     case OPT_TUNE:
         if (gs_tune_wants_help(val)) {
             *ps->help = 2;
@@ -635,6 +655,7 @@ void gs_scan_opts_free(gs_scan_opts *o)
     free(o->owned);
     free(o->corpus);
     free(o->seqs);
+    free(o->mpi_hints);
     free(o->command_line);
     memset(o, 0, sizeof *o);
 }

@@ -37,6 +37,8 @@ static const knob knobs[] = {
      "threads of the direct HDF5 chunk writer (0: its own)"},
     {"io.h5.slots", KNOB_INT, offsetof(gs_tune, io_h5_slots), 0, 4096,
      "chunks in flight in that writer (0: its own)"},
+    {"io.h5.align", KNOB_SIZE, offsetof(gs_tune, io_h5_align), 0, 1 << 30,
+     "align HDF5 objects of this size or more to it (0: 1M; 1: off)"},
     {"lz.batch", KNOB_SIZE, offsetof(gs_tune, lz_batch), 0, SIZE_MAX_KNOB,
      "residues a batch of the LZ77 index build holds (0: 512M)"},
     {"lz.chunk", KNOB_SIZE, offsetof(gs_tune, lz_chunk), 0, UINT32_MAX,

@@ -51,7 +51,10 @@ typedef struct gs_result {
     gs_hit_seq *seq;           /* text output (rank 0): a matched column read
                                 * through it (io/hit_seq.h), or NULL */
     const gs_tune *tune;       /* the HDF5 writer's knobs: io.h5.threads,
-                                * io.h5.slots, debug time (NULL: the defaults) */
+                                * io.h5.slots, io.h5.align, debug time (NULL: the
+                                * defaults) */
+    char *const *mpi_hints;    /* MPI-IO hints of the HDF5 writer, "KEY=VALUE" */
+    size_t n_mpi_hints;
 } gs_result;
 
 #endif

@@ -26,6 +26,8 @@ typedef struct gs_tune {
                                * (0: one part a thread) */
     int io_h5_threads;        /* io.h5.threads: threads of the direct chunk writer (0: its own) */
     int io_h5_slots;          /* io.h5.slots: chunks in flight in that writer (0: its own) */
+    uint64_t io_h5_align;     /* io.h5.align: HDF5 objects of at least this size start at a
+                               * multiple of it (0: 1 MiB; 1: no alignment) */
     /* src/lz */
     uint64_t lz_batch;        /* lz.batch: residues a build batch holds (0: 512 Mi) */
     uint64_t lz_chunk;        /* lz.chunk: items a chunk of the index file (0: its own) */

@@ -51,6 +51,8 @@ typedef struct gs_scan_opts {
     size_t n_corpus;
     char *command_line;      /* argv joined, for the result file */
     gs_tune tune;            /* --tune and --debug (core/gs_tune.h); zero: as shipped */
+    char **mpi_hints;        /* --mpi-hint KEY=VALUE, in order: MPI-IO hints of the writer */
+    size_t n_mpi_hints;
     char **owned;            /* strings read from a config, freed with the opts */
     size_t n_owned;
 } gs_scan_opts;

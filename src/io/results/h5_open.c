@@ -34,6 +34,7 @@
 
 #include "h5_file.h"
 #include "h5_internal.h"
+#include "h5_props.h"
 
 const char *const gs_h5_hit_cols[6] = {"/hits/pattern",  "/hits/record",   "/hits/start",
                                        "/hits/strand",   "/hits/distance", "/hits/end"};
@@ -294,7 +295,12 @@ static gs_status open_file(const char *path, gs_h5_file **out, gs_error *err)
         snprintf(what, sizeof what, "superblock version %d", sb);
         return path_fail(f, what, PATH_OLD, err);
     }
-    if ((f->fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+    hid_t fapl = gs_h5_fapl_read();
+    if (fapl >= 0) {
+        f->fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+        H5Pclose(fapl);
+    }
+    if (f->fid < 0) {
         char why[256];
         gs_h5_reason(why, sizeof why);
         return gs_fail(err, GS_EINPUT, "cannot open HDF5 file: %s (%s)", why, path);

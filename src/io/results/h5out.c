@@ -28,6 +28,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "h5out.h"
 #include "h5_internal.h"
+#include "h5_props.h"
 #include "h5_write.h"
 #include "io/stream/replace_file.h"
 #include "core/gs_parallel.h"
@@ -537,31 +538,19 @@ static gs_status share_meta(wctx *w, const gs_result *res, wmeta *m, char **blob
     return GS_OK;
 }
 
-/* Create the temporary file tmp on every rank, through MPI-IO, with
- * collective transfers. */
-static gs_status create_file(wctx *w, const char *tmp)
+/* Create the temporary file tmp on every rank, through MPI-IO (the
+ * properties of h5_props.c), with collective transfers. */
+static gs_status create_file(wctx *w, const char *tmp, const gs_result *res)
 {
-    hid_t fapl = -1;
-    /* Collective buffering for every write: ROMIO then shares an I/O error
-     * with all ranks (its independent fallback for non-interleaved writes
-     * does not), so HDF5 fails on every rank at the same call. */
-    MPI_Info hints = MPI_INFO_NULL;
-    if (MPI_Info_create(&hints) == MPI_SUCCESS)
-        GS_MPI_CHECK(MPI_Info_set(hints, "romio_cb_write", "enable"));
-    /* The 1.8 file format: superblock 2 and object header 2 carry checksums,
-     * which readers (HDF5's and ours, h5_open.c) check before they parse any
-     * message, so a damaged file is an error, never a parse of bad bytes;
-     * HDF5 1.8 and later read it. */
-    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, w->comm, hints) < 0
-        || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) < 0)
+    gs_h5_mpi_hints hints = {res->mpi_hints, res->n_mpi_hints};
+    hid_t fapl = gs_h5_fapl_write(w->comm, res->tune, hints);
+    if (fapl < 0)
         gs_h5w_fail(w, "set up MPI-IO for", tmp);
     else if ((w->fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
         gs_h5w_fail(w, "create HDF5 file", tmp);
     else if ((w->dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0
              || H5Pset_dxpl_mpio(w->dxpl, H5FD_MPIO_COLLECTIVE) < 0)
         gs_h5w_fail(w, "set up collective writes for", tmp);
-    if (hints != MPI_INFO_NULL)
-        GS_MPI_CHECK(MPI_Info_free(&hints));
     if (fapl >= 0)
         H5Pclose(fapl);
     return gs_h5w_agree(w);
@@ -614,7 +603,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
 
     if (share_meta(&w, res, &m, &blob, s, &made) == GS_OK && m.with_hits)
         check_hits(&w, res, &m);
-    if (gs_h5w_agree(&w) == GS_OK && create_file(&w, s[B_TMP]) == GS_OK
+    if (gs_h5w_agree(&w) == GS_OK && create_file(&w, s[B_TMP], res) == GS_OK
         && write_attrs(&w, &m, s) == GS_OK && write_tables(&w, res, &m) == GS_OK
         && (!m.with_hits || write_hits(&w, res, &m) == GS_OK)) {
         /* The write phase: everything up to here; the final close and

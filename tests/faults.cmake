@@ -1,0 +1,15 @@
+# faults.cmake - what a cluster does to a job (issue 23): full disks, limits, file systems.
+gs_unit_test(test_h5props LIBS gs_results)
+add_library(gs_noflock MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/noflock.c)
+add_executable(h5_aligned ${CMAKE_CURRENT_SOURCE_DIR}/faults/h5_aligned.c)
+target_include_directories(h5_aligned PRIVATE ${HDF5_C_INCLUDE_DIRS})
+target_compile_definitions(h5_aligned PRIVATE ${HDF5_C_DEFINITIONS})
+target_link_libraries(h5_aligned PRIVATE ${HDF5_C_LIBRARIES} MPI::MPI_C)
+add_test(NAME faults_cluster
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/cluster.sh $<TARGET_FILE:gscan>
+                 $<TARGET_FILE:gs_noflock> $<TARGET_FILE:h5_aligned>)
+set_tests_properties(faults_cluster PROPERTIES TIMEOUT 300 ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+if(GS_SANITIZE)
+  set_property(TEST test_h5props faults_cluster APPEND PROPERTY ENVIRONMENT
+               "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")
+endif()

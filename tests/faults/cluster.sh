@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# cluster.sh - gscan's HDF5 files on a cluster file system: no file locks
+# needed (flock() failing as on Lustre/GPFS mounted without it, or NFS without
+# a lock daemon), datasets aligned to the stripe size (io.h5.align, 1 MiB by
+# default), MPI-IO hints passed through (--mpi-hint, also from a config), a
+# malformed hint a usage error naming the option; and the result the same
+# with and without each setting at 1, 2 and 3 ranks.
+# Usage: cluster.sh GSCAN NOFLOCK.so H5_ALIGNED (tests/faults/noflock.c,
+# tests/faults/h5_aligned.c).
+set -uo pipefail
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+GSCAN=$(abs "$1") NOFLOCK=$(abs "$2") ALIGNED=$(abs "$3")
+MPIEXEC=${MPIEXEC:-mpiexec}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../lib/same_h5.sh
+source "$root/tests/lib/same_h5.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+fails=0 runs=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+"$GSCAN" gen -o c -s 7 -n 1M -r 8 -k 60 --min-length 6 --max-length 8 >/dev/null
+printf 'AAAA\nACGT\nCCGA\nTTAG\nGATC\nCATG\nGGCC\nTACA\n' > k4.txt
+sums=$(md5sum c.fa k4.txt)
+"$GSCAN" scan -q -p k4.txt --report hits -o ref.h5 c.fa || fail "reference run"
+"$GSCAN" export ref.h5 > ref.tsv || fail "reference export"
+
+# gscan alone (n = 1) or under mpiexec -n n
+ranks() {
+  local n=$1
+  shift
+  if [ "$n" = 1 ]; then timeout 120 "$GSCAN" "$@"; else timeout 120 "$MPIEXEC" -n "$n" "$GSCAN" "$@"; fi
+}
+# name, n, extra options...: a run that must succeed and equal the reference
+run() {
+  local name=$1 n=$2 out
+  shift 2
+  rm -f out.h5
+  out=$(ranks "$n" scan -q -p k4.txt --report hits -o out.h5 "$@" c.fa 2>&1) ||
+    { fail "$name n=$n: exit $?: $out"; return 1; }
+  same ref.h5 out.h5 "$name n=$n" /hits
+}
+
+for n in 1 2 3; do
+  run default $n && { "$ALIGNED" out.h5 1048576 any || fail "default n=$n: not aligned to 1M"; }
+  run "align 4K" $n --tune io.h5.align=4K && { "$ALIGNED" out.h5 4096 some || fail "align 4K n=$n"; }
+  run "align off" $n --tune io.h5.align=1
+  run hints $n --mpi-hint romio_cb_write=enable --mpi-hint cb_buffer_size=1048576 \
+      --mpi-hint striping_unit=1048576 --mpi-hint striping_factor=2 --mpi-hint cb_nodes=1
+  # flock() fails everywhere: the write, gscan info and gscan export need none.
+  rm -f out.h5
+  LD_PRELOAD=$NOFLOCK ranks $n scan -q -p k4.txt --report hits -o out.h5 c.fa 2>&1 ||
+    fail "no flock n=$n: scan"
+  out=$(LD_PRELOAD=$NOFLOCK "$GSCAN" info out.h5 2>&1) || fail "no flock n=$n: info: $out"
+  if ! LD_PRELOAD=$NOFLOCK "$GSCAN" export out.h5 > out.tsv 2>err.txt || ! cmp -s out.tsv ref.tsv; then
+    fail "no flock n=$n: export: $(head -3 err.txt)"
+  fi
+done
+printf 'mpi-hint = romio_cb_write=enable\nmpi-hint = cb_buffer_size=2097152\n' > hints.conf
+run "hints from a config" 3 --config hints.conf
+
+# A malformed hint: exit 1 (2 in a config), one message naming the option
+# (or the file and line), no output file.
+bad() { # name, want_rc, want_text, options...
+  local name=$1 want=$2 text=$3 out rc
+  shift 3
+  rm -f out.h5
+  out=$("$GSCAN" scan -q -p k4.txt -o out.h5 "$@" c.fa 2>&1); rc=$?
+  if [ $rc != "$want" ] || [ "$(grep -c 'gscan: error:' <<<"$out")" != 1 ] ||
+     ! grep -qF -- "$text" <<<"$out" || [ -n "$(ls out.h5* 2>/dev/null)" ]; then
+    fail "$name: exit $rc (want $want): $out"
+  fi
+}
+bad "hint without =" 1 "not 'romio_cb_write' (--mpi-hint)" \
+    --mpi-hint romio_cb_write
+bad "hint without key" 1 "(--mpi-hint)" --mpi-hint =enable
+bad "hint without value" 1 "(--mpi-hint)" --mpi-hint=cb_nodes=
+bad "hint key too long" 1 "(--mpi-hint)" --mpi-hint "$(printf 'k%.0s' {1..300})=1"
+printf 'quiet = true\nmpi-hint = striping_factor\n' > bad.conf
+bad "hint without = in a config" 2 "bad.conf:2" --config bad.conf
+bad "align not a size" 1 "io.h5.align" --tune io.h5.align=big
+
+[ "$(md5sum c.fa k4.txt)" = "$sums" ] || fail "inputs changed"
+echo "cluster: $runs result comparisons, $fails failures"
+[ $fails = 0 ]
