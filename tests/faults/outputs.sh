@@ -76,6 +76,14 @@ for n in 1 2 3; do
   expect "254-byte name, HDF5, n=$n" 0 "$long.h5" "$MPIEXEC" -n $n "$GSCAN" scan -q -s ACGT -o "$long.h5" c.fa
 done
 expect "255-byte name, text" 0 "$long.tsv" "$GSCAN" scan -q -s ACGT -o "$long.tsv" c.fa
+"$GSCAN" scan -q --report hits -s ACGT -o e.h5 c.fa
+expect "255-byte name, export" 0 "$long.tsv" "$GSCAN" export -o "$long.tsv" e.h5
+# 250 bytes, and its .gzi 254
+expect "250-byte name, index --bgzf" 0 "${long:4}.gz" "$GSCAN" index --bgzf -o "${long:4}.gz" c.fa
+rm -f "${long:4}.gz.gzi" e.h5
+cp c.fa "${long:4}.fa" # its .fai: 254 bytes
+expect "254-byte name, .fai" 0 "${long:4}.fa.fai" "$GSCAN" index "${long:4}.fa"
+rm -f "${long:4}.fa"
 
 # A signal during the HDF5 write: caught once the temporary file appears.
 # Plain gscan dies of the signal (128 + its number). Under mpiexec the ranks
@@ -88,26 +96,26 @@ ranks() { # the gscan processes below process $1
     {up[$1] = $2; name[$1] = $3}
     END {for (p in up) if (name[p] == me) {q = up[p]; while (q > 1 && q != top) q = up[q]; if (q == top) print p}}'
 }
-signal_case() { # n (0: plain gscan), signal
-  local n=$1 sig=$2 num pid rc want i left
+signal_case() { # n (0: plain gscan), signal[, output]
+  local n=$1 sig=$2 out=${3:-sig.h5} num pid rc want i left
   num=$(kill -l "$sig")
   runs=$((runs + 1))
   if [ "$n" = 0 ]; then
-    "$GSCAN" scan -q $HITS -o sig.h5 big.fa 2>/dev/null & pid=$!
+    "$GSCAN" scan -q $HITS -o "$out" big.fa 2>/dev/null & pid=$!
     want=$((128 + num))
   else
     "$MPIEXEC" -n "$n" "$GSCAN" scan -q $HITS -o sig.h5 big.fa >/dev/null 2>&1 & pid=$!
     want=$num
   fi
   for i in $(seq 3000); do
-    [ -n "$(find . -maxdepth 1 -name 'sig.h5.tmp.*')" ] && break
+    [ -n "$(find . -maxdepth 1 -name "$out.tmp.*")" ] && break
     sleep 0.01
   done
   if [ "$n" = 0 ]; then kill -"$sig" $pid; else kill -"$sig" $(ranks $pid); fi
   wait $pid; rc=$?
-  left=$(find . -name 'sig.h5*')
+  left=$(find . -name "$out*")
   if [ "$rc" != "$want" ] || [ -n "$left" ]; then
-    fail "$sig during the write, n=$n: exit $rc (want $want), left: $left"
+    fail "$sig during the write of $out, n=$n: exit $rc (want $want), left: $left"
   fi
   rm -f $left
 }
@@ -116,6 +124,7 @@ for sig in INT TERM HUP; do
     signal_case $n $sig
   done
 done
+signal_case 0 TERM sig.tsv # a text output (gs_replace_*)
 set +m
 
 [ "$(md5sum c.fa big.fa)" = "$sums" ] || fail "an input changed"
