@@ -228,6 +228,8 @@ int main(int argc, char **argv)
     gs_cmd_gen_free(&l.cli);
     fflush(stdout);
     fflush(stderr);
+    if (gs_h5_write_abandoned()) /* on every rank: none leaves before rank 0 printed */
+        GS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     if (gs_h5_read_abandoned() || gs_h5_write_abandoned()) /* closing HDF5 would fault */
         _exit((int)st);
     double t_fin = gs_now();
