@@ -1,4 +1,5 @@
-# faults.cmake - what a cluster does to a job (issue 23): full disks, limits, file systems.
+# faults.cmake - what a cluster does to a job: full disks, file-size limits,
+# signals, long names, file systems without locks.
 gs_unit_test(test_h5props LIBS gs_results)
 add_library(gs_noflock MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/noflock.c)
 add_executable(h5_aligned ${CMAKE_CURRENT_SOURCE_DIR}/faults/h5_aligned.c)
@@ -13,3 +14,7 @@ if(GS_SANITIZE)
   set_property(TEST test_h5props faults_cluster APPEND PROPERTY ENVIRONMENT
                "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")
 endif()
+gs_unit_test(test_tmp_name LIBS gs_stream)
+add_test(NAME faults_outputs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/outputs.sh $<TARGET_FILE:gscan>)
+set_tests_properties(faults_outputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}"
+                     SKIP_RETURN_CODE 77 TIMEOUT 600)

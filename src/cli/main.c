@@ -20,6 +20,7 @@
 #include "io/results/h5out.h"
 #include "match/engine.h"
 #include "options.h"
+#include "signals.h"
 #include "tune.h"
 
 static const char usage[] =
@@ -184,6 +185,7 @@ static const char hwloc_skip[] = "-opencl,-cuda,-nvml,-rsmi,-levelzero,-gl";
 int main(int argc, char **argv)
 {
     int provided, rank = 0;
+    gs_signals_install(); /* before anything: MPI_Init writes files too */
     setenv("HWLOC_COMPONENTS", hwloc_skip, 0); /* before any thread starts */
     static launch l;
     parse_command_line(argc, argv, &l);
@@ -193,6 +195,7 @@ int main(int argc, char **argv)
     warm_up_start(&warm, &l);
     GS_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
     GS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    gs_signals_install(); /* again: an MPI may load UCX in MPI_Init, which takes SIGHUP */
     /* Errors from MPI calls come back as codes, so GS_MPI_CHECK can name
      * the call and its place before it ends the job (mpi/mpi_check.h);
      * communicators made from this one inherit the handler. */
@@ -211,7 +214,9 @@ int main(int argc, char **argv)
     gs_cmd_gen_free(&l.cli);
     fflush(stdout);
     fflush(stderr);
-    if (gs_h5_read_abandoned()) /* closing HDF5 would loop over the lost objects */
+    if (gs_h5_write_abandoned()) /* on every rank: none leaves before rank 0 printed */
+        GS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    if (gs_h5_read_abandoned() || gs_h5_write_abandoned()) /* closing HDF5 would fault */
         _exit((int)st);
     double t_fin = gs_now();
     GS_MPI_CHECK(MPI_Finalize());

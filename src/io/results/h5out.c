@@ -19,9 +19,11 @@
  *   the innermost reason from HDF5's error stack. After every step the ranks
  *   agree on the status and the lowest failing rank's message is broadcast,
  *   so every rank returns the same status and message.
- * - The file is written as "<out>.tmp.<pid>" (rank 0's pid) and renamed by
- *   rank 0 only after every rank closed it without error; on failure the
- *   temporary file is removed and <out>, if it existed, is left untouched.
+ * - The file is written under gs_tmp_name(<out>) ("<out>.tmp.<pid>", rank 0's
+ *   pid) and renamed by rank 0 only after every rank closed it without
+ *   error; on failure the temporary file is removed and <out>, if it
+ *   existed, is left untouched. Every rank registers the name, so a signal
+ *   that ends any rank removes it (src/cli/signals.c).
  *
  * Reading (gscan info / export) is h5read.h.
  */
@@ -43,6 +45,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,16 +159,18 @@ static void make_blob(wctx *w, const gs_result *res, const char *tmp, wmeta *m, 
     m->blob_len = len;
 }
 
-/* Rank 0: check the target, create the temporary file, and gather what every
- * rank needs into *m and a blob of strings. *made = 1 when the temporary
- * file was created (and must be removed on failure); errors in w->e. */
-static gs_status prepare(wctx *w, const gs_result *res, wmeta *m, char **blob, int *made)
+/* Rank 0: check the target, create the temporary file *tmp (registered),
+ * and gather what every rank needs into *m and a blob of strings. *made = 1
+ * when the temporary file was created (and must be removed on failure);
+ * errors in w->e. */
+static gs_status prepare(wctx *w, const gs_result *res, wmeta *m, char **blob, char **tmp,
+                         int *made)
 {
-    char tmp[4096];
     *made = 0;
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", w->path, (long)getpid()) >= sizeof tmp)
-        return gs_fail(&w->e, GS_ESYS, "cannot write output: path too long (%s)", w->path);
-    check_target(w, tmp);
+    if ((*tmp = gs_tmp_name(w->path, &w->e)) == NULL)
+        return w->e.code;
+    gs_tmp_register(*tmp);
+    check_target(w, *tmp);
     if (w->e.code != GS_OK)
         return w->e.code;
     *made = 1;
@@ -188,7 +193,7 @@ static gs_status prepare(wctx *w, const gs_result *res, wmeta *m, char **blob, i
     if (w->e.code != GS_OK)
         return w->e.code;
     widths(m, ps, lay);
-    make_blob(w, res, tmp, m, blob);
+    make_blob(w, res, *tmp, m, blob);
     return w->e.code;
 }
 
@@ -498,15 +503,30 @@ static void sync_file(wctx *w, const char *tmp)
 }
 
 /* After a failed write the file is discarded, but HDF5 1.10 still flushes
- * its metadata when closing it, and when that flush fails it frees the file
- * yet keeps its ID, which crashes the process at MPI_Finalize. So before
- * closing a failed file, give that flush the room a full disk took away:
- * rank 0 empties the temporary file (freeing its blocks), and every rank
- * lifts its soft file-size limit (RLIMIT_FSIZE, EFBIG) to the hard one for
- * the close only; *was receives the limit to restore. tmp: the file to
- * empty (rank 0), or NULL. Collective. */
-static void make_room_to_close(wctx *w, const char *tmp, struct rlimit *was)
+ * its metadata when closing it. When that flush fails, HDF5 frees the file
+ * yet keeps its ID, which crashes HDF5's own close at MPI_Finalize, and
+ * ranks whose flushes fail at different steps wait for each other in
+ * different collectives forever. So before closing a failed file, give that
+ * flush the room a full disk or a file-size limit took away: rank 0 empties
+ * the temporary file (freeing its blocks), and every rank lifts its soft
+ * file-size limit (RLIMIT_FSIZE, EFBIG) to the hard one for the close only;
+ * *was receives the limit to restore. Then returns 1 on every rank when the
+ * close can be tried: the limit lies past where the file reached (a write
+ * stopped by the limit ends at it, and the flush writes anywhere below the
+ * file's end) and the disk holds the cached metadata; 0 when the close
+ * would fail, and the file is then left open (gs_h5_write_abandoned). tmp:
+ * the file to empty (rank 0), or NULL. Collective. */
+enum { CLOSE_SLACK = 64 << 10 }; /* bytes the close may write beyond the cached metadata */
+static int make_room_to_close(wctx *w, const char *tmp, struct rlimit *was)
 {
+    int ok = 1, entries;
+    uint64_t reached = 0; /* rank 0's file size: a failed write stops at the limit */
+    size_t max_bytes, min_clean, cached = 0;
+    struct stat st;
+    struct statvfs fs;
+    struct rlimit now;
+    if (tmp && stat(tmp, &st) == 0)
+        reached = (uint64_t)st.st_size;
     if (tmp)
         if (truncate(tmp, 0) != 0) { /* the close below reports what matters */ }
     if (getrlimit(RLIMIT_FSIZE, was) == 0 && was->rlim_cur != was->rlim_max) {
@@ -514,16 +534,25 @@ static void make_room_to_close(wctx *w, const char *tmp, struct rlimit *was)
         if (setrlimit(RLIMIT_FSIZE, &up) != 0)
             was->rlim_cur = was->rlim_max; /* nothing to restore */
     }
-    GS_MPI_CHECK(MPI_Barrier(w->comm));
+    GS_MPI_CHECK(MPI_Bcast(&reached, 1, MPI_UINT64_T, 0, w->comm));
+    if (w->fid >= 0 && H5Fget_mdc_size(w->fid, &max_bytes, &min_clean, &cached, &entries) < 0)
+        ok = 0;
+    if (w->fid >= 0 && getrlimit(RLIMIT_FSIZE, &now) == 0 && now.rlim_cur != RLIM_INFINITY
+        && now.rlim_cur < reached + CLOSE_SLACK)
+        ok = 0;
+    if (tmp && statvfs(tmp, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize < cached + CLOSE_SLACK)
+        ok = 0;
+    GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, w->comm));
+    return ok;
 }
 
 /* Every rank learns what rank 0 prepared: *m and the strings s[B_N]
- * (pointing into *blob). */
+ * (pointing into *blob); rank 0 keeps the temporary name in *tmp. */
 static gs_status share_meta(wctx *w, const gs_result *res, wmeta *m, char **blob,
-                            const char *s[B_N], int *made)
+                            const char *s[B_N], int *made, char **tmp)
 {
     if (w->rank == 0)
-        prepare(w, res, m, blob, made); /* a failure is in w->e: agreed on below */
+        prepare(w, res, m, blob, tmp, made); /* a failure is in w->e: agreed on below */
     if (gs_h5w_agree(w) != GS_OK)
         return w->e.code;
     GS_MPI_CHECK(MPI_Bcast(m, (int)sizeof *m, MPI_BYTE, 0, w->comm));
@@ -535,6 +564,8 @@ static gs_status share_meta(wctx *w, const gs_result *res, wmeta *m, char **blob
     s[0] = *blob;
     for (int i = 1; i < B_N; i++)
         s[i] = s[i - 1] + strlen(s[i - 1]) + 1;
+    if (w->rank != 0)
+        gs_tmp_register(s[B_TMP]);
     return GS_OK;
 }
 
@@ -556,21 +587,34 @@ static gs_status create_file(wctx *w, const char *tmp, const gs_result *res)
     return gs_h5w_agree(w);
 }
 
+/* 1 once a close failed on some rank of a write: HDF5's state is not whole. */
+static int abandoned;
+
+int gs_h5_write_abandoned(void)
+{
+    return abandoned;
+}
+
 /* Close the file on every rank, then rank 0 publishes it under its name
  * (or removes it when anything failed), and every rank learns the outcome.
- * Every rank runs the same collective steps here, whatever it holds. */
+ * Every rank runs the same collective steps here, whatever it holds; tmp:
+ * the temporary name (NULL where this rank never learnt it). */
 static void finish(wctx *w, const char *tmp, int made)
 {
     if (w->dxpl >= 0)
         H5Pclose(w->dxpl);
     struct rlimit lim = {RLIM_INFINITY, RLIM_INFINITY};
-    int failed = gs_h5w_agree(w) != GS_OK;
-    if (failed)
-        make_room_to_close(w, w->rank == 0 && w->fid >= 0 ? tmp : NULL, &lim);
-    if (w->fid >= 0 && H5Fclose(w->fid) < 0)
+    int failed = gs_h5w_agree(w) != GS_OK, lost = 0;
+    if (failed && !make_room_to_close(w, w->rank == 0 && w->fid >= 0 ? tmp : NULL, &lim))
+        lost = w->fid >= 0; /* left open: the run already failed, with its own message */
+    else if (w->fid >= 0 && H5Fclose(w->fid) < 0) {
+        lost = 1;
         gs_h5w_fail(w, "close HDF5 file", tmp);
+    }
     if (failed && lim.rlim_cur != lim.rlim_max)
         setrlimit(RLIMIT_FSIZE, &lim);
+    GS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &lost, 1, MPI_INT, MPI_MAX, w->comm));
+    abandoned |= lost;
     gs_h5w_agree(w);
     if (w->rank == 0 && made) {
         if (w->e.code == GS_OK)
@@ -584,6 +628,8 @@ static void finish(wctx *w, const char *tmp, int made)
             unlink(tmp);
     }
     GS_MPI_CHECK(MPI_Bcast(&w->e, (int)sizeof w->e, MPI_BYTE, 0, w->comm));
+    if (tmp)
+        gs_tmp_forget(tmp);
 }
 
 gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error *err)
@@ -591,7 +637,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
     double t0 = MPI_Wtime();
     wctx w = {.comm = comm, .path = path, .fid = -1, .dxpl = -1, .tune = res->tune};
     wmeta m = {0};
-    char *blob = NULL;
+    char *blob = NULL, *tmp = NULL; /* tmp: rank 0's temporary name */
     const char *s[B_N] = {0};
     int made = 0;
     GS_MPI_CHECK(MPI_Comm_rank(comm, &w.rank));
@@ -601,7 +647,7 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
     H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
-    if (share_meta(&w, res, &m, &blob, s, &made) == GS_OK && m.with_hits)
+    if (share_meta(&w, res, &m, &blob, s, &made, &tmp) == GS_OK && m.with_hits)
         check_hits(&w, res, &m);
     if (gs_h5w_agree(&w) == GS_OK && create_file(&w, s[B_TMP], res) == GS_OK
         && write_attrs(&w, &m, s) == GS_OK && write_tables(&w, res, &m) == GS_OK
@@ -614,7 +660,8 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
         res->timing[GS_T_TOTAL] += res->timing[GS_T_WRITE];
         write_timing(&w, res->timing);
     }
-    finish(&w, s[B_TMP], made);
+    finish(&w, w.rank == 0 ? tmp : s[B_TMP], made);
+    free(tmp);
     free(blob);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     if (w.e.code != GS_OK)
