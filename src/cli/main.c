@@ -182,6 +182,23 @@ static gs_status run(launch *l, int rank, gs_error *err)
  * A user's own HWLOC_COMPONENTS is kept. */
 static const char hwloc_skip[] = "-opencl,-cuda,-nvml,-rsmi,-levelzero,-gl";
 
+/* Leave without MPI_Finalize, which would close HDF5 and fault in a file it
+ * could not close. Alone: exit. Under a launcher, rank 0 (which printed the
+ * message) ends the job with MPI_Abort and st, while the others wait to be
+ * ended: ranks leaving on their own race the launcher, which kills the
+ * slower ones, and a killed rank's status (9), not st, would end the job. */
+static void leave_now(gs_status st, int rank)
+{
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size == 1)
+        _exit((int)st);
+    if (rank == 0)
+        MPI_Abort(MPI_COMM_WORLD, (int)st);
+    for (;;)
+        pause();
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank = 0;
@@ -214,10 +231,8 @@ int main(int argc, char **argv)
     gs_cmd_gen_free(&l.cli);
     fflush(stdout);
     fflush(stderr);
-    if (gs_h5_write_abandoned()) /* on every rank: none leaves before rank 0 printed */
-        GS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     if (gs_h5_read_abandoned() || gs_h5_write_abandoned()) /* closing HDF5 would fault */
-        _exit((int)st);
+        leave_now(st, rank);
     double t_fin = gs_now();
     GS_MPI_CHECK(MPI_Finalize());
     if (l.cli.tune.debug & GS_DEBUG_TIME)
