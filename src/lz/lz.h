@@ -92,6 +92,8 @@ typedef struct gs_lz_index {
     uint8_t *map;         /* read: the index file, mapped (or read), which kchunks use */
     size_t map_len;
     int map_is_mmap;
+    char *path;           /* read: the file, for a fault on the map (the file cut
+                           * while the scan reads it: gs_mapguard.h) */
 } gs_lz_index;
 
 /* A read index's kernel chunk, left as the file stores it (2 bits a

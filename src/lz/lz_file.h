@@ -144,6 +144,8 @@ typedef struct chunk_pool {
     gs_lz_index *ix;
     chunk *c;
     size_t n;
+    const uint8_t *map; /* the file's bytes, guarded (gs_mapguard.h) */
+    size_t map_len;
     atomic_size_t next; /* tasks are taken from the end: the kernel's, the largest, first */
 } chunk_pool;
 

@@ -20,6 +20,7 @@
 
 #include "core/gs_clock.h"
 #include "core/gs_hitsort.h"
+#include "core/gs_mapguard.h"
 #include "core/gs_parallel.h"
 
 #include <stdio.h>
@@ -188,12 +189,8 @@ static void copy_scanned(gs_lz_src *s, uint64_t k, uint64_t n, uint8_t *dst)
 /* Owned residues from cur on, then the next pieces after a separator while
  * the block has room; the overlap only inside the last piece (a hit never
  * crosses a separator). */
-static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+static int lz_fill(gs_lz_src *s, uint8_t *buf, gs_segment *seg)
 {
-    (void)err;
-    gs_lz_src *s = ctx;
-    if (s->cur >= s->end)
-        return 0;
     const gs_lz_index *ix = s->ix;
     while (ix->sc_koff[s->piece + 1] <= s->cur)
         s->piece++;
@@ -221,6 +218,25 @@ static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
     }
     seg->own = seg->len = n;
     return 1;
+}
+
+/* lz_fill, reading a read index's kernel from the mapped file: a page that
+ * faults because the file was cut is an error naming it (gs_mapguard.h). */
+static int lz_next(void *ctx, uint8_t *buf, gs_segment *seg, gs_error *err)
+{
+    gs_lz_src *s = ctx;
+    if (s->cur >= s->end)
+        return 0;
+    gs_mapguard g;
+    gs_mapguard_arm(&g, s->ix->map, s->ix->map_len);
+    if (sigsetjmp(g.env, 0)) {
+        gs_mapguard_disarm(&g);
+        gs_mapguard_fail(err, s->ix->path ? s->ix->path : "index");
+        return -1;
+    }
+    int got = lz_fill(s, buf, seg);
+    gs_mapguard_disarm(&g);
+    return got;
 }
 
 gs_source gs_source_lz(gs_lz_src *s)

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <zlib.h> /* crc32_combine */
 
+#include "core/gs_mapguard.h"
 #include "core/gs_parallel.h"
 
 #include "deflate_chunk.h"
@@ -110,10 +111,20 @@ static uint64_t region_end(const gs_pinflate *p, size_t j)
     return (e < p->n ? e : p->n) * 8;
 }
 
+/* A worker's piece of region j. The compressed bytes are a mapped file: a
+ * page that faults because the file was cut leaves the piece unusable, and
+ * the chain decoding the region again reports it. */
 static void decode_region(gs_pinflate *p, slot *s)
 {
     size_t j = s->region;
     int rc;
+    gs_mapguard g;
+    gs_mapguard_arm(&g, p->in, p->n);
+    if (sigsetjmp(g.env, 0)) {
+        gs_mapguard_disarm(&g);
+        s->usable = s->oom = 0;
+        return;
+    }
     if (j == 0)
         rc = gs_dchunk_decode(&s->c, p->in, p->n, 0, 1, (const uint8_t *)"", 0, region_end(p, 0),
                               SIZE_MAX);
@@ -122,6 +133,7 @@ static void decode_region(gs_pinflate *p, slot *s)
                             region_end(p, j), SIZE_MAX);
         rc = rc == 1 ? (s->c.why ? -1 : 0) : rc == 0 ? -1 : rc;
     }
+    gs_mapguard_disarm(&g);
     s->usable = rc == 0;
     s->oom = rc == -2;
 }
@@ -237,8 +249,15 @@ static gs_status chain_step(gs_pinflate *p, slot *s, gs_error *err)
     }
     gs_dchunk *c = &s->c;
     if (!s->usable || c->start_bit != p->want) {
+        gs_mapguard g;
+        gs_mapguard_arm(&g, p->in, p->n);
+        if (sigsetjmp(g.env, 0)) {
+            gs_mapguard_disarm(&g);
+            return gs_mapguard_fail(err, p->name);
+        }
         int rc = gs_dchunk_decode(c, p->in, p->n, p->want, p->want == 0, p->window, p->win_len,
                                   region_end(p, j), SIZE_MAX);
+        gs_mapguard_disarm(&g);
         if (rc == -2)
             return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name);
         if (rc != 0)
