@@ -548,6 +548,10 @@ gs_status gs_lz_read(const char *path, int threads, const gs_tune *tune, gs_lz_i
 int gs_lz_is_index(const char *path)
 {
     uint8_t m[sizeof gs_lz_magic];
+    struct stat st;
+    /* looked at before it is opened: opening a FIFO waits for a writer */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return 0;

@@ -76,8 +76,9 @@ typedef struct part_rec {
 } part_rec;
 
 /* Why a part stopped before its end: a line that would need a fourth run,
- * a line with bytes that cannot be indexed, a last header with no line end. */
-enum { STOP_NONE, STOP_RUN, STOP_BYTES, STOP_NOSEQ };
+ * a line with bytes that cannot be indexed, a last header with no line end,
+ * a header that breaks the header rule (seqformat.h). */
+enum { STOP_NONE, STOP_RUN, STOP_BYTES, STOP_NOSEQ, STOP_HEADER };
 
 typedef struct part {
     const uint8_t *m;  /* the window's text, m[0] at file byte base */
@@ -90,6 +91,7 @@ typedef struct part {
     uint64_t lines;    /* lines read; at a stop, the stopping line's index */
     int stop;          /* STOP_* */
     uint64_t stop_width, stop_lres;
+    const char *stop_why; /* STOP_HEADER: gs_header_fault's words */
     gs_status st;      /* GS_ESYS: out of memory */
     int changed;       /* a page of m faulted: the file was cut under the map */
 } part;
@@ -194,6 +196,10 @@ static void part_scan(part *p)
         size_t len = nl ? (size_t)(nl - s) : (size_t)avail;
         x += len + 1;
         if (s[0] == '>') {
+            if ((p->stop_why = gs_header_fault(s + 1, len - 1, 0)) != NULL) {
+                part_stop(p, STOP_HEADER, 0, 0);
+                return;
+            }
             if ((p->st = part_header(p, s, len, p->base + x)) != GS_OK)
                 return;
             if (nl == NULL) {
@@ -285,6 +291,8 @@ static gs_status report_stop(builder *bd, const part *p, uint64_t line)
                        "cannot index a line with spaces, tabs or a stray '\\r' in record %s "
                        "(%s:%" PRIu64 ")",
                        name, bd->path, line);
+    if (p->stop == STOP_HEADER)
+        return gs_fail(bd->err, GS_EINPUT, "%s (%s:%" PRIu64 ")", p->stop_why, bd->path, line);
     if (p->stop == STOP_NOSEQ)
         return gs_fail(bd->err, GS_EINPUT, "last record %s has no sequence line (%s:%" PRIu64 ")",
                        name, bd->path, line);
