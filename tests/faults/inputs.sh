@@ -10,12 +10,8 @@
 # unchanged. The cut happens while a rank has the file mapped: the test
 # waits until the file shows in a rank's /proc/PID/maps, then cuts it.
 set -uo pipefail
-GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-MPIEXEC=${MPIEXEC:-mpiexec}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-fails=0 runs=0
+GSCAN=$(realpath "$1") MPIEXEC=${MPIEXEC:-mpiexec} fails=0 runs=0
+dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT && cd "$dir" || exit 1
 
 # check NAME WANT_RC WANT_TEXT RC OUTPUT: the run's verdict.
 check() {

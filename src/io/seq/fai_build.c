@@ -2,8 +2,9 @@
  * thread or several (the one builder: one thread is the serial case).
  *
  * The text is cut into windows (a plain file is mapped and is one window; a
- * BGZF file is inflated through the byte-stream reader a window at a time,
- * cut after its last line end) and each window into byte ranges, one task
+ * BGZF file, or a plain one that cannot be mapped, is read through the
+ * byte-stream reader a window at a time, cut after its last line end) and
+ * each window into byte ranges, one task
  * per range; a task owns the lines that START in its range: it
  * resynchronises at the first line start at or after its first byte and
  * finishes its last line past its end (a header may straddle the edge).
