@@ -12,6 +12,7 @@
 set -uo pipefail
 GSCAN=$(realpath "$1") MPIEXEC=${MPIEXEC:-mpiexec} fails=0 runs=0
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT && cd "$dir" || exit 1
+exec </dev/null # mpiexec forwards its stdin: never ctest's
 
 # check NAME WANT_RC WANT_TEXT RC OUTPUT: the run's verdict.
 check() {
@@ -26,8 +27,9 @@ check() {
   fi
   rm -f out.h5*
 }
-run() { # n: 1 plain gscan, else mpiexec -n n
-  if [ "$1" = 1 ]; then shift; "$GSCAN" "$@"; else local n=$1; shift; "$MPIEXEC" -n "$n" "$GSCAN" "$@"; fi
+run() { # n: 1 plain gscan, else mpiexec -n n; none may hang
+  if [ "$1" = 1 ]; then shift; timeout 120 "$GSCAN" "$@"
+  else local n=$1; shift; timeout 120 "$MPIEXEC" -n "$n" "$GSCAN" "$@"; fi
 }
 # The gscan processes at or below pid $1.
 gscan_pids() {
