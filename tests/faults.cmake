@@ -1,5 +1,6 @@
 # faults.cmake - what a cluster does to a job: full disks, file-size limits,
-# signals, long names, file systems without locks.
+# signals, long names, file systems without locks, inputs that change
+# underneath or are malformed.
 gs_unit_test(test_h5props LIBS gs_results)
 add_library(gs_noflock MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/noflock.c)
 add_executable(h5_aligned ${CMAKE_CURRENT_SOURCE_DIR}/faults/h5_aligned.c)
@@ -18,3 +19,8 @@ gs_unit_test(test_tmp_name LIBS gs_stream)
 add_test(NAME faults_outputs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/outputs.sh $<TARGET_FILE:gscan>)
 set_tests_properties(faults_outputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}"
                      SKIP_RETURN_CODE 77 TIMEOUT 600)
+# a file cut under its map: the guard, and the parallel gzip reader that maps its file
+gs_unit_test(test_mapguard LIBS gs_stream)
+# inputs that change underneath or are malformed, on 1, 2 and 3 ranks
+add_test(NAME faults_inputs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/inputs.sh $<TARGET_FILE:gscan>)
+set_tests_properties(faults_inputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 600)

@@ -158,6 +158,8 @@ static gs_status print_timing(FILE *out, gs_h5_file *f, gs_error *err)
     gs_h5_timing t;
     if (gs_h5_timing_read(f, &t, err) != GS_OK)
         return err->code;
+    if (t.damaged) /* said, not dropped: a reader would take it for an old file */
+        fprintf(out, "timing: damaged, could not be read (%s)\n", gs_h5_shape_of(f)->path);
     int header = 0;
     for (int p = 0; p < GS_N_PHASES; p++) {
         if (t.ranks[p] == 0)

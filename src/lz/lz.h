@@ -92,6 +92,8 @@ typedef struct gs_lz_index {
     uint8_t *map;         /* read: the index file, mapped (or read), which kchunks use */
     size_t map_len;
     int map_is_mmap;
+    char *path;           /* read: the file, for a fault on the map (the file cut
+                           * while the scan reads it: gs_mapguard.h) */
 } gs_lz_index;
 
 /* A read index's kernel chunk, left as the file stores it (2 bits a
@@ -183,7 +185,8 @@ gs_status gs_lz_read(const char *path, int threads, const gs_tune *tune, gs_lz_i
 /* The format version this gscan writes and reads. */
 int gs_lz_format_version(void);
 
-/* True when the file starts with the index magic (for "gscan info"). */
+/* True when the file is a regular file that starts with the index magic
+ * (for "gscan info"; anything else, a FIFO included, is never opened). */
 int gs_lz_is_index(const char *path);
 
 void gs_lz_free(gs_lz_index *ix);

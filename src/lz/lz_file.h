@@ -138,12 +138,15 @@ typedef struct chunk {
     gs_lz_kchunk *kc;      /* read: a kernel chunk's place in the index */
     uint64_t start[2], end[3]; /* read: the decoder's state at both ends (check_chain) */
     gs_status st;          /* write: GS_ESYS out of memory; read: also GS_EINPUT corrupt */
+    int cut;               /* read: the file was cut under its map (gs_mapguard.h) */
 } chunk;
 
 typedef struct chunk_pool {
     gs_lz_index *ix;
     chunk *c;
     size_t n;
+    const uint8_t *map; /* the file's bytes, guarded (gs_mapguard.h) */
+    size_t map_len;
     atomic_size_t next; /* tasks are taken from the end: the kernel's, the largest, first */
 } chunk_pool;
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/gs_clock.h"
+#include "core/gs_mapguard.h"
 #include "core/gs_parallel.h"
 
 const uint8_t gs_lz_magic[8] = {0x89, 'G', 'S', 'L', 'Z', '\r', '\n', 0x1a};
@@ -234,7 +235,15 @@ static void *read_chunks(void *arg)
     size_t i;
     while ((i = atomic_fetch_add(&pool->next, 1)) < pool->n) {
         chunk *c = &pool->c[pool->n - 1 - i];
-        c->st = read_chunk(pool->ix, c, z);
+        gs_mapguard g;
+        gs_mapguard_arm(&g, pool->map, pool->map_len);
+        if (sigsetjmp(g.env, 0)) {
+            c->cut = 1;
+            c->st = GS_EINPUT;
+        } else {
+            c->st = read_chunk(pool->ix, c, z);
+        }
+        gs_mapguard_disarm(&g);
     }
     libdeflate_free_decompressor(z);
     return NULL;
@@ -480,7 +489,7 @@ static gs_status decode_chunks(load *ld, int threads, const gs_tune *tune, gs_er
     const char *path = ld->path;
     gs_lz_unpack_init();
     double t0 = gs_now();
-    chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1};
+    chunk_pool pool = {.ix = ix, .c = c + 1, .n = n - 1, .map = ld->m.p, .map_len = ld->m.n};
     chunk_pool *share[GS_PARALLEL_MAX];
     threads = gs_parallel_threads(threads, n - 1);
     for (int t = 0; t < threads; t++)
@@ -488,7 +497,9 @@ static gs_status decode_chunks(load *ld, int threads, const gs_tune *tune, gs_er
     if (n > 1)
         gs_run_parallel(read_chunks, share, sizeof *share, threads);
     for (size_t i = 1; i < n; i++)
-        if (c[i].st == GS_ESYS)
+        if (c[i].cut)
+            return gs_mapguard_fail(err, path);
+        else if (c[i].st == GS_ESYS)
             return gs_fail(err, GS_ESYS, "out of memory (index %s)", sec_name[c[i].section]);
         else if (c[i].st != GS_OK)
             return gs_lz_corrupt(err, path, sec_name[c[i].section]);
@@ -512,9 +523,18 @@ gs_status gs_lz_read(const char *path, int threads, const gs_tune *tune, gs_lz_i
     if (st != GS_OK)
         return st;
     ix->file_bytes = ld.m.n;
-    if ((st = read_head(&ld, err)) == GS_OK && (st = read_names_chunk(&ld, err)) == GS_OK &&
-        (st = alloc_sections(&ld, err)) == GS_OK)
+    gs_mapguard g; /* the calling thread's reads; the workers guard their own */
+    gs_mapguard_arm(&g, ld.m.p, ld.m.n);
+    if (sigsetjmp(g.env, 0))
+        st = gs_mapguard_fail(err, path);
+    else if ((st = read_head(&ld, err)) == GS_OK && (st = read_names_chunk(&ld, err)) == GS_OK &&
+             (st = alloc_sections(&ld, err)) == GS_OK)
         st = decode_chunks(&ld, threads, tune, err);
+    gs_mapguard_disarm(&g);
+    if (st == GS_OK && (ix->path = gs_malloc(strlen(path) + 1, err, "index name")) == NULL)
+        st = GS_ESYS;
+    if (st == GS_OK)
+        memcpy(ix->path, path, strlen(path) + 1);
     free(ld.c);
     if (st == GS_OK) { /* the kernel chunks point into it */
         ix->map = ld.m.p;
@@ -532,6 +552,10 @@ gs_status gs_lz_read(const char *path, int threads, const gs_tune *tune, gs_lz_i
 int gs_lz_is_index(const char *path)
 {
     uint8_t m[sizeof gs_lz_magic];
+    struct stat st;
+    /* looked at before it is opened: opening a FIFO waits for a writer */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return 0;

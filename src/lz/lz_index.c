@@ -30,6 +30,7 @@ void gs_lz_free(gs_lz_index *ix)
     free(ix->cp_start);
     free(ix->cp_target);
     free(ix->cp_tree);
+    free(ix->path);
     free(ix->sc_own);
     memset(ix, 0, sizeof *ix);
 }

@@ -20,6 +20,7 @@
 
 #include "core/gs_clock.h"
 #include "core/gs_hitsort.h"
+#include "core/gs_mapguard.h"
 #include "core/gs_parallel.h"
 
 #include <stdio.h>
@@ -188,13 +189,8 @@ static void copy_scanned(gs_lz_src *s, uint64_t k, uint64_t n, uint8_t *dst)
 /* Owned residues from cur on, then the next pieces after a separator while
  * the block has room; the overlap only inside the last piece (a hit never
  * crosses a separator). */
-static gs_status lz_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
+static void lz_fill(gs_lz_src *s, uint8_t *buf, gs_segment *seg)
 {
-    (void)err;
-    gs_lz_src *s = ctx;
-    *more = s->cur < s->end;
-    if (!*more)
-        return GS_OK;
     const gs_lz_index *ix = s->ix;
     while (ix->sc_koff[s->piece + 1] <= s->cur)
         s->piece++;
@@ -212,7 +208,7 @@ static gs_status lz_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs
             copy_scanned(s, s->cur, stop - s->cur, buf + n);
             seg->own = n;
             seg->len = n + (size_t)(stop - s->cur);
-            return GS_OK;
+            return;
         }
         /* the piece is done: join the next one while it is owned and fits */
         if (s->sep < 0 || s->cur >= s->end || n + 2 > s->block)
@@ -221,6 +217,25 @@ static gs_status lz_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs
         s->piece++;
     }
     seg->own = seg->len = n;
+}
+
+/* lz_fill, reading a read index's kernel from the mapped file: a page that
+ * faults because the file was cut is an error naming it (gs_mapguard.h). */
+static gs_status lz_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
+{
+    gs_lz_src *s = ctx;
+    *more = s->cur < s->end;
+    if (!*more)
+        return GS_OK;
+    gs_mapguard g;
+    gs_mapguard_arm(&g, s->ix->map, s->ix->map_len);
+    if (sigsetjmp(g.env, 0)) {
+        gs_mapguard_disarm(&g);
+        *more = 0;
+        return gs_mapguard_fail(err, s->ix->path ? s->ix->path : "index");
+    }
+    lz_fill(s, buf, seg);
+    gs_mapguard_disarm(&g);
     return GS_OK;
 }
 

@@ -121,7 +121,7 @@ static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_
         return GS_OK;
     gs_error build = {0};
     if (gs_fai_build(path, j->threads, &j->o->tune, fai, &build) != GS_OK) {
-        if (build.code != GS_EINPUT)
+        if (build.code != GS_EINPUT || fai->changed)
             return gs_fail(err, build.code, "%s", build.msg);
         *ok = 0; /* cannot be indexed (htslib's rules): stream it */
     }

@@ -278,6 +278,9 @@ done:
 static gs_status open_file(const char *path, gs_h5_file **out, gs_error *err)
 {
     struct stat st;
+    /* looked at before anything opens it: a FIFO would wait for a writer
+     * (and HDF5 cannot read one) */
+    errno = 0;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, R_OK) != 0)
         return gs_fail(err, GS_EINPUT, "cannot open result file: %s (%s)",
                        errno ? strerror(errno) : "not a regular file", path);

@@ -246,11 +246,17 @@ gs_status gs_h5_timing_read(gs_h5_file *f, gs_h5_timing *t, gs_error *err)
     gs_h5_quiet q = gs_h5_quiet_begin();
     gs_status st = GS_OK;
     memset(t, 0, sizeof *t);
-    for (int p = 0; p < GS_N_PHASES && st == GS_OK; p++) {
+    int group = gs_h5_path_checked(f, "/timing");
+    t->damaged = group < 0;
+    for (int p = 0; p < GS_N_PHASES && st == GS_OK && group > 0; p++) {
         char name[64];
         snprintf(name, sizeof name, "/timing/%s", gs_phase_names[p]);
-        /* older files have fewer phases (< 0: the check says why) */
-        if (gs_h5_path_checked(f, name) != 0)
+        /* older files have fewer phases (< 0: the check says why); a
+         * lookup HDF5 fails on is damage, not absence */
+        int r = H5Lexists(f->fid, name, H5P_DEFAULT) < 0 ? -1 : gs_h5_path_checked(f, name);
+        if (r < 0)
+            t->damaged = 1;
+        else if (r > 0)
             st = timing_phase(f, name, p, t, err);
     }
     H5Eclear2(H5E_DEFAULT);

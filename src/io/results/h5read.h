@@ -64,10 +64,13 @@ typedef void (*gs_h5_pattern_fn)(void *ctx, const gs_h5_pattern_rows *rows);
 gs_status gs_h5_each_pattern(gs_h5_file *f, gs_h5_pattern_fn fn, void *ctx, gs_error *err);
 
 /* /timing: each phase's slowest rank (max) over ranks[p] ranks; ranks[p] is
- * 0 where the phase is absent (older files have fewer) or empty. */
+ * 0 where the phase is absent (older files have fewer) or empty. damaged:
+ * HDF5 could not load the group or a phase's entry (a failed checksum), so
+ * what is absent may only be unreadable: the caller says so. */
 typedef struct gs_h5_timing {
     uint64_t ranks[GS_N_PHASES];
     double max[GS_N_PHASES];
+    int damaged;
 } gs_h5_timing;
 gs_status gs_h5_timing_read(gs_h5_file *f, gs_h5_timing *t, gs_error *err);
 

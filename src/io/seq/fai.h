@@ -36,6 +36,8 @@ typedef struct gs_fai {
                      * earlier one, that the index leaves out (samtools faidx
                      * keeps only the first of a name): n is 0, the index is
                      * not used, and the caller says so */
+    int changed;    /* gs_fai_build: GS_EINPUT because the file was cut while
+                     * it was read, which streaming it would not cure */
 } gs_fai;
 
 /* Build the index of a plain or BGZF FASTA file on `threads` threads
@@ -44,7 +46,9 @@ typedef struct gs_fai {
  * streaming reader it skips a UTF-8 BOM and blank lines before the first
  * header. GS_EINPUT with file:line when a record cannot be indexed (the
  * job streams such a file instead), when the file is plain gzip, not FASTA,
- * or not a regular file; GS_ESYS when out of memory or it cannot be mapped. */
+ * or not a regular file, or when the file was cut while it was read
+ * (fai->changed); GS_ESYS when out of memory. A plain file is mapped, or
+ * read a window at a time where it cannot be (an address-space limit). */
 gs_status gs_fai_build(const char *fasta, int threads, const gs_tune *tune, gs_fai *fai,
                        gs_error *err);
 /* Write "<fasta>.fai" text exactly as samtools faidx does. */

@@ -2,8 +2,9 @@
  * thread or several (the one builder: one thread is the serial case).
  *
  * The text is cut into windows (a plain file is mapped and is one window; a
- * BGZF file is inflated through the byte-stream reader a window at a time,
- * cut after its last line end) and each window into byte ranges, one task
+ * BGZF file, or a plain one that cannot be mapped, is read through the
+ * byte-stream reader a window at a time, cut after its last line end) and
+ * each window into byte ranges, one task
  * per range; a task owns the lines that START in its range: it
  * resynchronises at the first line start at or after its first byte and
  * finishes its last line past its end (a header may straddle the edge).
@@ -51,6 +52,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/gs_mapguard.h"
 #include "core/gs_parallel.h"
 #include "io/stream/stream.h"
 
@@ -78,8 +80,9 @@ typedef struct part_rec {
 } part_rec;
 
 /* Why a part stopped before its end: a line that would need a fourth run,
- * a line with bytes that cannot be indexed, a last header with no line end. */
-enum { STOP_NONE, STOP_RUN, STOP_BYTES, STOP_NOSEQ };
+ * a line with bytes that cannot be indexed, a last header with no line end,
+ * a header that breaks the header rule (seqformat.h). */
+enum { STOP_NONE, STOP_RUN, STOP_BYTES, STOP_NOSEQ, STOP_HEADER };
 
 typedef struct part {
     const uint8_t *m;  /* the window's text, m[0] at file byte base */
@@ -92,7 +95,9 @@ typedef struct part {
     uint64_t lines;    /* lines read; at a stop, the stopping line's index */
     int stop;          /* STOP_* */
     uint64_t stop_width, stop_lres;
+    const char *stop_why; /* STOP_HEADER: gs_header_fault's words */
     gs_status st;      /* GS_ESYS: out of memory */
+    int changed;       /* a page of m faulted: the file was cut under the map */
 } part;
 
 /* Parts handed to the workers in order. */
@@ -195,6 +200,10 @@ static void part_scan(part *p)
         size_t len = nl ? (size_t)(nl - s) : (size_t)avail;
         x += len + 1;
         if (s[0] == '>') {
+            if ((p->stop_why = gs_header_fault(s + 1, len - 1, 0)) != NULL) {
+                part_stop(p, STOP_HEADER, 0, 0);
+                return;
+            }
             if ((p->st = part_header(p, s, len, p->base + x)) != GS_OK)
                 return;
             if (nl == NULL) {
@@ -223,7 +232,14 @@ static void *scan_worker(void *arg)
         size_t i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
         if (i >= q->n)
             return NULL;
-        part_scan(&q->v[i]);
+        part *p = &q->v[i];
+        gs_mapguard g;
+        gs_mapguard_arm(&g, p->m, p->size);
+        if (sigsetjmp(g.env, 0))
+            p->changed = 1;
+        else
+            part_scan(p);
+        gs_mapguard_disarm(&g);
     }
 }
 
@@ -279,6 +295,8 @@ static gs_status report_stop(builder *bd, const part *p, uint64_t line)
                        "cannot index a line with spaces, tabs or a stray '\\r' in record %s "
                        "(%s:%" PRIu64 ")",
                        name, bd->path, line);
+    if (p->stop == STOP_HEADER)
+        return gs_fail(bd->err, GS_EINPUT, "%s (%s:%" PRIu64 ")", p->stop_why, bd->path, line);
     if (p->stop == STOP_NOSEQ)
         return gs_fail(bd->err, GS_EINPUT, "last record %s has no sequence line (%s:%" PRIu64 ")",
                        name, bd->path, line);
@@ -294,6 +312,10 @@ static gs_status stitch(builder *bd, part *parts, size_t n_parts)
     gs_fai *fai = bd->fai;
     for (size_t i = 0; i < n_parts; i++) {
         part *p = &parts[i];
+        if (p->changed) {
+            bd->fai->changed = 1;
+            return gs_mapguard_fail(bd->err, bd->path);
+        }
         if (p->st != GS_OK)
             return gs_fail(bd->err, GS_ESYS, "out of memory (indexing %s)", bd->path);
         if (apply_runs(bd, &p->lead, bd->line) != GS_OK)
@@ -367,11 +389,16 @@ static gs_status first_record(builder *bd, gs_compression comp, const uint8_t *m
     return GS_OK;
 }
 
-/* A plain file: mapped, one window. */
-static gs_status build_plain(builder *bd, gs_error *err)
+/* A plain file: mapped, one window. *mapped = 0 when it cannot be mapped
+ * (an address-space limit below the file's size: ulimit -v under a batch
+ * system), for the caller to read it a window at a time instead. A page
+ * that faults because the file was cut after it was mapped is an error
+ * naming the file (gs_mapguard.h), as a short read() would be. */
+static gs_status build_plain(builder *bd, int *mapped, gs_error *err)
 {
     int fd = open(bd->path, O_RDONLY);
     struct stat sb;
+    *mapped = 1;
     if (fd < 0 || fstat(fd, &sb) != 0) {
         gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), bd->path);
         if (fd >= 0)
@@ -381,9 +408,20 @@ static gs_status build_plain(builder *bd, gs_error *err)
     uint64_t size = (uint64_t)sb.st_size, from = 0;
     uint8_t *m = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
     close(fd);
-    if (m == MAP_FAILED)
-        return gs_fail(err, GS_ESYS, "cannot map the file: %s (%s)", strerror(errno), bd->path);
-    gs_status st = first_record(bd, GS_COMP_NONE, m, size, 1, &from);
+    if (m == MAP_FAILED) {
+        *mapped = 0;
+        return GS_OK;
+    }
+    gs_mapguard g;
+    gs_mapguard_arm(&g, m, size);
+    gs_status st;
+    if (sigsetjmp(g.env, 0)) {
+        bd->fai->changed = 1;
+        st = gs_mapguard_fail(err, bd->path);
+    } else {
+        st = first_record(bd, GS_COMP_NONE, m, size, 1, &from);
+    }
+    gs_mapguard_disarm(&g);
     if (st == GS_OK) {
         posix_madvise(m, size, POSIX_MADV_SEQUENTIAL);
         st = index_window(bd, m, size, 0, from);
@@ -409,8 +447,9 @@ static gs_status fill(gs_stream *s, uint8_t *w, size_t cap, size_t *n, int *eof,
     return GS_OK;
 }
 
-/* A BGZF file: inflated a window at a time, each cut after its last line
- * end (the rest moves to the next window; a window with no line end grows). */
+/* A BGZF file, or a plain one that cannot be mapped: read (inflated) a
+ * window at a time, each cut after its last line end (the rest moves to
+ * the next window; a window with no line end grows). */
 static gs_status build_stream(builder *bd, gs_stream *s, gs_error *err)
 {
     size_t cap = (size_t)WINDOW * (size_t)(bd->threads < 8 ? bd->threads : 8), n = 0;
@@ -421,7 +460,8 @@ static gs_status build_stream(builder *bd, gs_stream *s, gs_error *err)
     while (st == GS_OK) {
         if ((st = fill(s, w, cap, &n, &eof, err)) != GS_OK)
             break;
-        if (first && (st = first_record(bd, GS_COMP_BGZF, w, n, eof, &from)) != GS_OK)
+        if (first && (st = first_record(bd, gs_stream_compression(s), w, n, eof, &from)) !=
+                         GS_OK)
             break;
         first = 0;
         const uint8_t *nl = eof ? NULL : memrchr(w + from, '\n', n - from);
@@ -464,14 +504,17 @@ gs_status gs_fai_build(const char *fasta, int threads, const gs_tune *tune, gs_f
         return err->code;
     gs_compression comp = gs_stream_compression(s);
     gs_status st = GS_OK;
+    int mapped = 1;
     if (comp == GS_COMP_GZIP)
         st = gs_fail(err, GS_EINPUT,
                      "cannot be indexed: gzip, not BGZF; recompress with bgzip (%s)", fasta);
     else if (comp == GS_COMP_BGZF)
         st = build_stream(&bd, s, err);
+    else
+        st = build_plain(&bd, &mapped, err);
+    if (st == GS_OK && !mapped)
+        st = build_stream(&bd, s, err);
     gs_stream_close(s);
-    if (comp == GS_COMP_NONE)
-        st = build_plain(&bd, err);
     if (st != GS_OK)
         gs_fai_free(fai);
     return st;

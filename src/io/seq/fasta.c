@@ -65,6 +65,7 @@ struct gs_reader {
     int in_rec;        /* a record is open */
     int rec_done;      /* its last residue has been read (only carry is left) */
     uint32_t rec;      /* its index in the layout */
+    size_t file_rec0;  /* layout index of the current file's first record */
     uint64_t rec_pos;  /* record position of the next segment's first residue */
     uint8_t *carry;    /* residues read past the last owned part, <= overlap */
     size_t n_carry;
@@ -159,6 +160,7 @@ static gs_status open_file(gs_reader *r, gs_error *err)
     r->eof = 0;
     r->pos = r->end = 0;
     r->file_off = 0;
+    r->file_rec0 = r->layout->n_rec;
     r->raw_started = 0;
     r->line_start = 1;
     if (refill(r, err) != GS_OK) /* the bytes peeked at */
@@ -190,10 +192,19 @@ static gs_status open_file(gs_reader *r, gs_error *err)
     return GS_OK;
 }
 
+/* A header that breaks the header rule (seqformat.h): the record's number
+ * in its file names it (this reader counts no lines). */
+static gs_status bad_header(const gs_reader *r, const char *why, gs_error *err)
+{
+    return gs_fail(err, GS_EINPUT, "%s (%s, record %zu)", why, r->layout->files[r->fi],
+                   r->layout->n_rec - r->file_rec0 + 1);
+}
+
 /* Read a header line (in[pos] == '>'), which may span chunks, and open its record. */
 static gs_status read_header(gs_reader *r, gs_error *err)
 {
-    int in_word = 0, word_done = 0;
+    int in_word = 0, word_done = 0, cr_last = 0;
+    const char *why;
     r->name_len = 0;
     r->pos++; /* '>' */
     for (;;) {
@@ -207,6 +218,9 @@ static gs_status read_header(gs_reader *r, gs_error *err)
         size_t avail = r->end - r->pos;
         const uint8_t *nl = memchr(s, '\n', avail);
         size_t n = nl ? (size_t)(nl - s) : avail;
+        if ((why = gs_header_fault(s, n, cr_last)) != NULL)
+            return bad_header(r, why, err);
+        cr_last = n > 0 ? s[n - 1] == '\r' : cr_last;
         for (size_t i = 0; i < n && !word_done; i++) {
             uint8_t c = s[i];
             if (gs_name_blank(c)) {

@@ -4,6 +4,7 @@
  * so a gzipped pattern file works too): pattern files are small next to the corpus, and having every
  * line at hand keeps the two forms simple and lets every error name path:line.
  *
+ * A UTF-8 byte order mark is skipped, as in corpus files (seqformat.h).
  * The form is chosen by the first line that is neither blank nor a comment:
  * '>' means FASTA, anything else the line form. Rules of the line form:
  *   - a line starting with '#' is a comment, a blank line is skipped;
@@ -337,7 +338,7 @@ gs_status gs_patset_read(const char *path, gs_alphabet alpha, gs_patset *ps, gs_
 
     int fasta = -1; /* decided by the first line that is neither blank nor a comment */
     uint32_t line = 0;
-    for (size_t pos = 0; pos < len;) {
+    for (size_t pos = gs_seq_bom(data, len); pos < len;) {
         const uint8_t *s = data + pos;
         const uint8_t *nl = memchr(s, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - s) : len - pos;

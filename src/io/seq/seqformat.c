@@ -4,10 +4,15 @@
 
 #include <string.h>
 
+size_t gs_seq_bom(const uint8_t *text, size_t n)
+{
+    return n >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 void gs_seq_sniff(gs_compression comp, const uint8_t *text, size_t n, int at_end,
                   gs_seq_head *h)
 {
-    size_t p = n >= 3 && !memcmp(text, "\xef\xbb\xbf", 3) ? 3 : 0;
+    size_t p = gs_seq_bom(text, n);
     while (p < n && (text[p] == ' ' || text[p] == '\t' || text[p] == '\r' || text[p] == '\n'))
         p++;
     h->comp = comp;
@@ -36,6 +41,17 @@ gs_status gs_seq_detect_path(const char *path, size_t want, gs_seq_head *h, gs_e
     gs_status st = gs_seq_detect(s, want, h, err);
     gs_stream_close(s);
     return st;
+}
+
+const char *gs_header_fault(const uint8_t *s, size_t n, int cr_before)
+{
+    if (memchr(s, 0, n))
+        return "a NUL byte in a header";
+    const uint8_t *cr = memchr(s, '\r', n);
+    if ((cr_before && n > 0) || (cr && cr != s + n - 1))
+        return "a carriage return inside a header: old Mac (CR-only) line ends? convert them "
+               "with tr '\\r' '\\n'";
+    return NULL;
 }
 
 size_t gs_header_name(const uint8_t *s, size_t n, size_t *len)

@@ -34,6 +34,9 @@ typedef struct gs_seq_head {
 /* The decompressed bytes the readers look at to decide (the first 1 MiB). */
 enum { GS_SEQ_SNIFF = 1 << 20 };
 
+/* The bytes of a UTF-8 byte order mark at text[0, n): 3, or 0 without one.
+ * Every text gscan reads (corpus, pattern file) skips it. */
+size_t gs_seq_bom(const uint8_t *text, size_t n);
 /* Decide format and start from text[0, n), the first decompressed bytes;
  * at_end: they are all of the data. comp is copied into h. */
 void gs_seq_sniff(gs_compression comp, const uint8_t *text, size_t n, int at_end,
@@ -55,5 +58,13 @@ static inline int gs_name_blank(uint8_t c)
 /* The name in a header line s[0, n) (after its '>', without its '\n'):
  * returns where it starts and sets *len (0: the header has no name). */
 size_t gs_header_name(const uint8_t *s, size_t n, size_t *len);
+
+/* The header rule: a header line (after its '>', without its '\n') may end
+ * in '\r' (a CRLF file) but holds no other '\r' and no NUL. A '\r' inside
+ * is a file with old Mac (CR-only) line ends, which would read as one header
+ * and no sequence; a NUL would cut the name. s[0, n) is the line or, for a
+ * reader that meets it in pieces, one piece; cr_before: the piece before
+ * ended in '\r'. NULL when it is sound, else what is wrong with it. */
+const char *gs_header_fault(const uint8_t *s, size_t n, int cr_before);
 
 #endif

@@ -23,6 +23,10 @@ typedef enum gs_compression {
 
 /* Classify the first n bytes of a file (n >= 18 is needed to see BGZF). */
 gs_compression gs_bgzf_sniff(const uint8_t *head, size_t n);
+/* htslib's EOF marker, the empty block every BGZF file ends with: a file
+ * without it was cut short at a block boundary (a bgzip that was killed). */
+enum { GS_BGZF_EOF_LEN = 28 };
+extern const uint8_t gs_bgzf_eof[GS_BGZF_EOF_LEN];
 /* pread all of [at, at + n) of fd (the file path, for messages): *ended
  * when the file ends first; GS_ESYS on a read error. Shared by the BGZF and
  * the .fai readers. */

@@ -27,9 +27,8 @@
 
 enum { IN_MAX = 0xff00, OUT_MAX = 65536, HDR = 18, TRAILER = 8, BATCH = 256 };
 
-/* htslib's EOF marker: an empty block. */
-static const uint8_t eof_block[28] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C',
-                                      2, 0, 0x1b, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+const uint8_t gs_bgzf_eof[GS_BGZF_EOF_LEN] = {0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C',
+                                              2, 0, 0x1b, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 typedef struct batch {
     const uint8_t *in;  /* n_in bytes, cut into blocks of IN_MAX */
@@ -61,7 +60,7 @@ static void put32(uint8_t *p, uint32_t v)
 static uint32_t make_block(struct libdeflate_compressor *c, const uint8_t *in, size_t n,
                            uint8_t *out)
 {
-    memcpy(out, eof_block, HDR);
+    memcpy(out, gs_bgzf_eof, HDR);
     size_t d = libdeflate_deflate_compress(c, in, n, out + HDR, OUT_MAX - HDR - TRAILER);
     if (d == 0) { /* did not fit: store it (BFINAL, type 0, LEN, NLEN) */
         out[HDR] = 1;
@@ -146,7 +145,7 @@ gs_status gs_bgzf_convert(const char *in_path, const char *out_path, int level, 
         if (n < (size_t)BATCH * IN_MAX)
             break;
     }
-    fwrite(eof_block, 1, sizeof eof_block, rf.f);
+    fwrite(gs_bgzf_eof, 1, sizeof gs_bgzf_eof, rf.f);
     rf_open = 0; /* commit releases it, failing or not */
     if (gs_replace_commit(&rf, "BGZF file", err) != GS_OK)
         goto fail;

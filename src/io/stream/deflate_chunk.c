@@ -456,8 +456,11 @@ static gs_status member_end(dec *d, int *more)
     c->ends[c->n_ends++] = (gs_member_end){out_count(d), crc, isize};
     i += 8;
     seek(&d->b, (uint64_t)i * 8);
-    /* another member follows only if its magic does (zlib's gzread rule) */
+    /* another member follows if its magic does; other bytes after the last
+     * are an error, as in the one-thread reader (stream.c) */
     *more = n - i >= 2 && in[i] == 0x1f && in[i + 1] == 0x8b;
+    if (!*more && i < n)
+        return fail(d, "trailing garbage after the last member");
     return GS_OK;
 }
 

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <zlib.h> /* crc32_combine */
 
+#include "core/gs_mapguard.h"
 #include "core/gs_parallel.h"
 
 #include "deflate_chunk.h"
@@ -110,10 +111,20 @@ static uint64_t region_end(const gs_pinflate *p, size_t j)
     return (e < p->n ? e : p->n) * 8;
 }
 
+/* A worker's piece of region j. The compressed bytes are a mapped file: a
+ * page that faults because the file was cut leaves the piece unusable, and
+ * the chain decoding the region again reports it. */
 static void decode_region(gs_pinflate *p, slot *s)
 {
     size_t j = s->region;
     gs_status st;
+    gs_mapguard g;
+    gs_mapguard_arm(&g, p->in, p->n);
+    if (sigsetjmp(g.env, 0)) {
+        gs_mapguard_disarm(&g);
+        s->usable = s->oom = 0;
+        return;
+    }
     if (j == 0)
         st = gs_dchunk_decode(&s->c, p->in, p->n, 0, 1, (const uint8_t *)"", 0, region_end(p, 0),
                               SIZE_MAX);
@@ -124,6 +135,7 @@ static void decode_region(gs_pinflate *p, slot *s)
         if (st == GS_OK && (!found || s->c.why))
             st = GS_EINPUT;
     }
+    gs_mapguard_disarm(&g);
     s->usable = st == GS_OK;
     s->oom = st == GS_ESYS;
 }
@@ -239,8 +251,15 @@ static gs_status chain_step(gs_pinflate *p, slot *s, gs_error *err)
     }
     gs_dchunk *c = &s->c;
     if (!s->usable || c->start_bit != p->want) {
+        gs_mapguard g;
+        gs_mapguard_arm(&g, p->in, p->n);
+        if (sigsetjmp(g.env, 0)) {
+            gs_mapguard_disarm(&g);
+            return gs_mapguard_fail(err, p->name);
+        }
         gs_status st = gs_dchunk_decode(c, p->in, p->n, p->want, p->want == 0, p->window,
                                         p->win_len, region_end(p, j), SIZE_MAX);
+        gs_mapguard_disarm(&g);
         if (st == GS_ESYS)
             return gs_fail(err, GS_ESYS, "out of memory (decompressing %s)", p->name);
         if (st != GS_OK)

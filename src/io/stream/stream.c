@@ -3,8 +3,12 @@
  *
  * Compressed input is read 1 MiB at a time and inflated with ISA-L
  * (inflate.h), one member after another: at a member's end the next bytes
- * are looked at, and the gzip magic starts another member; anything else,
- * or nothing, ends the data (zlib's gzread rule). A plain file is read
+ * are looked at, and the gzip magic starts another member; nothing ends the
+ * data, and anything else is an error naming its offset (zlib's gzread
+ * stops there silently, gzip says "trailing garbage ignored" and exits 2: a
+ * scan must not pass over bytes it did not read). A BGZF file must end with
+ * the EOF marker (bgzf.h): a regular file's last 28 bytes are looked at when
+ * it is opened, a pipe's last member must be empty. A plain file is read
  * straight into the caller's buffer, after the bytes read at open.
  *
  * Decompressed bytes that peek has shown but nobody has consumed yet are
@@ -43,6 +47,8 @@ struct gs_stream {
     int eof;           /* read() returned 0 */
     int done;          /* gzip: no more members */
     int end;           /* every decompressed byte has been decoded */
+    int eof_unchecked; /* BGZF not checked at open (a pipe): its last member must be empty */
+    uint64_t member_out; /* decompressed bytes of the members before the current one */
     gs_inflate *z;
     uint8_t *buf;      /* compressed input (plain: the bytes read at open) */
     size_t pos, n_buf; /* plain: unread part of buf */
@@ -123,16 +129,57 @@ static gs_status decode_plain(gs_stream *s, uint8_t *out, size_t cap, size_t *n,
     return GS_OK;
 }
 
-/* A member ended: another follows only if its magic does. */
+static gs_status no_bgzf_eof(gs_stream *s, gs_error *err)
+{
+    return gs_fail(err, GS_EINPUT,
+                   "BGZF file without its EOF marker: cut short at a block boundary (a bgzip "
+                   "that did not finish?); if it is whole, recompress it with bgzip (%s)",
+                   s->name);
+}
+
+/* A member ended: another follows if its magic does; nothing more ends the
+ * data; other bytes are an error. */
 static gs_status member_end(gs_stream *s, gs_error *err)
 {
-    if (gs_inflate_avail_in(s->z) < 2 && !s->eof && refill_in(s, err) != GS_OK)
-        return err->code;
+    while (gs_inflate_avail_in(s->z) < 2 && !s->eof)
+        if (refill_in(s, err) != GS_OK)
+            return err->code;
     const uint8_t *p = gs_inflate_next_in(s->z);
-    if (gs_inflate_avail_in(s->z) >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+    size_t left = gs_inflate_avail_in(s->z);
+    uint64_t last = s->out - s->member_out;
+    s->member_out = s->out;
+    if (left >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
         gs_inflate_reset(s->z);
-    else
-        s->done = 1;
+        return GS_OK;
+    }
+    if (left > 0)
+        return corrupt(s, "trailing garbage after the last member", err);
+    if (s->eof_unchecked && last != 0)
+        return no_bgzf_eof(s, err);
+    s->done = 1;
+    return GS_OK;
+}
+
+/* A regular BGZF file ends with the EOF marker; a pipe is checked at its
+ * end (member_end). */
+static gs_status check_bgzf_eof(gs_stream *s, gs_error *err)
+{
+    struct stat st;
+    uint8_t tail[GS_BGZF_EOF_LEN];
+    int ended = 0;
+    if (s->comp != GS_COMP_BGZF)
+        return GS_OK;
+    if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        s->eof_unchecked = 1;
+        return GS_OK;
+    }
+    if (st.st_size < GS_BGZF_EOF_LEN)
+        return no_bgzf_eof(s, err);
+    if (gs_pread_full(s->fd, tail, sizeof tail, (uint64_t)st.st_size - sizeof tail, s->name,
+                      &ended, err) != GS_OK)
+        return err->code;
+    if (ended || memcmp(tail, gs_bgzf_eof, sizeof tail))
+        return no_bgzf_eof(s, err);
     return GS_OK;
 }
 
@@ -346,7 +393,8 @@ gs_status gs_stream_open(const char *path, const gs_stream_opts *o, gs_stream **
         (s->buf = gs_malloc(ZCHUNK, err, "input buffer")) == NULL)
         goto fail;
     memcpy(s->name, path, l);
-    if (sniff(s, err) != GS_OK || go_parallel(s, o, err) != GS_OK)
+    if (sniff(s, err) != GS_OK || check_bgzf_eof(s, err) != GS_OK ||
+        go_parallel(s, o, err) != GS_OK)
         goto fail;
     *out = s;
     return GS_OK;
