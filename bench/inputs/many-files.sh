@@ -33,7 +33,7 @@ for r in ${GS_RANKS:-1 4}; do
     t0=$(date +%s.%N)
     mpiexec -n "$r" "$G" scan -q -d "${GS_DEVICE:-auto}" -p "$w/k.txt" -o "$w/r.h5" "$w/g" || exit 1
     t1=$(date +%s.%N)
-    printf '| %s | %s | %s | %.2f | %s | %s |\n' "$n" "$r" "$i" "$(echo "$t1 - $t0" | bc)" \
+    printf '| %s | %s | %s | %.2f | %s | %s |\n' "$n" "$r" "$i" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
       "$(phase "$w/r.h5" plan)" "$(phase "$w/r.h5" scan)"
   done
 done
