@@ -13,5 +13,6 @@ cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGS_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
-# the Slurm scripts are shell, checked once above
-(cd build-asan && GS_TEST_QUICK=1 ctest --output-on-failure -j"$jobs" -LE slurm)
+# the Slurm scripts and the fault runs (ulimit -v, LD_PRELOAD) are shell,
+# checked once above
+(cd build-asan && GS_TEST_QUICK=1 ctest --output-on-failure -j"$jobs" -LE 'slurm|faults')

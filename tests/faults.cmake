@@ -24,3 +24,6 @@ gs_unit_test(test_mapguard LIBS gs_stream)
 # inputs that change underneath or are malformed, on 1, 2 and 3 ranks
 add_test(NAME faults_inputs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/inputs.sh $<TARGET_FILE:gscan>)
 set_tests_properties(faults_inputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 600)
+# shell runs of the Release build: under the sanitizers ulimit -v and an
+# LD_PRELOAD stand-in cannot work, and the unit tests above run there
+set_property(TEST faults_cluster faults_outputs faults_inputs APPEND PROPERTY LABELS faults)
