@@ -118,8 +118,6 @@ static gs_status index_one(const char *fasta, const gs_tune *tune, gs_error *err
     return st;
 }
 
-/* --bgzf: recompress fasta as BGZF into out (NULL: in place for gzip,
- * FASTA.gz for plain), then index the result. */
 /* Where FASTA's --bgzf output goes: -o, else FASTA.gz for a plain file and
  * FASTA itself for gzip (*in_place = 1: replaced once read whole). */
 static gs_status bgzf_target(const char *fasta, const char *out, char *path, size_t n,
@@ -129,7 +127,7 @@ static gs_status bgzf_target(const char *fasta, const char *out, char *path, siz
     if (gs_bgzf_detect(fasta, &comp, err) != GS_OK)
         return err->code;
     *in_place = out == NULL && comp != GS_COMP_NONE;
-    snprintf(path, n, out ? "%s" : comp == GS_COMP_NONE ? "%s.gz" : "%s", out ? out : fasta);
+    snprintf(path, n, "%s%s", out ? out : fasta, out == NULL && comp == GS_COMP_NONE ? ".gz" : "");
     return GS_OK;
 }
 
