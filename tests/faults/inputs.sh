@@ -60,6 +60,7 @@ cut_while_mapped() {
   cp "$file" "$file.orig"
   for try in 1 2 3; do
     cp "$file.orig" "$file"
+    rm -f out.h5* # a try that ended with exit 0 left its result
     run "$n" "$@" > cut.log 2>&1 &
     local job=$!
     wait_mapped "$job" "$dir/$file" && mapped=1
