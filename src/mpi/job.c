@@ -213,7 +213,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_SETUP] = gs_now() - t_start;
-    if (make_plan(&j, err) != GS_OK || gs_mpi_agree(comm, err) != GS_OK)
+    make_plan(&j, err); /* a rank whose plan failed still takes part in the agreement */
+    if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
