@@ -2,6 +2,7 @@
  * job on every rank, and what it reports. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 #include "comm/mpi_check.h"
@@ -16,6 +17,21 @@ gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err)
     return st;
 }
 
+/* One line on stderr: what was written, what it holds, what ran. */
+static void summary_line(const gs_scan_opts *o, const gs_job_summary *s)
+{
+    const char *what = o->out_format == GS_OUT_H5 ? "HDF5" : o->report_hits ? "hits" : "counts";
+    fprintf(stderr,
+            "gscan: wrote %s (%s): %llu hit%s of %u pattern%s in %llu record%s (%llu residues)%s; "
+            "%s on the %s, %d rank%s, %.2f s\n",
+            strcmp(o->out, "-") ? o->out : "standard output", what,
+            (unsigned long long)s->total_hits, s->total_hits == 1 ? "" : "s", s->n_patterns,
+            s->n_patterns == 1 ? "" : "s", (unsigned long long)s->n_records,
+            s->n_records == 1 ? "" : "s", (unsigned long long)s->residues,
+            o->report_hits ? "" : ", counts only", s->engine, s->device, s->n_ranks,
+            s->n_ranks == 1 ? "" : "s", s->t_total);
+}
+
 gs_status gs_cmd_scan_run(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
     const gs_scan_opts *o = &c->scan;
@@ -27,6 +43,8 @@ gs_status gs_cmd_scan_run(gs_cli *c, MPI_Comm comm, gs_error *err)
         fprintf(stderr, "gscan: verify: %s on the %s (%.3f s) and %s on the cpu (%.3f s) agree "
                         "on every count and hit\n",
                 sum.engine, sum.device, sum.t_main, sum.ref_engine, sum.t_ref);
+    if (st == GS_OK && rank == 0 && !o->quiet)
+        summary_line(o, &sum);
     if (o->tune.debug & GS_DEBUG_IO)
         fprintf(stderr, "gscan: rank %d read %llu bytes (%s)\n", rank,
                 (unsigned long long)sum.bytes_read, sum.reading ? sum.reading : "-");

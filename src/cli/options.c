@@ -37,7 +37,8 @@ const char gs_scan_usage[] =
     "  -o, --out FILE           output file (default gscan.h5); - is standard output;\n"
     "                           a regular file or a new name, never an input\n"
     "  -O, --out-format F       h5 | tsv | bed (default from -o: .tsv and - give tsv,\n"
-    "                           .bed bed, else h5); tsv and bed write the hits as\n"
+    "                           .bed bed, .h5 and .hdf5 h5; another name needs -O);\n"
+    "                           tsv and bed write the hits as\n"
     "                           text (gscan export's columns) unless --report counts\n"
     "                           (per-pattern counts as TSV)\n"
     "  -e, --engine NAME        %s (default auto)\n"
@@ -75,7 +76,7 @@ const char gs_scan_usage[] =
     "                           the results differ)\n"
     "      --config FILE        key = value lines; keys are long option names\n"
     "                           (and 'corpus'); the command line overrides them\n"
-    "  -q, --quiet              no progress bar\n"
+    "  -q, --quiet              no progress bar and no summary line\n"
     "      --progress           progress bar on stderr (default: when a terminal)\n"
     "      --tune KEY=VALUE     a knob of how (never what) gscan computes; repeatable;\n"
     "                           the keys are listed below (--tune help: only them)\n"
@@ -323,7 +324,10 @@ static gs_status apply_flag(gs_scan_opts *o, int id, const char *name, const cha
     case OPT_VERIFY: o->verify = b; break;
     case OPT_BEST_SITE: o->best_per_site = b; break;
     case OPT_SEQ: o->with_seq = b; break;
-    case OPT_QUIET: o->progress = b ? 0 : o->progress; break;
+    case OPT_QUIET:
+        o->progress = b ? 0 : o->progress;
+        o->quiet = b;
+        break;
     default: o->progress = b ? 1 : o->progress; break;
     }
     return GS_OK;
@@ -576,12 +580,18 @@ static int strand_both_given(int argc, char **argv)
 static gs_status settle_output(parse_state *ps, int argc, char **argv, gs_error *err)
 {
     gs_scan_opts *o = ps->o;
-    if (!ps->explicit_format) { /* from the name: "-", .tsv and .bed are text */
-        size_t l = strlen(o->out);
-        if (!strcmp(o->out, "-") || (l >= 4 && !strcmp(o->out + l - 4, ".tsv")))
+    if (!ps->explicit_format) { /* from the name: "-", .tsv and .bed are text, .h5 HDF5 */
+        const char *dot = strrchr(o->out, '.'), *slash = strrchr(o->out, '/');
+        const char *ext = dot && (!slash || dot > slash) ? dot + 1 : "";
+        if (!strcmp(o->out, "-") || !strcmp(ext, "tsv"))
             o->out_format = GS_OUT_TSV;
-        else if (l >= 4 && !strcmp(o->out + l - 4, ".bed"))
+        else if (!strcmp(ext, "bed"))
             o->out_format = GS_OUT_BED;
+        else if (strcmp(ext, "h5") && strcmp(ext, "hdf5"))
+            return gs_fail(err, GS_EUSAGE,
+                           "cannot tell the output format from the name '%s': name it .h5, "
+                           ".tsv or .bed, or give -O h5|tsv|bed (gscan scan)",
+                           o->out);
     }
     if (o->out_format == GS_OUT_H5 && !strcmp(o->out, "-"))
         return gs_fail(err, GS_EUSAGE, "HDF5 cannot be written to standard output: use -O tsv or bed with -o - (gscan scan)");

@@ -189,6 +189,20 @@ static gs_status finish_hits(gs_job *j, gs_hits *hits, uint64_t *counts, gs_erro
 
 /* ---- the job ------------------------------------------------------------ */
 
+/* Rank 0: what the run found, for the summary line. */
+static void summarize(const gs_job *j, const uint64_t *counts, gs_job_summary *sum)
+{
+    const gs_layout *l = j->mode->layout(j);
+    size_t n = (size_t)j->ps.n * (size_t)j->ks.n_strands;
+    sum->n_patterns = j->ps.n;
+    sum->n_ranks = j->size;
+    for (size_t i = 0; i < n; i++)
+        sum->total_hits += counts[i];
+    for (size_t r = 0; l && r < l->n_rec; r++)
+        sum->residues += l->rec[r].length;
+    sum->n_records = l ? l->n_rec : 0;
+}
+
 static void job_free(gs_job *j)
 {
     gs_patset_free(&j->ps);
@@ -245,8 +259,10 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         gs_job_dups_warn(&dups, j.mode->layout(&j), o->corpus);
 
     gs_job_write(&j, counts, &res.hits, t_start, err);
-    gs_mpi_agree(comm, err);
+    if (gs_mpi_agree(comm, err) == GS_OK && j.rank == 0)
+        summarize(&j, counts, sum);
     sum->n_hits = res.hits.n;
+    sum->t_total = j.t[GS_T_INIT] + gs_now() - t_start;
 fail:
     gs_job_dups_join(&dups);
     free(counts);

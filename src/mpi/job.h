@@ -39,6 +39,7 @@ typedef struct gs_scan_opts {
     int readers;             /* --readers (1 .. GS_MAX_READERS), 0: from threads */
     int verify;              /* --verify */
     int progress;            /* 1 --progress, 0 --quiet, -1 default (a terminal) */
+    int quiet;               /* -q: no progress bar and no summary line */
     uint64_t block;          /* --block-size residues; 0: GS_BLOCK_GPU or GS_BLOCK_CPU */
     uint32_t max_expansions; /* --max-expansions */
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
@@ -69,6 +70,12 @@ typedef struct gs_job_summary {
     const char *reading;         /* the read mode (mode.h): "ranges" (through indexes),
                                   * "streamed" (dealt by rank 0), "local" (one process
                                   * streams) or "lz" (an LZ77 index, --index) */
+    /* rank 0, after a written result: what the summary line says */
+    uint32_t n_patterns;
+    uint64_t n_records, residues; /* of the whole corpus (residues: 0 when unknown) */
+    uint64_t total_hits;          /* the sum of the counts: every hit, stored or not */
+    int n_ranks;
+    double t_total;               /* seconds from exec to the written file */
 } gs_job_summary;
 
 /* Run the scan collectively over comm. Every rank returns the same status

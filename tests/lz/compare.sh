@@ -378,7 +378,7 @@ expect "index without -o" 1 "--out" "$GSCAN" index --lz s.fa
 expect "index with --max-mismatches" 1 "exact matching only" "$GSCAN" scan -q -p s.patterns -o bad.h5 --max-mismatches 1 --index c.gsx
 expect "index with --max-edits" 1 "exact matching only" "$GSCAN" scan -q -p s.patterns -o bad.h5 --max-edits 1 --index c.gsx
 cp c.gsx keep.gsx
-expect "output over the index" 1 "input of this run" "$GSCAN" scan -q -p s.patterns -o c.gsx --index c.gsx
+expect "output over the index" 1 "input of this run" "$GSCAN" scan -q -O h5 -p s.patterns -o c.gsx --index c.gsx
 cmp -s c.gsx keep.gsx || { echo "FAIL output over the index: the index changed"; fails=$((fails + 1)); }
 cp s.fa keep.fa
 expect "index over its corpus" 1 "input of this run" "$GSCAN" index --lz -o s.fa s.fa
