@@ -51,6 +51,10 @@ typedef struct gs_fai {
  * read a window at a time where it cannot be (an address-space limit). */
 gs_status gs_fai_build(const char *fasta, int threads, const gs_tune *tune, gs_fai *fai,
                        gs_error *err);
+/* The same from the whole of a plain file already in memory, m[0, size)
+ * (a small file read once by its caller); fasta names it in messages. */
+gs_status gs_fai_build_bytes(const char *fasta, const uint8_t *m, uint64_t size, gs_fai *fai,
+                             gs_error *err);
 /* Write "<fasta>.fai" text exactly as samtools faidx does. */
 gs_status gs_fai_write(const char *fai_path, const gs_fai *fai, gs_error *err);
 /* Read "<fasta>.fai" if it exists: returns GS_OK with fai->n > 0, or GS_OK with

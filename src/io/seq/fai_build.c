@@ -431,6 +431,20 @@ static gs_status build_plain(builder *bd, int *mapped, gs_error *err)
     return st;
 }
 
+gs_status gs_fai_build_bytes(const char *fasta, const uint8_t *m, uint64_t size, gs_fai *fai,
+                             gs_error *err)
+{
+    memset(fai, 0, sizeof *fai);
+    builder bd = {.path = fasta, .fai = fai, .line = 1, .threads = 1, .err = err};
+    uint64_t from = 0;
+    gs_status st = first_record(&bd, GS_COMP_NONE, m, size, 1, &from);
+    if (st == GS_OK)
+        st = index_window(&bd, m, size, 0, from);
+    if (st != GS_OK)
+        gs_fai_free(fai);
+    return st;
+}
+
 /* Fill w[*n, cap) from s: *eof when the data ended. */
 static gs_status fill(gs_stream *s, uint8_t *w, size_t cap, size_t *n, int *eof, gs_error *err)
 {

@@ -100,28 +100,32 @@ gs_status gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at, const char 
     return GS_OK;
 }
 
-gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err)
+gs_status gs_bgzf_detect_fd(int fd, const char *path, gs_compression *c, gs_error *err)
 {
     uint8_t h[HDR];
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
     size_t n = 0;
     while (n < HDR) {
-        ssize_t got = read(fd, h + n, HDR - n);
+        ssize_t got = pread(fd, h + n, HDR - n, (off_t)n);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0) {
-            close(fd);
+        if (got < 0)
             return gs_fail(err, GS_ESYS, "read error: %s (%s)", strerror(errno), path);
-        }
         if (got == 0)
             break;
         n += (size_t)got;
     }
-    close(fd);
     *c = gs_bgzf_sniff(h, n);
     return GS_OK;
+}
+
+gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
+    gs_status st = gs_bgzf_detect_fd(fd, path, c, err);
+    close(fd);
+    return st;
 }
 
 void gs_gzi_free(gs_gzi *gzi)

@@ -35,6 +35,8 @@ gs_status gs_pread_full(int fd, uint8_t *out, size_t n, uint64_t at, const char 
 
 /* Open path and classify its first bytes (GS_EINPUT when it cannot be opened). */
 gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err);
+/* The same on an open file (read with pread from its start). */
+gs_status gs_bgzf_detect_fd(int fd, const char *path, gs_compression *c, gs_error *err);
 
 /* One .gzi entry: a block starts at byte coff of the file and uoff of the
  * uncompressed data. */
