@@ -9,12 +9,44 @@
  * residues (the many-record case: EST sets, contigs), in lines of WIDTH
  * (default 60) like any FASTA writer. Plain C and large writes, so building
  * the file takes about as long as the disk takes to absorb it.
+ *
+ * An OUT ending in .fq writes FASTQ instead: reads of RECLEN residues (150
+ * for short reads), each "@rN", the sequence, "+" and a quality line of the
+ * same length in Illumina's binned letters (F : , and some G-free noise).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int write_fastq(const char *seq, uint64_t n, FILE *out, uint64_t total, uint64_t len,
+                       char *buf, size_t cap)
+{
+    static const char qual[] = "FFFF:FFF,FFFFF:FFFFFFF#F:FF,FFFFFFFF:FF";
+    size_t used = 0;
+    uint64_t at = 0, rec = 0;
+    if (len + 64 > cap / 2)
+        return 1;
+    for (uint64_t done = 0; done < total; done += len) {
+        if (used + 2 * len + 64 > cap) {
+            fwrite(buf, 1, used, out);
+            used = 0;
+        }
+        used += (size_t)sprintf(buf + used, "@r%llu\n", (unsigned long long)++rec);
+        for (uint64_t i = 0; i < len; i++, at = at + 1 == n ? 0 : at + 1)
+            buf[used + i] = seq[at];
+        used += len;
+        memcpy(buf + used, "\n+\n", 3);
+        used += 3;
+        for (uint64_t i = 0; i < len; i++)
+            buf[used + i] = qual[(rec + i) % (sizeof qual - 1)];
+        used += len;
+        buf[used++] = '\n';
+    }
+    fwrite(buf, 1, used, out);
+    return fclose(out) != 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -40,6 +72,9 @@ int main(int argc, char **argv)
     fclose(in);
     static char buf[1 << 22];
     size_t used = 0;
+    size_t lo = strlen(argv[2]);
+    if (lo > 3 && !strcmp(argv[2] + lo - 3, ".fq"))
+        return write_fastq(seq, (uint64_t)n, out, total, reclen ? reclen : 150, buf, sizeof buf);
     uint64_t at = 0, rec = 0, in_rec = 0, in_line = 0;
     if (reclen == 0)
         reclen = total;
