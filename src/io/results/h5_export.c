@@ -35,7 +35,9 @@ typedef struct exporter {
     hit_rows h;
     gs_hit_seq *hs;          /* --seq: the corpus, and a hit's residues */
     char *seq, *fnames, **fv;
+    size_t seq_cap;
     char *line;
+    size_t line_cap;
 } exporter;
 
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err)
@@ -129,9 +131,22 @@ static gs_status begin_seq(exporter *x, char *const *corpus, size_t n_corpus, gs
         corpus = x->fv;
         n_corpus = (size_t)f->s.n_files;
     }
-    if (open_seq(x, corpus, n_corpus, err) != GS_OK
-        || (x->seq = gs_malloc((size_t)x->longest + 1, err, "--seq")) == NULL)
+    if (open_seq(x, corpus, n_corpus, err) != GS_OK)
         return err->code;
+    x->seq_cap = (size_t)x->longest + 1;
+    return (x->seq = gs_malloc(x->seq_cap, err, "--seq")) ? GS_OK : GS_ESYS;
+}
+
+/* Room for n bytes in *b (capacity *cap). */
+static gs_status room(char **b, size_t *cap, size_t n, const char *what, gs_error *err)
+{
+    if (n <= *cap)
+        return GS_OK;
+    char *g = gs_realloc(*b, n, err, what);
+    if (g == NULL)
+        return GS_ESYS;
+    *b = g;
+    *cap = n;
     return GS_OK;
 }
 
@@ -161,9 +176,20 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
                            at + i, pat, rec, strand, f->s.path);
         gs_text_hit t = {x->rnames + (size_t)rec * x->rstride, x->pnames + (size_t)pat * x->pstride,
                          h->start[i], h->end ? h->end[i] : h->start[i] + x->plen[pat], strand,
-                         x->seq, h->dist ? h->dist[i] : -1};
-        if (x->seq && gs_hit_seq_get(x->hs, rec, t.start, t.end, strand, x->seq, err) != GS_OK)
-            return err->code;
+                         NULL, h->dist ? h->dist[i] : -1};
+        if (x->seq) { /* an edits hit may be longer than its pattern */
+            if (t.end < t.start || room(&x->seq, &x->seq_cap, t.end - t.start + 1, "--seq", err)
+                                       != GS_OK)
+                return t.end < t.start ? gs_fail(err, GS_EINPUT,
+                                                 "corrupt hit %" PRIu64 ": it ends before it "
+                                                 "starts (%s)", at + i, f->s.path)
+                                       : GS_ESYS;
+            if (gs_hit_seq_get(x->hs, rec, t.start, t.end, strand, x->seq, err) != GS_OK)
+                return err->code;
+            t.seq = x->seq;
+        }
+        if (room(&x->line, &x->line_cap, gs_text_hit_row_max(&t), "export line", err) != GS_OK)
+            return GS_ESYS;
         fwrite(x->line, 1, gs_text_hit_row(x->line, x->fmt, &t), out);
     }
     return GS_OK;
@@ -195,11 +221,6 @@ gs_status gs_h5_export_seq(gs_h5_file *f, const gs_h5_export_opts *o, FILE *out,
         gs_fail(err, GS_EINPUT, "no hits in %s (run gscan scan with --report hits)", f->s.path);
     if (err->code != GS_OK || begin(&x, err) != GS_OK
         || (o->with_seq && begin_seq(&x, o->corpus, o->n_corpus, err) != GS_OK))
-        goto done;
-    /* >= gs_text_hit_row_max */
-    x.line = gs_malloc(x.rstride + x.pstride + (x.seq ? (size_t)x.longest + 1 : 0) + 64, err,
-                       "export line");
-    if (x.line == NULL)
         goto done;
     gs_text_hits_header(out, x.fmt, f->s.approx, x.seq != NULL);
     for (uint64_t at = 0; at < f->s.n_hits; at += READ_ROWS) {
