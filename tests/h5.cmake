@@ -2,6 +2,7 @@
 # same executable under mpiexec with 3 ranks, whose file must equal the
 # single-process one.
 gs_unit_test(test_h5out LIBS gs_results)
+gs_unit_test(test_align LIBS gs_results)
 # gscan info's summary is laid out in src/cli (info.c); the test reads it
 target_sources(test_h5out PRIVATE ${PROJECT_SOURCE_DIR}/src/cli/info.c)
 

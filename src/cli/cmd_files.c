@@ -45,7 +45,8 @@ static const char info_usage[] =
     "index: records, residues, phrases, kernel and sizes.\n";
 
 static const char export_usage[] =
-    "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--corpus FILE]...] | --counts]\n"
+    "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--aligned] [--corpus FILE]...] |\n"
+    "                    --counts]\n"
     "                    [-o FILE]\n"
     "\n"
     "Write the hits of a result file (made with --report hits) as text:\n"
@@ -57,6 +58,10 @@ static const char export_usage[] =
     "  --seq            a last column, matched: each hit's residues (reverse\n"
     "                   complement on the - strand), read through the .fai of\n"
     "                   the scanned files (gscan index them first)\n"
+    "  --aligned        (implies --seq) two more columns: aligned, the hit's\n"
+    "                   residues aligned to the pattern (mismatches and residues\n"
+    "                   the pattern lacks in lowercase, - where the target lacks\n"
+    "                   a pattern residue), and cigar (= X I D)\n"
     "  --corpus FILE    with --seq: where the scanned files are now; repeat it\n"
     "                   once per file, in the scan's order (default: the paths\n"
     "                   the scan was given)\n"
@@ -305,6 +310,8 @@ static gs_status export_words(int argc, char **argv, gs_export_cmd *o, gs_error 
             o->counts = 1;
         else if (!strcmp(a, "--seq"))
             o->seq = 1;
+        else if (!strcmp(a, "--aligned"))
+            o->seq = o->aligned = 1;
         else if (!strcmp(a, "--corpus"))
             o->corpus[o->n_corpus++] = argv[++i];
         else if (!strcmp(a, "--format") || !strcmp(a, "-f"))
@@ -339,7 +346,8 @@ gs_status gs_cmd_export_parse(gs_cli *c, gs_error *err)
         return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)",
                        o->format);
     if (o->counts && o->seq)
-        return gs_fail(err, GS_EUSAGE, "--seq belongs to hit rows, not to --counts (gscan export)");
+        return gs_fail(err, GS_EUSAGE, "--%s belongs to hit rows, not to --counts (gscan export)",
+                       o->aligned ? "aligned" : "seq");
     if (o->n_corpus && !o->seq)
         return gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
     if (o->out && !strcmp(o->out, "-"))
@@ -369,7 +377,7 @@ static gs_status export_file(gs_cli *c, gs_error *err)
     if (o->counts)
         gs_h5_export_counts(f, out, err);
     else
-        gs_h5_export_seq(f, &(gs_h5_export_opts){o->format, o->seq, o->corpus, o->n_corpus}, out,
+        gs_h5_export_seq(f, &(gs_h5_export_opts){o->format, o->seq, o->corpus, o->n_corpus, o->aligned}, out,
                          err);
     if (o->out && err->code == GS_OK)
         gs_replace_commit(&r, "the export", err);

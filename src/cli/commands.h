@@ -35,7 +35,7 @@ typedef struct gs_index_opts {
 /* gscan export's options; the --corpus list is gathered in argv as above. */
 typedef struct gs_export_cmd {
     const char *in, *format, *out; /* out NULL: standard output */
-    int counts, seq;
+    int counts, seq, aligned; /* aligned: --aligned (implies seq) */
     char **corpus;
     size_t n_corpus;
 } gs_export_cmd;

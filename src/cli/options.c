@@ -67,6 +67,13 @@ const char gs_scan_usage[] =
     "                           and deletions, one per end (not with --max-mismatches)\n"
     "      --best-per-site      approximate: one hit per run of overlapping hits of a\n"
     "                           pattern and strand (smallest distance, then start)\n"
+    "      --seq                text hit rows end with a matched column: each hit's\n"
+    "                           residues (reverse complement on -), read back\n"
+    "                           through the corpus files' .fai\n"
+    "      --aligned            (implies --seq) and with aligned and cigar columns:\n"
+    "                           the residues aligned to the pattern, mismatches and\n"
+    "                           residues the pattern lacks in lowercase, - where\n"
+    "                           the target lacks one; CIGAR with = X I D\n"
     "      --infile-list FILE   more corpus files, one path a line ('#' comments),\n"
     "                           in place among the CORPUS arguments\n"
     "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
@@ -92,7 +99,7 @@ const char gs_scan_usage[] =
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
-       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_TUNE, OPT_DEBUG,
+       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_ALIGNED, OPT_TUNE, OPT_DEBUG,
        OPT_INFILE_LIST, OPT_MPI_HINT };
 enum { REPORT_UNSET = -1 };
 
@@ -115,6 +122,7 @@ static const struct option long_opts[] = {
     {"max-edits", required_argument, NULL, OPT_EDITS},
     {"best-per-site", no_argument, NULL, OPT_BEST_SITE},
     {"seq", no_argument, NULL, OPT_SEQ},
+    {"aligned", no_argument, NULL, OPT_ALIGNED},
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"index", required_argument, NULL, OPT_INDEX},
     {"infile-list", required_argument, NULL, OPT_INFILE_LIST},
@@ -324,6 +332,7 @@ static gs_status apply_flag(gs_scan_opts *o, int id, const char *name, const cha
     case OPT_VERIFY: o->verify = b; break;
     case OPT_BEST_SITE: o->best_per_site = b; break;
     case OPT_SEQ: o->with_seq = b; break;
+    case OPT_ALIGNED: o->aligned = o->with_seq = b; break;
     case OPT_QUIET:
         o->progress = b ? 0 : o->progress;
         o->quiet = b;
@@ -392,6 +401,7 @@ static gs_status apply_option(parse_state *ps, int id, const char *name, const c
     switch (id) {
     case OPT_BEST_SITE:
     case OPT_SEQ:
+    case OPT_ALIGNED:
     case OPT_VERIFY:
     case OPT_QUIET:
     case OPT_PROGRESS: return apply_flag(ps->o, id, name, val, where, bad, err);

@@ -50,6 +50,7 @@ typedef struct gs_result {
     double timing[GS_N_PHASES]; /* this rank's seconds; write is filled in here */
     gs_hit_seq *seq;           /* text output (rank 0): a matched column read
                                 * through it (io/hit_seq.h), or NULL */
+    int aligned;               /* with seq: the aligned and cigar columns too */
     const gs_tune *tune;       /* the HDF5 writer's knobs: io.h5.threads,
                                 * io.h5.slots, io.h5.align, debug time (NULL: the
                                 * defaults) */

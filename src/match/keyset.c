@@ -19,28 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* IUPAC code -> set of bases as bits A=1 C=2 G=4 T=8; 0 = not a code. */
-static uint8_t iupac_mask(uint8_t c)
-{
-    switch (c) {
-    case 'A': case 'a': return 1;
-    case 'C': case 'c': return 2;
-    case 'G': case 'g': return 4;
-    case 'T': case 't': case 'U': case 'u': return 8;
-    case 'R': case 'r': return 1 | 4;
-    case 'Y': case 'y': return 2 | 8;
-    case 'S': case 's': return 2 | 4;
-    case 'W': case 'w': return 1 | 8;
-    case 'K': case 'k': return 4 | 8;
-    case 'M': case 'm': return 1 | 2;
-    case 'B': case 'b': return 2 | 4 | 8;
-    case 'D': case 'd': return 1 | 4 | 8;
-    case 'H': case 'h': return 1 | 2 | 8;
-    case 'V': case 'v': return 1 | 2 | 4;
-    case 'N': case 'n': return 15;
-    default: return 0;
-    }
-}
+#include "core/gs_iupac.h"
 
 /* The build state: an arena of key strings, their hashes, a table of key ids,
  * and the (key, output) pairs in emission order. */
@@ -188,7 +167,7 @@ static gs_status expand_dna(builder *b, const gs_patset *ps, uint32_t p, int bot
     if (!choice || !cur || !rc || !idx || !codes)
         goto fail;
     for (uint32_t i = 0; i < n; i++) {
-        uint8_t m = iupac_mask(pat->bytes[i]);
+        uint8_t m = gs_iupac_mask(pat->bytes[i]);
         if (m == 0) {
             uint8_t c = pat->bytes[i];
             st = gs_fail(err, GS_EINPUT, "invalid symbol '%c' in pattern %s (%s:%u)",
@@ -383,8 +362,8 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
             ks->out_off[k] = k;
             ks->outputs[k] = p * 2 + (uint32_t)s;
             for (uint32_t i = 0; i < pat->len; i++) {
-                uint8_t m = s == GS_FWD ? iupac_mask(pat->bytes[i])
-                                        : mask_complement(iupac_mask(pat->bytes[pat->len - 1 - i]));
+                uint8_t m = s == GS_FWD ? gs_iupac_mask(pat->bytes[i])
+                                        : mask_complement(gs_iupac_mask(pat->bytes[pat->len - 1 - i]));
                 if (m == 0) {
                     uint8_t c = pat->bytes[s == GS_FWD ? i : pat->len - 1 - i];
                     gs_fail(err, GS_EINPUT, "invalid symbol '%c' in pattern %s (%s:%u)",

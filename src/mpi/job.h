@@ -46,6 +46,7 @@ typedef struct gs_scan_opts {
     uint32_t max_dist;       /* their K */
     int best_per_site;       /* --best-per-site */
     int with_seq;            /* --seq: text hit rows end with the matched residues */
+    int aligned;             /* --aligned: and with that alignment and CIGAR (implies --seq) */
     const char *config;      /* --config */
     const char *index;       /* --index: an LZ77 hybrid index instead of corpus files */
     char **corpus;           /* positional (or "corpus" in a config) */

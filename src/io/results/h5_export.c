@@ -38,6 +38,10 @@ typedef struct exporter {
     size_t seq_cap;
     char *line;
     size_t line_cap;
+    char *pseqs;             /* --aligned: the patterns' sequences, whole */
+    size_t sstride;
+    int edits;               /* the file's match mode is edits */
+    gs_text_align al;
 } exporter;
 
 gs_status gs_h5_export(gs_h5_file *f, const char *format, FILE *out, gs_error *err)
@@ -137,6 +141,29 @@ static gs_status begin_seq(exporter *x, char *const *corpus, size_t n_corpus, gs
     return (x->seq = gs_malloc(x->seq_cap, err, "--seq")) ? GS_OK : GS_ESYS;
 }
 
+/* --aligned: the patterns' sequences and the match mode. */
+static gs_status begin_aligned(exporter *x, gs_error *err)
+{
+    gs_h5_file *f = x->f;
+    char alpha[16] = "", mode[16] = "";
+    gs_h5_attr_str(f, "alphabet", alpha, sizeof alpha, err);
+    if (err->code == GS_OK && f->s.approx)
+        gs_h5_attr_str(f, "match_mode", mode, sizeof mode, err);
+    if (err->code != GS_OK)
+        return err->code;
+    if (!strcmp(alpha, "bytes"))
+        return gs_fail(err, GS_EUSAGE, "--aligned shows DNA alignments, and %s holds bytes (gscan export)",
+                       f->s.path);
+    x->edits = !strcmp(mode, "edits");
+    if (f->s.n_pat &&
+        (x->pseqs = gs_h5_strings(f, "/patterns/sequence", 0, f->s.n_pat, &x->sstride, err)) ==
+            NULL)
+        return err->code;
+    if (x->pseqs == NULL)
+        x->pseqs = calloc(1, 1); /* no patterns, no rows: the header still says aligned */
+    return x->pseqs ? GS_OK : gs_fail(err, GS_ESYS, "out of memory (--aligned)");
+}
+
 /* Room for n bytes in *b (capacity *cap). */
 static gs_status room(char **b, size_t *cap, size_t n, const char *what, gs_error *err)
 {
@@ -176,7 +203,7 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
                            at + i, pat, rec, strand, f->s.path);
         gs_text_hit t = {x->rnames + (size_t)rec * x->rstride, x->pnames + (size_t)pat * x->pstride,
                          h->start[i], h->end ? h->end[i] : h->start[i] + x->plen[pat], strand,
-                         NULL, h->dist ? h->dist[i] : -1};
+                         NULL, h->dist ? h->dist[i] : -1, NULL, NULL};
         if (x->seq) { /* an edits hit may be longer than its pattern */
             if (t.end < t.start || room(&x->seq, &x->seq_cap, t.end - t.start + 1, "--seq", err)
                                        != GS_OK)
@@ -187,6 +214,10 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
             if (gs_hit_seq_get(x->hs, rec, t.start, t.end, strand, x->seq, err) != GS_OK)
                 return err->code;
             t.seq = x->seq;
+            const char *p = x->pseqs ? x->pseqs + (size_t)pat * x->sstride : NULL;
+            if (p && gs_text_hit_align(&x->al, &t, (const uint8_t *)p, strlen(p), x->edits, err)
+                         != GS_OK)
+                return err->code;
         }
         if (room(&x->line, &x->line_cap, gs_text_hit_row_max(&t), "export line", err) != GS_OK)
             return GS_ESYS;
@@ -208,6 +239,8 @@ static void end(exporter *x)
     free(x->h.dist);
     free(x->line);
     free(x->seq);
+    free(x->pseqs);
+    gs_text_align_free(&x->al);
     free(x->fnames);
     free(x->fv);
     gs_hit_seq_close(x->hs);
@@ -222,7 +255,9 @@ gs_status gs_h5_export_seq(gs_h5_file *f, const gs_h5_export_opts *o, FILE *out,
     if (err->code != GS_OK || begin(&x, err) != GS_OK
         || (o->with_seq && begin_seq(&x, o->corpus, o->n_corpus, err) != GS_OK))
         goto done;
-    gs_text_hits_header(out, x.fmt, f->s.approx, x.seq != NULL);
+    if (o->with_seq && o->aligned && begin_aligned(&x, err) != GS_OK)
+        goto done;
+    gs_text_hits_header(out, x.fmt, f->s.approx, x.seq != NULL, x.pseqs != NULL);
     for (uint64_t at = 0; at < f->s.n_hits; at += READ_ROWS) {
         uint64_t k = f->s.n_hits - at < READ_ROWS ? f->s.n_hits - at : READ_ROWS;
         if (write_block(&x, at, k, out, err) != GS_OK)

@@ -84,6 +84,7 @@ typedef struct gs_h5_export_opts {
                            * through the .fai of the scanned files (hit_seq.h) */
     char *const *corpus;  /* those files, in order (NULL: the paths in /files) */
     size_t n_corpus;
+    int aligned;          /* with with_seq: the aligned and cigar columns (align.h) */
 } gs_h5_export_opts;
 gs_status gs_h5_export_seq(gs_h5_file *f, const gs_h5_export_opts *o, FILE *out, gs_error *err);
 /* Per-pattern counts as TSV (text_out.h: pattern, sequence, length, forward,

@@ -26,16 +26,49 @@ gs_status gs_text_format_parse(const char *name, gs_text_format *f, gs_error *er
     return GS_OK;
 }
 
-void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_seq)
+void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_seq,
+                         int with_aligned)
 {
     if (f == GS_TEXT_TSV)
-        fprintf(out, "record\tstart\tend\tpattern\tstrand%s%s\n", with_dist ? "\tdistance" : "",
-                with_seq ? "\tmatched" : "");
+        fprintf(out, "record\tstart\tend\tpattern\tstrand%s%s%s\n", with_dist ? "\tdistance" : "",
+                with_seq ? "\tmatched" : "", with_aligned ? "\taligned\tcigar" : "");
 }
 
 size_t gs_text_hit_row_max(const gs_text_hit *h)
 {
-    return strlen(h->record) + strlen(h->pattern) + (h->seq ? strlen(h->seq) + 1 : 0) + 3 * 20 + 8;
+    return strlen(h->record) + strlen(h->pattern) + (h->seq ? strlen(h->seq) + 1 : 0) +
+           (h->aligned ? strlen(h->aligned) + strlen(h->cigar) + 2 : 0) + 3 * 20 + 8;
+}
+
+gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, size_t m,
+                            int edits, gs_error *err)
+{
+    size_t n = strlen(t->seq), need = m + n + 1;
+    if (need > x->cap) {
+        char *s = gs_realloc(x->shown, need, err, "aligned column");
+        if (s == NULL)
+            return GS_ESYS;
+        x->shown = s;
+        char *c = gs_realloc(x->cigar, 4 * need, err, "cigar column");
+        if (c == NULL)
+            return GS_ESYS;
+        x->cigar = c;
+        x->cap = need;
+    }
+    uint32_t dist;
+    if (gs_align_show(&x->a, p, m, t->seq, n, edits, x->shown, x->cigar, &dist, err) != GS_OK)
+        return err->code;
+    t->aligned = x->shown;
+    t->cigar = x->cigar;
+    return GS_OK;
+}
+
+void gs_text_align_free(gs_text_align *x)
+{
+    gs_aligner_free(&x->a);
+    free(x->shown);
+    free(x->cigar);
+    memset(x, 0, sizeof *x);
 }
 
 /* Append decimal v to p; returns the new end. */
@@ -82,6 +115,12 @@ size_t gs_text_hit_row(char *buf, gs_text_format f, const gs_text_hit *h)
         *p++ = '\t';
         p = put_str(p, h->seq);
     }
+    if (h->aligned) {
+        *p++ = '\t';
+        p = put_str(p, h->aligned);
+        *p++ = '\t';
+        p = put_str(p, h->cigar);
+    }
     *p++ = '\n';
     return (size_t)(p - buf);
 }
@@ -116,7 +155,9 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
     size_t cap = 0, seq_cap = 0;
     char *line = NULL, *seq = NULL;
     const int approx = res->info.match && strcmp(res->info.match, "exact") != 0;
-    gs_text_hits_header(out, f, approx, res->seq != NULL);
+    const int edits = res->info.match && !strcmp(res->info.match, "edits");
+    gs_text_align al = {0};
+    gs_text_hits_header(out, f, approx, res->seq != NULL, res->seq && res->aligned);
     for (uint64_t i = 0; i < res->n_hits && !ferror(out); i++) {
         const gs_hit *h = &res->hits[i];
         if (h->pattern >= ps->n || h->record >= lay->n_rec) {
@@ -126,7 +167,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
         }
         gs_text_hit t = {lay->rec[h->record].name, ps->v[h->pattern].name, h->start,
                          approx ? h->end : h->start + ps->v[h->pattern].len, h->strand, NULL,
-                         approx ? h->distance : -1};
+                         approx ? h->distance : -1, NULL, NULL};
         if (res->seq) {
             if (t.end - t.start + 1 > seq_cap) {
                 char *b = gs_realloc(seq, t.end - t.start + 1, err, "matched sequence");
@@ -138,6 +179,9 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
             if (gs_hit_seq_get(res->seq, h->record, t.start, t.end, h->strand, seq, err) != GS_OK)
                 break;
             t.seq = seq;
+            if (res->aligned && gs_text_hit_align(&al, &t, ps->v[h->pattern].bytes,
+                                                  ps->v[h->pattern].len, edits, err) != GS_OK)
+                break;
         }
         size_t need = gs_text_hit_row_max(&t);
         if (need > cap) {
@@ -151,6 +195,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
     }
     free(line);
     free(seq);
+    gs_text_align_free(&al);
 }
 
 gs_status gs_text_write(const char *path, gs_text_format f, const gs_result *res,

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "core/gs_error.h"
+#include "align.h"
 #include "h5out.h"
 
 typedef enum gs_text_format { GS_TEXT_TSV, GS_TEXT_BED } gs_text_format;
@@ -33,14 +34,30 @@ typedef struct gs_text_hit {
     int strand;          /* +1 or -1 */
     const char *seq;     /* the matched sequence (a "matched" column), or NULL */
     int distance;        /* approximate modes: a "distance" column (BED: the score); -1 */
+    const char *aligned; /* --aligned: the target aligned to the pattern and */
+    const char *cigar;   /* its CIGAR (align.h), two last columns; or NULL */
 } gs_text_hit;
+
+/* --aligned: the buffers of a writer's aligned columns. */
+typedef struct gs_text_align {
+    gs_aligner a;
+    char *shown, *cigar;
+    size_t cap; /* for a hit of up to this pattern + target length */
+} gs_text_align;
+/* Set t->aligned and t->cigar from t->seq (the hit's residues on the
+ * pattern's strand) and pattern p[0, m) (IUPAC, any case); edits: the
+ * alignment of --max-edits, else position by position. */
+gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, size_t m,
+                            int edits, gs_error *err);
+void gs_text_align_free(gs_text_align *x);
 
 /* "tsv" / "bed" into *f; anything else GS_EUSAGE naming it. */
 gs_status gs_text_format_parse(const char *name, gs_text_format *f, gs_error *err);
 /* The header line of hit rows (nothing for BED); with_dist: a column
- * "distance" after strand (approximate modes); with_seq: a last column
- * "matched" (the hits' seq). */
-void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_seq);
+ * "distance" after strand (approximate modes); with_seq: a column
+ * "matched" (the hits' seq); with_aligned: then "aligned" and "cigar". */
+void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_seq,
+                         int with_aligned);
 /* Bytes gs_text_hit_row may write for h: at most this. */
 size_t gs_text_hit_row_max(const gs_text_hit *h);
 /* Write h's row, newline included, into buf; returns the bytes written. */
