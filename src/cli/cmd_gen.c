@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "commands.h"
 #include "comm/comm.h"
+#include "io/stream/replace_file.h"
 #include "options.h"
 #include "tune.h"
 
@@ -417,37 +419,27 @@ static uint64_t draw_pattern(gen *w, uint64_t i, uint8_t *pat, const uint8_t *pr
 }
 
 /* PREFIX.patterns, drawn before lowercasing so planted ones are uppercase. */
-static gs_status write_patterns(gen *w, gs_error *err)
+static gs_status write_patterns(gen *w, FILE *pf, const char *path, gs_error *err)
 {
     const gen_opts *g = w->g;
-    char path[4096];
-    snprintf(path, sizeof path, "%s.patterns", g->prefix);
     uint8_t *pat = gs_malloc(g->max_len + 1, err, "pattern");
     uint8_t *prev = gs_malloc(KEEP * g->max_len, err, "patterns");
     uint64_t *prev_len = gs_malloc(KEEP * sizeof *prev_len, err, "patterns");
-    FILE *pf = NULL;
     gs_status st = GS_ESYS;
-    if (!pat || !prev || !prev_len)
-        goto fail;
-    if ((pf = fopen(path, "w")) == NULL)
-        goto fail;
-    fprintf(pf, "# gscan gen --seed %llu: %llu patterns of length %llu..%llu\n",
-            (unsigned long long)g->seed, (unsigned long long)g->patterns,
-            (unsigned long long)g->min_len, (unsigned long long)g->max_len);
-    for (uint64_t i = 0; i < g->patterns; i++) {
-        uint64_t len = draw_pattern(w, i, pat, prev, prev_len);
-        if (i < KEEP) {
-            memcpy(prev + i * g->max_len, pat, len);
-            prev_len[i] = len;
+    if (pat && prev && prev_len) {
+        fprintf(pf, "# gscan gen --seed %llu: %llu patterns of length %llu..%llu\n",
+                (unsigned long long)g->seed, (unsigned long long)g->patterns,
+                (unsigned long long)g->min_len, (unsigned long long)g->max_len);
+        for (uint64_t i = 0; i < g->patterns; i++) {
+            uint64_t len = draw_pattern(w, i, pat, prev, prev_len);
+            if (i < KEEP) {
+                memcpy(prev + i * g->max_len, pat, len);
+                prev_len[i] = len;
+            }
+            put_pattern(pf, i, pat, len, g->bytes);
         }
-        put_pattern(pf, i, pat, len, g->bytes);
+        st = ferror(pf) ? write_failed(path, err) : GS_OK;
     }
-    st = GS_OK;
-fail:
-    if (pf && fclose(pf) != 0)
-        st = GS_ESYS;
-    if (st != GS_OK && pat && prev && prev_len)
-        write_failed(path, err);
     free(pat);
     free(prev);
     free(prev_len);
@@ -484,18 +476,21 @@ static gs_status write_records(gen *w, gzFile gz, const char *path, gs_error *er
     return st;
 }
 
-/* PREFIX.fa (.gz) or PREFIX.bin, after lowercasing some of the dna text. */
-static gs_status write_corpus(gen *w, gs_error *err)
+/* PREFIX.fa (.gz) or PREFIX.bin, after lowercasing some of the dna text,
+ * into f (an fd of its own, so gzclose leaves f open). */
+static gs_status write_corpus(gen *w, FILE *f, const char *path, gs_error *err)
 {
     const gen_opts *g = w->g;
     for (uint64_t i = 0; !g->bytes && g->lowercase > 0 && i < g->length; i++)
         if (unit(&w->s) < g->lowercase)
             w->text[i] = (uint8_t)tolower(w->text[i]);
-    char path[4096];
-    snprintf(path, sizeof path, "%s.%s%s", g->prefix, g->bytes ? "bin" : "fa", g->gzip ? ".gz" : "");
-    gzFile gz = gzopen(path, g->gzip ? "wb6" : "wbT");
-    if (gz == NULL)
+    int fd = dup(fileno(f));
+    gzFile gz = fd >= 0 ? gzdopen(fd, g->gzip ? "wb6" : "wbT") : NULL;
+    if (gz == NULL) {
+        if (fd >= 0)
+            close(fd);
         return write_failed(path, err);
+    }
     gs_status st = g->bytes ? GS_OK : write_records(w, gz, path, err);
     for (uint64_t off = 0; g->bytes && st == GS_OK && off < g->length; off += 1u << 30) {
         unsigned n = (unsigned)(g->length - off < (1u << 30) ? g->length - off : (1u << 30));
@@ -505,6 +500,37 @@ static gs_status write_corpus(gen *w, gs_error *err)
     if (gzclose(gz) != Z_OK && st == GS_OK)
         st = write_failed(path, err);
     return st;
+}
+
+/* Both files under temporary names, renamed into place only when both are
+ * whole: a failed run (a full disk, ulimit -f) leaves neither. */
+static gs_status write_files(gen *w, gs_error *err)
+{
+    const gen_opts *g = w->g;
+    char pat_path[4096], text_path[4096];
+    snprintf(pat_path, sizeof pat_path, "%s.patterns", g->prefix);
+    snprintf(text_path, sizeof text_path, "%s.%s%s", g->prefix, g->bytes ? "bin" : "fa",
+             g->gzip ? ".gz" : "");
+    gs_replace_file pr, tr;
+    if (gs_replace_open(&pr, pat_path, "patterns", err) != GS_OK)
+        return err->code;
+    if (gs_replace_open(&tr, text_path, "corpus", err) != GS_OK) {
+        gs_replace_abort(&pr);
+        return err->code;
+    }
+    if (write_patterns(w, pr.f, pat_path, err) != GS_OK ||
+        write_corpus(w, tr.f, text_path, err) != GS_OK) {
+        gs_replace_abort(&tr);
+        gs_replace_abort(&pr);
+        return err->code;
+    }
+    if (gs_replace_commit(&tr, "corpus", err) != GS_OK) {
+        gs_replace_abort(&pr);
+        return err->code;
+    }
+    if (gs_replace_commit(&pr, "patterns", err) != GS_OK)
+        unlink(text_path); /* not one without the other */
+    return err->code;
 }
 
 static gs_status generate(const gen_opts *g0, gs_error *err)
@@ -521,9 +547,7 @@ static gs_status generate(const gen_opts *g0, gs_error *err)
     gen w = {.g = &g, .s = g.seed * 0x2545F4914F6CDD1DULL + 1};
     gs_status st = make_text(&w, base, err);
     if (st == GS_OK)
-        st = write_patterns(&w, err);
-    if (st == GS_OK)
-        st = write_corpus(&w, err);
+        st = write_files(&w, err);
     free(w.text);
     free(w.rec_end);
     free(base);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "comm/mpi_check.h"
@@ -182,6 +183,18 @@ static gs_status run(launch *l, int rank, gs_error *err)
  * A user's own HWLOC_COMPONENTS is kept. */
 static const char hwloc_skip[] = "-opencl,-cuda,-nvml,-rsmi,-levelzero,-gl";
 
+/* UCX backs its shared-memory segments with files (about 4.2 MB at
+ * MPI_Init), so a file-size limit (ulimit -f) below them made MPI_Init fail
+ * before gscan could say a word; SysV segments are no files. Under such a
+ * limit, and unless the user chose UCX_TLS, the posix transport is left out. */
+static void keep_mpi_under_fsize_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < ((rlim_t)64 << 20))
+        setenv("UCX_TLS", "^posix", 0);
+}
+
 /* Leave without MPI_Finalize, which would close HDF5 and fault in a file it
  * could not close. Alone: exit. Under a launcher, rank 0 (which printed the
  * message) ends the job with MPI_Abort and st, while the others wait to be
@@ -204,6 +217,7 @@ int main(int argc, char **argv)
     int provided, rank = 0;
     gs_signals_install(); /* before anything: MPI_Init writes files too */
     setenv("HWLOC_COMPONENTS", hwloc_skip, 0); /* before any thread starts */
+    keep_mpi_under_fsize_limit();
     static launch l;
     parse_command_line(argc, argv, &l);
     if (l.cmd) /* MPI_Init sees argv as the parse left it (--tune and --debug taken out) */

@@ -70,6 +70,16 @@ for n in 1 2 3; do
 done
 expect "ulimit -f, HDF5, plain gscan" 3 lim.h5 bash -c "ulimit -f $limit; \"$GSCAN\" scan -q $HITS -o lim.h5 big.fa"
 expect "ulimit -f, text" 3 lim.tsv bash -c "ulimit -f $limit; \"$GSCAN\" scan -q -s A -o lim.tsv big.fa"
+# Below UCX's start-up file (1000 KiB): MPI still starts (its posix
+# transport left out), a small result is written, a large one is exit 3;
+# gscan gen leaves neither of its two files.
+for n in 1 2; do
+  expect "ulimit -f 1000, small result, n=$n" 0 small.tsv bash -c "ulimit -f 1000; \"$MPIEXEC\" -n $n \"$GSCAN\" scan -q -s ACGT -o small.tsv c.fa"
+  expect "ulimit -f 1000, HDF5, n=$n" 3 lim.h5 bash -c "ulimit -f 1000; \"$MPIEXEC\" -n $n \"$GSCAN\" scan -q $HITS -o lim.h5 big.fa"
+done
+expect "ulimit -f 1000, gscan gen" 3 g.fa bash -c "ulimit -f 1000; \"$GSCAN\" gen -o g -n 4M -k 10"
+[ -e g.patterns ] && fail "gscan gen under ulimit -f left g.patterns"
+rm -f g.patterns
 
 # The longest valid output name: "OUT.tmp.<pid>" would not fit.
 long=$(printf 'o%.0s' $(seq 251)) # + ".h5" or ".tsv": 254 or 255 bytes
