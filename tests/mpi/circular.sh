@@ -14,11 +14,11 @@
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
+fails=0 runs=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
-fails=0 runs=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # Records and patterns: sites taken from across each long record's origin,
 # so every mode has wrapping hits; records of 1 to 5 residues, shorter than
@@ -77,28 +77,25 @@ reference() {
   [ "$wraps" -gt 0 ] || fail "reference $*: no hit across the origin"
 }
 
-# check LABEL COMMAND...: its hits equal the reference's
+# check LABEL WANT FILTER COMMAND...: the command succeeds and its output,
+# through FILTER, is the file WANT
 check() {
-  local label=$1
-  shift
+  local label=$1 want=$2 filter=$3
+  shift 3
   runs=$((runs + 1))
-  if ! "$@" > got.tsv 2> err.txt; then
+  if ! "$@" > got.txt 2> err.txt; then
     fail "$label: exit status"; cat err.txt; return
   fi
-  cmp -s got.tsv ref.tsv || { fail "$label: hits differ"; diff ref.tsv got.tsv | head -5 || true; }
+  "$filter" < got.txt | cmp -s - "$want" ||
+    { fail "$label: differs from $want"; "$filter" < got.txt | diff "$want" - | head -5 || true; }
 }
-
-# check_counts LABEL COMMAND...: its counts (TSV) equal the reference hits'
-check_counts() {
-  local label=$1
-  shift
-  runs=$((runs + 1))
-  if ! "$@" > got.counts 2> err.txt; then
-    fail "$label: exit status"; cat err.txt; return
-  fi
-  awk -F'\t' 'FNR > 1 { if ($4 > 0) print $1 "\t+\t" $4; if ($5 != "." && $5 > 0) print $1 "\t-\t" $5 }' \
-    got.counts | sort | cmp -s - ref.counts || { fail "$label: counts differ"; }
+# a counts TSV as the reference's pattern, strand, count lines
+count_rows() {
+  awk -F'\t' 'NR > 1 { if ($4 > 0) print $1 "\t+\t" $4; if ($5 != "." && $5 > 0) print $1 "\t-\t" $5 }' |
+    sort
 }
+hits() { check "$1" ref.tsv cat "${@:2}"; }
+counts() { check "$1" ref.counts count_rows "${@:2}"; }
 
 modes=("" "--max-mismatches 1" "--max-edits 2")
 for mode in "${modes[@]}"; do
@@ -108,26 +105,26 @@ for mode in "${modes[@]}"; do
   [ -n "$mode" ] && engines=(bv bf)
   base=(-q --circular -p p.fa -O tsv --report hits "${m[@]}")
   for e in "${engines[@]}"; do
-    check "$mode -e $e plain" "$GSCAN" scan "${base[@]}" -e "$e" -o - c.fa
-    check "$mode -e $e .fai --readers 3 --block-size 5" \
+    hits "$mode -e $e plain" "$GSCAN" scan "${base[@]}" -e "$e" -o - c.fa
+    hits "$mode -e $e .fai --readers 3 --block-size 5" \
       "$GSCAN" scan "${base[@]}" -e "$e" --readers 3 --block-size 5 -o - ci.fa
-    check_counts "$mode -e $e counts" "$GSCAN" scan "${base[@]/hits/counts}" -e "$e" -o - ci.fa
+    counts "$mode -e $e counts" "$GSCAN" scan "${base[@]/hits/counts}" -e "$e" -o - ci.fa
   done
   for b in 1 7; do
-    check "$mode gzip --block-size $b" "$GSCAN" scan "${base[@]}" --block-size "$b" -o - c.fa.gz
+    hits "$mode gzip --block-size $b" "$GSCAN" scan "${base[@]}" --block-size "$b" -o - c.fa.gz
   done
-  check "$mode stdin --block-size 2" "$GSCAN" scan "${base[@]}" --block-size 2 -o - - < c.fa
-  check_counts "$mode stdin counts" "$GSCAN" scan "${base[@]/hits/counts}" --block-size 3 -o - - < c.fa
+  hits "$mode stdin --block-size 2" "$GSCAN" scan "${base[@]}" --block-size 2 -o - - < c.fa
+  counts "$mode stdin counts" "$GSCAN" scan "${base[@]/hits/counts}" --block-size 3 -o - - < c.fa
   # ranks: ranges through the .fai (cuts at every few residues with
   # readers), the in-memory index and gzip dealt by rank 0
   for nr in "2 2" "3 1"; do
     read -r n r <<<"$nr"
-    check "$mode n=$n --readers $r .fai" "$MPIEXEC" -n "$n" "$GSCAN" scan "${base[@]}" \
+    hits "$mode n=$n --readers $r .fai" "$MPIEXEC" -n "$n" "$GSCAN" scan "${base[@]}" \
       --readers "$r" --block-size 4 -o - ci.fa
   done
-  check "$mode n=3 in memory" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]}" -o - c.fa
-  check "$mode n=2 gzip" "$MPIEXEC" -n 2 "$GSCAN" scan "${base[@]}" --block-size 6 -o - c.fa.gz
-  check_counts "$mode n=3 counts" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]/hits/counts}" \
+  hits "$mode n=3 in memory" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]}" -o - c.fa
+  hits "$mode n=2 gzip" "$MPIEXEC" -n 2 "$GSCAN" scan "${base[@]}" --block-size 6 -o - c.fa.gz
+  counts "$mode n=3 counts" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]/hits/counts}" \
     --block-size 4 -o - ci.fa
 done
 
@@ -136,8 +133,8 @@ done
 # block size and read mode
 base=(-q --circular -p p.fa -O tsv --report hits --max-edits 2 --best-per-site)
 "$GSCAN" scan "${base[@]}" -o - c.fa > ref.tsv
-check "--best-per-site n=3 .fai" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]}" --block-size 3 -o - ci.fa
-check "--best-per-site gzip" "$GSCAN" scan "${base[@]}" --block-size 1 -o - c.fa.gz
+hits "--best-per-site n=3 .fai" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]}" --block-size 3 -o - ci.fa
+hits "--best-per-site gzip" "$GSCAN" scan "${base[@]}" --block-size 1 -o - c.fa.gz
 
 # range cuts at each distance from a record's end: two records whose split
 # among 2 ranks x 3 readers lands 0 to 9 residues before the first one's end
@@ -162,7 +159,7 @@ EOF
     "$GSCAN" scan -q -e bf -p ep.fa -O tsv --report hits "${m[@]}" -o - ed.fa |
       awk -F'\t' 'NR == FNR { len[$1] = $2; next } FNR == 1 || ($2 < len[$1] && $3 - $2 <= len[$1])' \
         elen.tsv - > ref.tsv
-    check "cut $d before the end $mode" "$MPIEXEC" -n 2 "$GSCAN" scan -q --circular -p ep.fa \
+    hits "cut $d before the end $mode" "$MPIEXEC" -n 2 "$GSCAN" scan -q --circular -p ep.fa \
       -O tsv --report hits "${m[@]}" --readers 3 --block-size 2 -o - e.fa
   done
 done
