@@ -63,12 +63,19 @@ EOF
 cp c.fa ci.fa && "$GSCAN" index ci.fa   # read by ranges through its .fai
 gzip -c c.fa > c.fa.gz
 
-# reference: the doubled records by brute force, cut back to one turn
+# cut_back DOUBLED LENGTHS PATTERNS [MODE...]: into ref.tsv, the doubled
+# records' hits by brute force that start in the first turn and span at
+# most one
+cut_back() {
+  local doubled=$1 lengths=$2 patterns=$3
+  shift 3
+  "$GSCAN" scan -q -e bf -p "$patterns" -O tsv --report hits "$@" -o - "$doubled" |
+    awk -F'\t' 'NR == FNR { len[$1] = $2; next } FNR == 1 || ($2 < len[$1] && $3 - $2 <= len[$1])' \
+      "$lengths" - > ref.tsv
+}
+# reference [MODE...]: the reference hits and counts of c.fa
 reference() {
-  "$GSCAN" scan -q -e bf -p p.fa -O tsv --report hits "$@" -o - d.fa |
-    awk -F'\t' 'NR == FNR { len[$1] = $2; next }
-                FNR == 1 { print; next }
-                $2 < len[$1] && $3 - $2 <= len[$1]' len.tsv - > ref.tsv
+  cut_back d.fa len.tsv p.fa "$@"
   # counts from those hits: pattern, forward, reverse
   awk -F'\t' 'FNR > 1 { c[$4 "\t" $5]++ }
               END { for (k in c) print k "\t" c[k] }' ref.tsv | sort > ref.counts
@@ -136,33 +143,50 @@ base=(-q --circular -p p.fa -O tsv --report hits --max-edits 2 --best-per-site)
 hits "--best-per-site n=3 .fai" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]}" --block-size 3 -o - ci.fa
 hits "--best-per-site gzip" "$GSCAN" scan "${base[@]}" --block-size 1 -o - c.fa.gz
 
+# records NAME: from sequences on stdin, one a line, NAME.fa (indexed),
+# NAMEd.fa (each record written twice) and NAME.len
+records() {
+  awk -v f="$1" '{ n = f NR; print ">" n "\n" $0 > (f ".fa"); print ">" n "\n" $0 $0 > (f "d.fa")
+                   print n "\t" length($0) > (f ".len") }'
+  "$GSCAN" index "$1.fa"
+}
+# against LABEL NAME PATTERNS RANKS BLOCK MODE...: NAME.fa with --circular on
+# RANKS ranks x 3 readers, in each mode, against the cut-back brute force
+against() {
+  local label=$1 f=$2 pat=$3 n=$4 b=$5 mode
+  shift 5
+  for mode in "$@"; do
+    read -r -a m <<<"$mode"
+    cut_back "${f}d.fa" "$f.len" "$pat" "${m[@]}"
+    hits "$label $mode" "$MPIEXEC" -n "$n" "$GSCAN" scan -q --circular -p "$pat" -O tsv \
+      --report hits "${m[@]}" --readers 3 --block-size "$b" -o - "$f.fa"
+  done
+}
+
 # range cuts at each distance from a record's end: two records whose split
 # among 2 ranks x 3 readers lands 0 to 9 residues before the first one's end
 for d in 0 1 2 3 5 9; do
-  python3 - "$d" <<'EOF'
+  python3 - "$d" <<'EOF' | records e
 import random, sys
 d = int(sys.argv[1]); rnd = random.Random(d)
 a = 61
 b = 6 * (a - d) - a           # the first cut of 6 parts at a - d
 s = [''.join(rnd.choice('ACGT') for _ in range(n)) for n in (a, b)]
-with open('e.fa', 'w') as f, open('ed.fa', 'w') as g, open('elen.tsv', 'w') as l:
-    for i, x in enumerate(s):
-        f.write('>e%d\n%s\n' % (i, x)); g.write('>e%d\n%s\n' % (i, x + x))
-        l.write('e%d\t%d\n' % (i, len(x)))
+print(s[0]); print(s[1])
 with open('ep.fa', 'w') as f:
     for i, k in enumerate(range(3, 10)):
         f.write('>q%d\n%s\n' % (i, s[0][-k // 2:] + s[0][:k - k // 2]))
 EOF
-  "$GSCAN" index e.fa
-  for mode in "" "--max-edits 1"; do
-    read -r -a m <<<"$mode"
-    "$GSCAN" scan -q -e bf -p ep.fa -O tsv --report hits "${m[@]}" -o - ed.fa |
-      awk -F'\t' 'NR == FNR { len[$1] = $2; next } FNR == 1 || ($2 < len[$1] && $3 - $2 <= len[$1])' \
-        elen.tsv - > ref.tsv
-    hits "cut $d before the end $mode" "$MPIEXEC" -n 2 "$GSCAN" scan -q --circular -p ep.fa \
-      -O tsv --report hits "${m[@]}" --readers 3 --block-size 2 -o - e.fa
-  done
+  against "cut $d before the end" e ep.fa 2 2 "" "--max-edits 1"
 done
+
+# records of 1 to 6 residues only, shorter than most patterns, split
+# between 3 ranks x 3 readers: a record's pieces read round it as far as
+# one turn allows
+python3 -c 'import random
+r = random.Random(7)
+for i in range(24): print("".join(r.choice("ACGT") for _ in range(1 + i % 6)))' | records t
+against "short records" t p.fa 3 1 "" "--max-mismatches 1"
 
 # the matched text runs across the origin: text output, export --seq, BED
 printf '>o\nGATTACAGGCC\n>s\nAC\n' > o.fa && "$GSCAN" index o.fa
