@@ -7,10 +7,10 @@
 # planted across it), exact, --max-mismatches and --max-edits, both strands;
 # engines ac, wm, rk, bv and bf; plain FASTA read by ranges (a .fai, 1-3
 # ranks, reading threads and tiny blocks that put range cuts next to a
-# record's end), built in memory, gzip and stdin (streamed, blocks of 1 to 7
-# residues); counts equal the hits' counts; text output and export --seq
-# show the matched text across the origin. Without --circular nothing
-# changes (the other suites).
+# record's end), built in memory, BGZF through its .fai and .gzi, gzip and
+# stdin (streamed, blocks of 1 to 7 residues); counts equal the hits'
+# counts; text output and export --seq show the matched text across the
+# origin. Without --circular nothing changes (the other suites).
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -62,6 +62,7 @@ with open('p.fa', 'w') as f:
 EOF
 cp c.fa ci.fa && "$GSCAN" index ci.fa   # read by ranges through its .fai
 gzip -c c.fa > c.fa.gz
+cp c.fa cb.fa && "$GSCAN" index --bgzf cb.fa >/dev/null   # BGZF ranges: cb.fa.gz, .fai, .gzi
 
 # cut_back DOUBLED LENGTHS PATTERNS [MODE...]: into ref.tsv, the doubled
 # records' hits by brute force that start in the first turn and span at
@@ -131,6 +132,7 @@ for mode in "${modes[@]}"; do
   done
   hits "$mode n=3 in memory" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]}" -o - c.fa
   hits "$mode n=2 gzip" "$MPIEXEC" -n 2 "$GSCAN" scan "${base[@]}" --block-size 6 -o - c.fa.gz
+  hits "$mode n=2 BGZF" "$MPIEXEC" -n 2 "$GSCAN" scan "${base[@]}" --block-size 5 -o - cb.fa.gz
   counts "$mode n=3 counts" "$MPIEXEC" -n 3 "$GSCAN" scan "${base[@]/hits/counts}" \
     --block-size 4 -o - ci.fa
 done
