@@ -5,12 +5,13 @@
 # and span at most one turn are the circular hits of R. Random records
 # (length 1, shorter than the patterns, N runs across the origin, sites
 # planted across it), exact, --max-mismatches and --max-edits, both strands;
-# engines ac, wm, rk, bv and bf; plain FASTA read by ranges (a .fai, 1-3
-# ranks, reading threads and tiny blocks that put range cuts next to a
-# record's end), built in memory, BGZF through its .fai and .gzi, gzip and
-# stdin (streamed, blocks of 1 to 7 residues); counts equal the hits'
-# counts; text output and export --seq show the matched text across the
-# origin. Without --circular nothing changes (the other suites).
+# engines ac, wm, rk, bv and bf; the default threads and 3; plain FASTA
+# read by ranges (a .fai, 1-3 ranks, reading threads and tiny blocks that
+# put range cuts next to a record's end), built in memory, BGZF through its
+# .fai and .gzi, gzip and stdin (streamed, blocks of 1 to 7 residues);
+# counts equal the hits' counts; text output and export --seq show the
+# matched text across the origin. Without --circular nothing changes (the
+# other suites).
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -122,6 +123,7 @@ for mode in "${modes[@]}"; do
     hits "$mode gzip --block-size $b" "$GSCAN" scan "${base[@]}" --block-size "$b" -o - c.fa.gz
   done
   hits "$mode stdin --block-size 2" "$GSCAN" scan "${base[@]}" --block-size 2 -o - - < c.fa
+  hits "$mode -t 3" "$GSCAN" scan "${base[@]}" -t 3 --block-size 3 -o - ci.fa
   counts "$mode stdin counts" "$GSCAN" scan "${base[@]/hits/counts}" --block-size 3 -o - - < c.fa
   # ranks: ranges through the .fai (cuts at every few residues with
   # readers), the in-memory index and gzip dealt by rank 0
