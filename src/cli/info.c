@@ -110,6 +110,8 @@ static gs_status print_run(FILE *out, gs_h5_file *f, gs_error *err)
                     gs_h5_attr_int(f, "max_distance", err),
                     gs_h5_attr_int(f, "best_per_site", err) > 0 ? ", best per site" : "");
     }
+    if (gs_h5_attr_exists(f, "circular"))
+        fprintf(out, "  %-14s %s\n", "records", "circular (a hit's end may pass its record's length)");
     return err->code;
 }
 

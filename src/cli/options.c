@@ -74,6 +74,8 @@ const char gs_scan_usage[] =
     "                           the residues aligned to the pattern, mismatches and\n"
     "                           residues the pattern lacks in lowercase, - where\n"
     "                           the target lacks one; CIGAR with = X I D\n"
+    "      --circular           every record is circular: hits may run past its end\n"
+    "                           into its start (end > record length; not with --index)\n"
     "      --infile-list FILE   more corpus files, one path a line ('#' comments),\n"
     "                           in place among the CORPUS arguments\n"
     "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
@@ -100,7 +102,7 @@ const char gs_scan_usage[] =
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
        OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_ALIGNED, OPT_TUNE, OPT_DEBUG,
-       OPT_INFILE_LIST, OPT_MPI_HINT };
+       OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -121,6 +123,7 @@ static const struct option long_opts[] = {
     {"max-mismatches", required_argument, NULL, OPT_MISMATCHES},
     {"max-edits", required_argument, NULL, OPT_EDITS},
     {"best-per-site", no_argument, NULL, OPT_BEST_SITE},
+    {"circular", no_argument, NULL, OPT_CIRCULAR},
     {"seq", no_argument, NULL, OPT_SEQ},
     {"aligned", no_argument, NULL, OPT_ALIGNED},
     {"verify", no_argument, NULL, OPT_VERIFY},
@@ -331,6 +334,7 @@ static gs_status apply_flag(gs_scan_opts *o, int id, const char *name, const cha
     switch (id) {
     case OPT_VERIFY: o->verify = b; break;
     case OPT_BEST_SITE: o->best_per_site = b; break;
+    case OPT_CIRCULAR: o->circular = b; break;
     case OPT_SEQ: o->with_seq = b; break;
     case OPT_ALIGNED: o->aligned = o->with_seq = b; break;
     case OPT_QUIET:
@@ -400,6 +404,7 @@ static gs_status apply_option(parse_state *ps, int id, const char *name, const c
             return apply_number(ps->o, &numbers[i], name, val, where, bad, err);
     switch (id) {
     case OPT_BEST_SITE:
+    case OPT_CIRCULAR:
     case OPT_SEQ:
     case OPT_ALIGNED:
     case OPT_VERIFY:
@@ -631,6 +636,10 @@ static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
         return gs_fail(err, GS_EUSAGE,
                        "--index serves exact matching only: scan the corpus files for "
                        "--max-mismatches or --max-edits (gscan scan)");
+    if (o->index && o->circular)
+        return gs_fail(err, GS_EUSAGE,
+                       "--index scans without the records' ends: scan the corpus files for "
+                       "--circular (gscan scan)");
     if (o->best_per_site && o->match == GS_MATCH_EXACT)
         return gs_fail(err, GS_EUSAGE,
                        "--best-per-site needs --max-mismatches or --max-edits (gscan scan)");

@@ -231,7 +231,8 @@ static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, cons
             uint64_t k = keys[i], pos = gs_hitkey_pos(lay, k);
             while (b < last && b[1].off <= pos)
                 b++;
-            if (b->base > 0 && pos - b->off + gs_hitkey_len(lay, k) < span)
+            if ((b->base > 0 && pos - b->off + gs_hitkey_len(lay, k) < span) ||
+                (b->turn && pos - b->off >= b->turn))
                 continue;
             r.keys[r.n++] = k;
         }

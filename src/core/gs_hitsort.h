@@ -45,6 +45,9 @@ typedef struct gs_run_seg {
     uint32_t record;
     uint32_t own;    /* starts it owns: the record's next segment has base + own
                       * (read by gs_hit_runs_add_batch only) */
+    uint32_t turn;   /* a circular record's length less base when the text runs
+                      * past it (gs_segment.turn), else 0: approximate hits
+                      * starting there are dropped (gs_hit_runs_add_batch) */
 } gs_run_seg;
 
 /* One run: n hits in contract §3 order, as keys or (when a segment's
@@ -82,7 +85,8 @@ gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err);
  * packed from several readers' buffers), so runs never interleave. With span
  * > 0 (approximate modes, hits owned by their end: engine.h), a hit whose
  * end lies less than span past the start of a segment with base > 0 is the
- * previous segment's and dropped. */
+ * previous segment's and dropped, as is one starting at a segment's turn or
+ * past it (the record's first segment owns it). */
 gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
                                 const gs_run_seg *segs, size_t n_seg, gs_key_layout lay,
                                 uint32_t span, int threads, gs_error *err);

@@ -36,6 +36,7 @@ typedef struct gs_run_info {
     const char *match;       /* "exact" | "mismatches" | "edits" (NULL: exact) */
     int max_dist;            /* K of the approximate modes */
     int best_per_site;       /* --best-per-site */
+    int circular;            /* --circular: hits may end past their record's length */
 } gs_run_info;
 
 typedef struct gs_result {

@@ -58,7 +58,26 @@ typedef struct gs_segment {
     const uint8_t *text; /* residues, as read (case kept) */
     size_t len;          /* residues in text, overlap included */
     size_t own;          /* owned start positions, own <= len */
+    uint64_t turn;       /* a circular record's length when text runs past its
+                          * end into its start (text[turn - base] is residue 0
+                          * again), else 0: hits start before turn and span at
+                          * most turn residues */
 } gs_segment;
+
+/* Where the text of a segment whose owned starts end at own_end stops, for a
+ * record of length residues: overlap residues further, but not past the
+ * record's end, or for a circular record not past its first
+ * min(length - 1, overlap) residues read again after its end (positions
+ * length, length + 1, ... are residues 0, 1, ...). The one rule of the plan,
+ * the range readers and the streaming reader. */
+static inline uint64_t gs_read_end(uint64_t own_end, uint64_t overlap, uint64_t length,
+                                   int circular)
+{
+    uint64_t limit = length;
+    if (circular && length > 0)
+        limit += length - 1 < overlap ? length - 1 : overlap;
+    return own_end + overlap < limit ? own_end + overlap : limit;
+}
 
 /* What a hit means (contract §1): exact occurrences, or approximate ones
  * within K mismatches (Hamming) or K edits (Levenshtein, semi-global). */

@@ -628,7 +628,8 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
             s->seg_cap = cap;
         }
         s->segs[s->n_seg] =
-            gs_run_seg{seg->base, (uint32_t)s->len, seg->record, (uint32_t)seg->own};
+            gs_run_seg{seg->base, (uint32_t)s->len, seg->record, (uint32_t)seg->own,
+                       seg->turn ? (uint32_t)(seg->turn - seg->base) : 0u};
     }
     s->n_seg++;
     gs_copy(s->h_text + s->len, seg->text, seg->len, g->copy_threads);

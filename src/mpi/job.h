@@ -45,6 +45,7 @@ typedef struct gs_scan_opts {
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
     int best_per_site;       /* --best-per-site */
+    int circular;            /* --circular: every record is circular */
     int with_seq;            /* --seq: text hit rows end with the matched residues */
     int aligned;             /* --aligned: and with that alignment and CIGAR (implies --seq) */
     const char *config;      /* --config */

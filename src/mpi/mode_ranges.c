@@ -438,6 +438,7 @@ static gs_status cut(const gs_job *j, ranges *s, gs_error *err)
     }
     gs_mpi_bcast_bytes(s->plan.parts, (size_t)parts * sizeof *s->plan.parts, 0, j->comm);
     GS_MPI_CHECK(MPI_Bcast(&s->plan.total, 1, MPI_UINT64_T, 0, j->comm));
+    s->plan.circular = j->o->circular;
     return GS_OK;
 }
 

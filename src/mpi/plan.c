@@ -4,7 +4,8 @@
  * within one residue, however the records are sized (one huge record, 100k
  * tiny ones, empty ones), and keeps each rank's hits a contiguous run of the
  * global hit order, so ranks can write them side by side (offsets from
- * MPI_Exscan). The overlap never crosses a record, since no hit does.
+ * MPI_Exscan). The overlap never crosses into another record, since no hit
+ * does; a circular record's runs on into its own start.
  */
 #include "plan.h"
 
@@ -58,7 +59,7 @@ int gs_plan_next(gs_plan_walk *w, gs_piece *p)
         if (b >= e)
             continue; /* an empty record */
         *p = (gs_piece){.record = (uint32_t)rec, .begin = b, .end = e,
-                        .read_end = e + w->plan->overlap < l ? e + w->plan->overlap : l};
+                        .read_end = gs_read_end(e, w->plan->overlap, l, w->plan->circular)};
         return 1;
     }
     return 0;

@@ -6,7 +6,8 @@
  * n_ranks contiguous ranges of floor(T*r/n) .. floor(T*(r+1)/n); a range is
  * split into pieces at record boundaries (no piece crosses a record). A rank
  * owns the hits that START in its pieces; it reads each piece extended by up
- * to `overlap` residues into the same record so those hits can finish.
+ * to `overlap` residues into the same record so those hits can finish (for
+ * a circular record, on into its start: gs_read_end).
  *
  * The plan keeps only where each range starts and ends; its pieces are
  * walked on demand (gs_plan_next), by the thread that reads them. A corpus
@@ -22,7 +23,8 @@
 typedef struct gs_piece {
     uint32_t record;
     uint64_t begin, end; /* owned starts [begin, end) of the record, begin < end */
-    uint64_t read_end;   /* min(end + overlap, record length): what the rank reads */
+    uint64_t read_end;   /* gs_read_end(end, overlap, record length, circular): what
+                          * the rank reads; past the length for a circular record */
 } gs_piece;
 
 /* One rank's range [lo, hi) of the concatenated residues, and where its walk
@@ -39,6 +41,7 @@ typedef struct gs_plan {
     size_t n_rec;
     int n_ranks;
     uint64_t overlap;
+    int circular;        /* every record is circular (--circular); set after the cut */
     uint64_t total;      /* residues in the corpus */
 } gs_plan;
 

@@ -37,16 +37,18 @@ static gs_status ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more
     if (stop > p->read_end)
         stop = p->read_end;
     const uint32_t record = p->record, file = s->layout->rec[record].file;
+    const uint64_t length = s->layout->rec[record].length;
     gs_seqfile *f = &s->files[file];
     if (f->fd < 0 && f->bgzf == NULL &&
         ((st = gs_seqfile_open(f->path, f, err)) != GS_OK ||
          (f->bgzf && (st = gs_bgzf_set_threads(f->bgzf, s->bgzf_threads, err)) != GS_OK)))
         return st;
-    if ((st = gs_fai_read_range(f, &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
-                                err)) != GS_OK)
+    if ((st = gs_fai_read_circular(f, &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
+                                   err)) != GS_OK)
         return st;
     *seg = (gs_segment){.record = record, .base = s->cur, .text = buf,
-                        .len = (size_t)(stop - s->cur), .own = (size_t)own};
+                        .len = (size_t)(stop - s->cur), .own = (size_t)own,
+                        .turn = stop > length ? length : 0};
     s->cur += own;
     *more = 1;
     if (s->cur < p->end)
@@ -65,10 +67,10 @@ gs_source gs_source_ranges(gs_range_src *s)
     return (gs_source){.next = ranges_next, .ctx = s};
 }
 
-/* Streamed segments travel as a header of four uint64 (record, base, len, own)
- * then the residues (gs_mpi_send_bytes). A header with len == END ends the
- * stream; own then says whether rank 0 failed. */
-enum { TAG_HDR = 71, TAG_DATA = 72 };
+/* Streamed segments travel as a header of five uint64 (record, base, len, own,
+ * turn) then the residues (gs_mpi_send_bytes). A header with len == END ends
+ * the stream; own then says whether rank 0 failed. */
+enum { TAG_HDR = 71, TAG_DATA = 72, HDR = 5 };
 #define END UINT64_MAX
 
 void gs_stream_src_init(gs_stream_src *s, MPI_Comm comm, gs_source inner)
@@ -80,16 +82,16 @@ void gs_stream_src_init(gs_stream_src *s, MPI_Comm comm, gs_source inner)
 
 static void send_segment(gs_stream_src *s, int to, const gs_segment *seg)
 {
-    uint64_t hdr[4] = {seg->record, seg->base, seg->len, seg->own};
-    GS_MPI_CHECK(MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm));
+    uint64_t hdr[HDR] = {seg->record, seg->base, seg->len, seg->own, seg->turn};
+    GS_MPI_CHECK(MPI_Send(hdr, HDR, MPI_UINT64_T, to, TAG_HDR, s->comm));
     gs_mpi_send_bytes(seg->text, seg->len, to, TAG_DATA, s->comm);
 }
 
 static void send_end(gs_stream_src *s, int failed)
 {
-    uint64_t hdr[4] = {0, 0, END, (uint64_t)failed};
+    uint64_t hdr[HDR] = {0, 0, END, (uint64_t)failed, 0};
     for (int to = 1; to < s->size; to++)
-        GS_MPI_CHECK(MPI_Send(hdr, 4, MPI_UINT64_T, to, TAG_HDR, s->comm));
+        GS_MPI_CHECK(MPI_Send(hdr, HDR, MPI_UINT64_T, to, TAG_HDR, s->comm));
 }
 
 static gs_status streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
@@ -115,8 +117,8 @@ static gs_status streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, int *mo
             s->t_send += gs_now() - t0;
         }
     }
-    uint64_t hdr[4];
-    GS_MPI_CHECK(MPI_Recv(hdr, 4, MPI_UINT64_T, 0, TAG_HDR, s->comm, MPI_STATUS_IGNORE));
+    uint64_t hdr[HDR];
+    GS_MPI_CHECK(MPI_Recv(hdr, HDR, MPI_UINT64_T, 0, TAG_HDR, s->comm, MPI_STATUS_IGNORE));
     if (hdr[2] == END) {
         s->finished = 1;
         if (hdr[3])
@@ -125,7 +127,7 @@ static gs_status streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, int *mo
     }
     gs_mpi_recv_bytes(buf, hdr[2], 0, TAG_DATA, s->comm);
     *seg = (gs_segment){.record = (uint32_t)hdr[0], .base = hdr[1], .text = buf,
-                        .len = (size_t)hdr[2], .own = (size_t)hdr[3]};
+                        .len = (size_t)hdr[2], .own = (size_t)hdr[3], .turn = hdr[4]};
     *more = 1;
     return GS_OK;
 }

@@ -116,16 +116,28 @@ static int bits_of(uint64_t v)
 
 /* Whether x is a hit of this segment, and the text it spans. Approximate
  * hits ending before the span belong to the previous segment of the record
- * when there is one (engine.h). */
+ * when there is one (engine.h). Where the text runs on round a circular
+ * record (seg->turn), a hit starts before the turn and spans at most one:
+ * an approximate hit starting past it is the one at its start less the
+ * turn, which the record's first segment owns. */
 static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyhit *x,
                        uint32_t *len)
 {
     if (ks->mode == GS_MATCH_EXACT) {
         *len = gs_key_len(ks, x->key);
-        return 1;
+        return !seg->turn || *len <= seg->turn;
     }
     *len = x->len;
+    if (seg->turn && (seg->base + x->pos >= seg->turn || x->len > seg->turn))
+        return 0;
     return !(seg->base > 0 && x->pos + x->len < ks->span);
+}
+
+/* A circular record shorter than a key: the key may match its text read
+ * more than once round, which is no hit (see kept). */
+static inline int short_turn(const gs_keyset *ks, const gs_segment *seg)
+{
+    return seg->turn && seg->turn < ks->span;
 }
 
 /* The segment's hits as one run of packed keys, radix-sorted here (on all
@@ -216,6 +228,27 @@ static gs_status collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int thr
     return st;
 }
 
+/* Scan one segment on the CPU into w's key counts and, with want_hits, its
+ * runs. On a circular record shorter than a key the hits are taken
+ * whatever is asked, and the exact ones that kept() drops are uncounted.
+ * GS_ESYS when out of memory. */
+static gs_status scan_segment(const gs_scan_cfg *cfg, const void *compiled, const gs_segment *seg,
+                              worker *w)
+{
+    const gs_keyset *ks = cfg->ks;
+    const int uncount = ks->mode == GS_MATCH_EXACT && short_turn(ks, seg);
+    gs_match_out out = {.key_counts = w->key_counts,
+                        .hits = cfg->want_hits || uncount ? &w->kh : NULL, .oom = 0};
+    w->kh.n = 0;
+    cfg->engine->scan(compiled, seg->text, seg->len, seg->own, &out);
+    if (out.oom)
+        return GS_ESYS;
+    for (size_t i = 0; uncount && i < w->kh.n; i++)
+        if (gs_key_len(ks, w->kh.v[i].key) > seg->turn)
+            w->key_counts[w->kh.v[i].key]--;
+    return cfg->want_hits ? emit_hits(ks, seg, &w->kh, w) : GS_OK;
+}
+
 static void *worker_main(void *arg)
 {
     worker *w = arg;
@@ -226,17 +259,11 @@ static void *worker_main(void *arg)
         if (s < 0)
             break;
         slot *sl = &p->slots[s];
-        for (size_t i = 0; i < sl->n && !w->oom; i++) {
-            const gs_segment *seg = &sl->seg[i];
-            gs_match_out out = {.key_counts = w->key_counts, .hits = cfg->want_hits ? &w->kh : NULL,
-                                .oom = 0};
-            w->kh.n = 0;
-            cfg->engine->scan(p->compiled, seg->text, seg->len, seg->own, &out);
-            if (out.oom || (cfg->want_hits && emit_hits(cfg->ks, seg, &w->kh, w) != GS_OK)) {
+        for (size_t i = 0; i < sl->n && !w->oom; i++)
+            if (scan_segment(cfg, p->compiled, &sl->seg[i], w) != GS_OK) {
                 w->oom = 1;
                 atomic_store(&p->stop, 1);
             }
-        }
         q_push(p, &p->free_q, s);
     }
     return NULL;
@@ -492,7 +519,42 @@ typedef struct feeder {
     gs_status st;
     gs_error err;
     gs_gpu_times t;
+    worker cpu;     /* circular records shorter than a key (feed_cpu) */
+    void *compiled; /* the CPU engine, compiled at the first of them */
 } feeder;
+
+/* A circular record shorter than a key is scanned by the CPU engine of the
+ * same name, whose hits kept() filters (the kernels know nothing of turns);
+ * such records are shorter than a pattern, so this costs little. */
+static gs_status feed_cpu(feeder *f, const gs_segment *seg)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    if (f->cpu.key_counts == NULL &&
+        ((f->cpu.key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), &f->err,
+                                        "key counts")) == NULL ||
+         cfg->engine->compile(cfg->ks, cfg->tune, &f->compiled, &f->err) != GS_OK))
+        return f->err.code;
+    if (scan_segment(cfg, f->compiled, seg, &f->cpu) != GS_OK)
+        return gs_fail(&f->err, GS_ESYS, "out of memory (hits of circular records)");
+    return GS_OK;
+}
+
+/* What feed_cpu found, added to the GPU's results; its state freed. */
+static void feed_cpu_end(feeder *f)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    if (f->st == GS_OK && f->cpu.key_counts) {
+        for (uint32_t k = 0; k < cfg->ks->n_keys; k++)
+            f->res->key_counts[k] += f->cpu.key_counts[k];
+        f->st = gs_hit_runs_move(&f->runs, &f->cpu.runs, &f->err);
+    }
+    if (f->compiled)
+        cfg->engine->destroy(f->compiled);
+    free(f->cpu.key_counts);
+    free(f->cpu.kh.v);
+    free(f->cpu.tmp);
+    gs_hit_runs_free(&f->cpu.runs);
+}
 
 static void *feeder_main(void *arg)
 {
@@ -510,12 +572,15 @@ static void *feeder_main(void *arg)
     for (int s; (s = q_pop(p, &p->filled)) >= 0;) {
         const slot *sl = &p->slots[s];
         for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
-            if ((f->st = gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
+            if ((f->st = short_turn(cfg->ks, &sl->seg[i])
+                             ? feed_cpu(f, &sl->seg[i])
+                             : gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
                 atomic_store(&p->stop, 1);
         q_push(p, &p->free_q, s);
     }
     if (f->st == GS_OK)
         f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
+    feed_cpu_end(f);
     gs_gpu_close(g);
     return NULL;
 }

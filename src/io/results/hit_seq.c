@@ -73,11 +73,14 @@ gs_status gs_hit_seq_get(gs_hit_seq *s, uint32_t record, uint64_t start, uint64_
                          char *out, gs_error *err)
 {
     uint64_t bytes = 0;
-    if (record >= s->n_rec || end < start || end > s->entry[record]->length)
+    const uint64_t length = record < s->n_rec ? s->entry[record]->length : 0;
+    if (record >= s->n_rec || end < start || end - start > length ||
+        (end > length && start >= length))
         return gs_fail(err, GS_EINPUT, "hit outside its record (record %u, %llu-%llu)",
                        (unsigned)record, (unsigned long long)start, (unsigned long long)end);
-    if (gs_fai_read_range(&s->files[s->file[record]], s->entry[record], start, end,
-                          (uint8_t *)out, &bytes, err) != GS_OK)
+    /* a hit of a circular record may end past its length, in its start */
+    if (gs_fai_read_circular(&s->files[s->file[record]], s->entry[record], start, end,
+                             (uint8_t *)out, &bytes, err) != GS_OK)
         return err->code;
     size_t n = (size_t)(end - start);
     out[n] = '\0';

@@ -24,7 +24,9 @@ gs_status gs_hit_seq_open(char *const *corpus, size_t n_files, const char *names
                           const uint32_t *file, const uint64_t *length, size_t n_rec, int dna,
                           gs_hit_seq **s, gs_error *err);
 /* Residues [start, end) of record into out (end - start + 1 bytes, NUL
- * added): as on the forward strand, or reverse-complemented for strand -1. */
+ * added): as on the forward strand, or reverse-complemented for strand -1.
+ * end may pass the record's length (a hit of a circular record: the text
+ * goes on at its residue 0) while end - start does not. */
 gs_status gs_hit_seq_get(gs_hit_seq *s, uint32_t record, uint64_t start, uint64_t end, int strand,
                          char *out, gs_error *err);
 void gs_hit_seq_close(gs_hit_seq *s);

@@ -96,6 +96,11 @@ void gs_seqfile_drop_ahead(gs_seqfile *f);
  * (compressed bytes for BGZF) are added to *bytes_read. */
 gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
                             uint8_t *out, uint64_t *bytes_read, gs_error *err);
+/* The same for a circular record: positions length, length + 1, ... are its
+ * residues 0, 1, ... read again (begin < length and end < 2 x length: the
+ * range reads no residue three times); without a wrap, gs_fai_read_range. */
+gs_status gs_fai_read_circular(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin,
+                               uint64_t end, uint8_t *out, uint64_t *bytes_read, gs_error *err);
 
 void gs_fai_free(gs_fai *fai);
 

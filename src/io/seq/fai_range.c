@@ -248,3 +248,18 @@ fail:
     free(tmp);
     return err->code;
 }
+
+gs_status gs_fai_read_circular(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin,
+                               uint64_t end, uint8_t *out, uint64_t *bytes_read, gs_error *err)
+{
+    if (end <= e->length)
+        return gs_fai_read_range(f, e, begin, end, out, bytes_read, err);
+    if (begin >= e->length || end - e->length >= e->length)
+        return gs_fail(err, GS_EINPUT,
+                       "range %" PRIu64 "-%" PRIu64 " wraps circular record %s of length %" PRIu64
+                       " more than once (%s)", begin, end, e->name, e->length, f->path);
+    gs_status st = gs_fai_read_range(f, e, begin, e->length, out, bytes_read, err);
+    if (st != GS_OK)
+        return st;
+    return gs_fai_read_range(f, e, 0, end - e->length, out + (e->length - begin), bytes_read, err);
+}

@@ -24,6 +24,9 @@
  * record past its owned part (fewer at the record's end). Those trailing
  * residues are kept in a carry buffer and copied to the front of the next
  * segment, which starts at base + own. Records never share a segment.
+ * With opts->circular the record's first overlap residues are kept too, and
+ * a segment that reaches the record's end is followed by as many of them as
+ * its owned starts need (gs_read_end), so hits run across the origin.
  *
  * Empty files: with --input-format auto or raw an empty file is one empty raw
  * record named after the file (it does not start with '>', contract §1), so every
@@ -69,6 +72,8 @@ struct gs_reader {
     uint64_t rec_pos;  /* record position of the next segment's first residue */
     uint8_t *carry;    /* residues read past the last owned part, <= overlap */
     size_t n_carry;
+    uint8_t *head;     /* circular: the record's first residues, <= overlap */
+    size_t n_head;
     uint64_t bytes_done; /* compressed bytes of the files already closed */
     char *name;          /* header being read */
     size_t name_len, name_cap;
@@ -442,13 +447,34 @@ gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_read
     r->o = *o;
     r->layout = layout;
     r->carry = gs_malloc(o->overlap, err, "overlap buffer");
-    if (r->carry == NULL)
+    if (r->carry == NULL ||
+        (o->circular && (r->head = gs_malloc(o->overlap, err, "record start buffer")) == NULL))
         goto fail;
     *out = r;
     return GS_OK;
 fail:
     gs_reader_close(r);
     return err->code;
+}
+
+/* Circular records: keep the record's first residues, and once its end is
+ * read carry a segment that reaches it on into them. buf has room: a
+ * segment's text never passes its owned starts by more than the overlap. */
+static void wrap(gs_reader *r, uint8_t *buf, gs_segment *seg)
+{
+    if (seg->base == 0) {
+        r->n_head = seg->len < r->o.overlap ? seg->len : r->o.overlap;
+        memcpy(r->head, buf, r->n_head);
+    }
+    if (!r->rec_done)
+        return;
+    uint64_t length = seg->base + seg->len;
+    uint64_t stop = gs_read_end(seg->base + seg->own, r->o.overlap, length, 1);
+    if (stop <= length)
+        return;
+    memcpy(buf + seg->len, r->head, (size_t)(stop - length));
+    seg->len = (size_t)(stop - seg->base);
+    seg->turn = length;
 }
 
 gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
@@ -476,7 +502,9 @@ gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more,
         }
         /* Not done means buf is full, so the overlap past own is complete. */
         size_t own = n < r->o.block ? n : r->o.block;
-        *seg = (gs_segment){r->rec, r->rec_pos, buf, n, own};
+        *seg = (gs_segment){r->rec, r->rec_pos, buf, n, own, 0};
+        if (r->o.circular)
+            wrap(r, buf, seg);
         r->n_carry = n - own;
         memcpy(r->carry, buf + own, r->n_carry);
         r->rec_pos += own;
@@ -553,6 +581,7 @@ void gs_reader_close(gs_reader *r)
         return;
     gs_stream_close(r->gz);
     free(r->carry);
+    free(r->head);
     free(r->name);
     free(r);
 }

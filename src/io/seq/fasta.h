@@ -46,6 +46,9 @@ typedef struct gs_reader_opts {
     int threads;    /* threads that may decompress one gzip file
                      * (io/stream/stream.h); 0 or 1: one */
     const gs_tune *tune; /* io_gzip_region; NULL: defaults */
+    int circular;   /* every record is circular: a segment that reaches its
+                     * record's end goes on into the record's first residues
+                     * (gs_read_end), with seg->turn set */
 } gs_reader_opts;
 
 /* Open the files in order. Records are appended to *layout as they are met
