@@ -88,8 +88,11 @@ static void read_small(const char *path, small_file *sf)
 {
     struct stat st;
     size_t got = 0, n = 0;
-    int fd = open(path, O_RDONLY);
     sf->b = NULL;
+    /* stat first: opening a FIFO would take its writer from the reader */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > SMALL_FILE)
+        return;
+    int fd = open(path, O_RDONLY);
     if (fd < 0)
         return;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= SMALL_FILE) {
