@@ -114,42 +114,38 @@ static void make_fastq(text *t, ref *R, uint32_t fi, size_t n, uint64_t *st, int
     }
 }
 
-/* Read files through the reader and compare with R. */
+/* Read files through the reader and compare with R: each segment must be
+ * the next owned block of its record (in order, block residues but at the
+ * record's end, with all the overlap the record has), and the layout R's. */
 static void check_read(const char *const *files, size_t nf, const ref *R, gs_input_format fmt,
                        size_t block, size_t ov, int drop)
 {
+    const gs_reader_opts o = {.format = fmt, .block = block, .overlap = ov, .drop_read_names = drop};
+    uint8_t *buf = gs_guarded_alloc(block + ov);
+    size_t next = 0, at = 0; /* the record and position the next segment must have */
     gs_layout L = {0};
     gs_error err = {0};
     gs_reader *r = NULL;
-    gs_reader_opts o = {.format = fmt, .block = block, .overlap = ov, .drop_read_names = drop};
-    if (gs_reader_open(files, nf, &o, &L, &r, &err) != GS_OK) {
-        fprintf(stderr, "open: %s\n", err.msg);
-        CHECK(0);
-        return;
-    }
-    uint8_t *buf = gs_guarded_alloc(block + ov);
     gs_segment seg;
-    size_t er = 0, pos = 0;
-    int more = 0, bad = 0;
-    gs_status k;
-    while ((k = gs_reader_next(r, buf, &seg, &more, &err)) == GS_OK && more && !bad) {
-        while (er < R->n && pos == R->len[er])
-            er++, pos = 0;
-        size_t left = er < R->n ? R->len[er] - pos : 0;
-        size_t own = left < block ? left : block;
-        size_t len = own + (left - own < ov ? left - own : ov);
-        if (er >= R->n || seg.record != er || seg.base != pos || seg.own != own ||
-            seg.len != len || memcmp(seg.text, R->seq[er] + pos, len) != 0) {
-            fprintf(stderr, "segment mismatch (block %zu overlap %zu) at record %zu pos %zu\n",
-                    block, ov, er, pos);
-            bad = 1;
-        }
-        pos += own;
+    int more = 1, bad = 0;
+    gs_status st = gs_reader_open(files, nf, &o, &L, &r, &err);
+    while (st == GS_OK && more && !bad) {
+        if ((st = gs_reader_next(r, buf, &seg, &more, &err)) != GS_OK || !more)
+            break;
+        for (; next < R->n && at == R->len[next]; next++)
+            at = 0; /* records done, empty ones */
+        size_t left = next < R->n ? R->len[next] - at : 0, own = left < block ? left : block;
+        bad = next == R->n || seg.record != next || seg.base != at || seg.own != own ||
+              seg.len != own + (left - own < ov ? left - own : ov) ||
+              memcmp(seg.text, R->seq[next] + at, seg.len) != 0;
+        if (bad)
+            fprintf(stderr, "block %zu overlap %zu: segment of record %u at %llu, expected %zu at %zu\n",
+                    block, ov, seg.record, (unsigned long long)seg.base, next, at);
+        at += own;
     }
-    CHECK(!bad);
-    CHECK(k == GS_OK);
-    if (k != GS_OK)
-        fprintf(stderr, "next: %s\n", err.msg);
+    if (st != GS_OK)
+        fprintf(stderr, "read: %s\n", err.msg);
+    CHECK(st == GS_OK && !bad);
     CHECK_EQ_U64(L.n_rec, R->n);
     for (size_t i = 0; !bad && i < R->n && i < L.n_rec; i++) {
         const char *want = drop && strncmp(R->name[i], "read", 4) == 0 ? "" : R->name[i];
