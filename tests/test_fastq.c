@@ -75,7 +75,7 @@ static void add(text *t, const char *s, size_t n)
 static void adds(text *t, const char *s) { add(t, s, strlen(s)); }
 
 /* One random FASTQ file of n records appended to R (file index fi). */
-static void make_fastq(text *t, ref *R, uint32_t fi, size_t n, uint64_t *st, int crlf)
+static void make_fastq(text *t, ref *R, uint32_t fi, size_t n, uint64_t *st, int crlf, int fixed)
 {
     const char *eol = crlf ? "\r\n" : "\n";
     static const char qual_set[] = "GGGGGGGGACGT@@++!I#";
@@ -85,7 +85,7 @@ static void make_fastq(text *t, ref *R, uint32_t fi, size_t n, uint64_t *st, int
         size_t k = R->n++;
         snprintf(R->name[k], sizeof R->name[k], "read%zu_%u", r, (unsigned)fi);
         R->file[k] = fi;
-        size_t len = gs_test_below(st, 5) == 0 ? 0 : (size_t)gs_test_below(st, 300);
+        size_t len = gs_test_below(st, 5) == 0 ? 0 : fixed ? 100 : (size_t)gs_test_below(st, 300);
         R->seq[k] = malloc(len + 1);
         for (size_t i = 0; i < len; i++)
             R->seq[k][i] = "ACGTNacgtn"[gs_test_below(st, 10)];
@@ -166,7 +166,9 @@ static void test_random(void)
         static ref R;
         text a = {0}, b = {0};
         R.n = 0;
-        make_fastq(&a, &R, 0, 1 + (size_t)gs_test_below(&st, 200), &st, seed % 3 == 0);
+        /* reads of one length (most runs) take the reader's fast paths */
+        make_fastq(&a, &R, 0, 1 + (size_t)gs_test_below(&st, 200), &st, seed % 3 == 0,
+                   seed % 4 < 2);
         /* a FASTA file after it: records of both kinds in one corpus */
         adds(&b, ">fa1 x\nACGTAC\nGG\n>fa2\n\n");
         size_t k = R.n;
@@ -229,6 +231,8 @@ static void test_malformed(void)
         {"@r1\nACGT", "2", "ends inside record r1"},
         {"@r1\n", "2", "ends inside record r1"},
         {"@r1\r\nACGT\r\n+\r\nIII\r\n", "4", "quality of 3 bytes"},
+        {"@r1\nACGT\n+\nIIII\n@r2\nACGT\n+\nII\n@\n", "8", "quality of 2 bytes"},
+        {"@r1\nACGT\n+\nIIII\n@r2\nACG\n+\nIIII\n", "8", "quality of 4 bytes for a sequence of 3"},
         {"@r1\nACGT\n+\nIIII\n@r2\nAC\n+\nI@\n@r3\nA\n+\n\n", "12", "record r3"},
         {"@r\001\x00x\nACGT\n+\nIIII\n", "1", "NUL"},
     };

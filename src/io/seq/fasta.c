@@ -243,22 +243,26 @@ static gs_status read_header(gs_reader *r, gs_error *err)
         if ((why = gs_header_fault(s, n, cr_last)) != NULL)
             return bad_header(r, why, err);
         cr_last = n > 0 ? s[n - 1] == '\r' : cr_last;
-        for (size_t i = 0; i < n && !word_done; i++) {
-            uint8_t c = s[i];
-            if (gs_name_blank(c)) {
-                word_done = in_word;
-                continue;
-            }
-            in_word = 1;
-            if (r->name_len + 1 >= r->name_cap) {
-                size_t cap = r->name_cap ? r->name_cap * 2 : 256;
+        if (!word_done) { /* the name: the first run of non-blanks, copied at once */
+            size_t i = 0, j;
+            while (!in_word && i < n && gs_name_blank(s[i]))
+                i++;
+            for (j = i; j < n && !gs_name_blank(s[j]);)
+                j++;
+            if (r->name_len + (j - i) + 1 > r->name_cap) {
+                size_t cap = r->name_cap ? r->name_cap : 256;
+                while (cap < r->name_len + (j - i) + 1)
+                    cap *= 2;
                 char *p = gs_realloc(r->name, cap, err, "record name");
                 if (p == NULL)
                     return GS_ESYS;
                 r->name = p;
                 r->name_cap = cap;
             }
-            r->name[r->name_len++] = (char)c;
+            memcpy(r->name + r->name_len, s + i, j - i);
+            r->name_len += j - i;
+            in_word |= j > i;
+            word_done = in_word && j < n;
         }
         r->c.pos += n;
         if (nl) {
@@ -521,8 +525,13 @@ gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *
     *n = *a = *b = 0;
     if (l->n_rec < 2 || l->n_rec >= UINT32_MAX)
         return GS_OK;
+    size_t named = 0; /* the table is for these: 100 M nameless reads need none */
+    for (size_t i = 0; i < l->n_rec; i++)
+        named += l->rec[i].name[0] != 0;
+    if (named < 2)
+        return GS_OK;
     size_t cap = 64;
-    while (cap < l->n_rec + l->n_rec / 2)
+    while (cap < named + named / 2)
         cap *= 2;
     /* zeroed by writing, not calloc: a table calloc maps to the zero page
      * takes a second fault (and a TLB flush on every thread's core) on each

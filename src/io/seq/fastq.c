@@ -93,11 +93,41 @@ static gs_status truncated(const gs_fastq *q, const char *name, gs_error *err)
                    name, q->path, q->line);
 }
 
+/* Fast path of a quality line at c->pos: seq bytes with no line end among
+ * them (quality bytes are '!' to '~'), then '\n' or "\r\n" where a line of
+ * the sequence's length ends, all in the piece at hand. Returns the bytes
+ * passed, 0 when the slow path must decide. */
+static size_t quality_in_place(const gs_seq_cursor *c, uint64_t seq)
+{
+    const uint8_t *s = c->in + c->pos;
+    size_t avail = c->end - c->pos;
+    if (seq + 2 > avail)
+        return 0;
+    size_t end = s[seq] == '\n' ? (size_t)seq + 1 : s[seq] == '\r' && s[seq + 1] == '\n' ? (size_t)seq + 2 : 0;
+    uint8_t m = 0xff;
+    for (size_t i = 0; i < seq; i++) /* one vectorised loop */
+        m = s[i] < m ? s[i] : m;
+    return end && m > '\r' ? end : 0;
+}
+
 /* The '+' and quality lines after the sequence line. */
 static gs_status tail(gs_seq_cursor *c, gs_fastq *q, const char *name, gs_error *err)
 {
     uint64_t bytes, seq = q->seq_bytes - (uint64_t)q->seq_cr;
     int cr, nl;
+    const uint8_t *p = c->in + c->pos;
+    if (c->end - c->pos > 2 && p[0] == '+' && p[1] == '\n') { /* "+\n", then the quality */
+        c->pos += 2;
+        q->line++;
+        size_t k = quality_in_place(c, seq);
+        if (k) {
+            c->pos += k;
+            q->line++;
+            return GS_OK;
+        }
+        c->pos -= 2;
+        q->line--;
+    }
     if (gs_seq_cursor_ready(c, err) != GS_OK)
         return err->code;
     if (c->pos == c->end)
@@ -139,7 +169,20 @@ gs_status gs_fastq_fill(gs_seq_cursor *c, gs_fastq *q, const char *name, uint8_t
             *n = k;
             return GS_OK;
         }
-        const uint8_t *s = c->in + c->pos, *e = memchr(s, '\n', c->end - c->pos);
+        const uint8_t *s = c->in + c->pos;
+        size_t L = q->last_len;
+        /* fast path: a whole clean line as long as the last read's, its
+         * '\n' looked for where it should be instead of by memchr */
+        if (q->seq_bytes == 0 && L > 0 && L < c->end - c->pos && L <= cap - k && s[L] == '\n' &&
+            gs_seq_copy_min(out + k, s, L) > ' ') {
+            k += L;
+            q->seq_bytes = L;
+            c->pos += L + 1;
+            q->line++;
+            q->in_seq = 0;
+            break;
+        }
+        const uint8_t *e = memchr(s, '\n', c->end - c->pos);
         size_t line = e ? (size_t)(e - s) : c->end - c->pos;
         size_t take = line < cap - k ? line : cap - k;
         if (take) {
@@ -152,6 +195,7 @@ gs_status gs_fastq_fill(gs_seq_cursor *c, gs_fastq *q, const char *name, uint8_t
             c->pos++;
             q->line++;
             q->in_seq = 0;
+            q->last_len = q->seq_bytes == line ? line : 0;
         }
     }
     *n = k;

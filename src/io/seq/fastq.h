@@ -25,6 +25,8 @@ typedef struct gs_fastq {
     int in_seq;         /* the sequence line is being copied */
     uint64_t seq_bytes; /* its bytes so far */
     int seq_cr;         /* and whether the last of them is '\r' */
+    size_t last_len;    /* bytes of the last sequence line read in one piece:
+                         * reads of a run mostly have one length */
 } gs_fastq;
 
 /* A file whose text starts with the bytes head[0, start) skipped by the
