@@ -4,3 +4,8 @@
 gs_unit_test(test_fai_parallel LIBS gs_seq)
 add_test(NAME input_unindexed COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input/unindexed.sh $<TARGET_FILE:gscan>)
 set_tests_properties(input_unindexed PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 1500)
+# FASTQ (plain, gzip, BGZF, stdin, FIFO; 1-3 ranks) against seqkit locate
+# on real reads and on traps in the qualities
+add_test(NAME input_fastq COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input/fastq.sh $<TARGET_FILE:gscan>)
+set_tests_properties(input_fastq PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}"
+                     SKIP_RETURN_CODE 77)

@@ -33,6 +33,9 @@ static void test_read_kind(void)
     f = plain;
     f.format = GS_SEQ_RAW; /* raw text, or residues before the first header */
     CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    f = plain;
+    f.format = GS_SEQ_FASTQ; /* FASTQ streams */
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
     const gs_file_facts bgzf = {.seekable = 1, .opened = 1, .bgzf = 1, .has_fai = 1, .has_gzi = 1};
     f = bgzf;
     CHECK(gs_policy_read_kind(&f) == GS_READ_BGZF);
@@ -40,6 +43,9 @@ static void test_read_kind(void)
     CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
     f = bgzf;
     f.has_fai = 0;
+    CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
+    f = bgzf;
+    f.format = GS_SEQ_FASTQ; /* with samtools fqidx's .fai: streamed all the same */
     CHECK(gs_policy_read_kind(&f) == GS_READ_STREAM);
     f = bgzf;
     f.bgzf = 0; /* gzip */

@@ -24,7 +24,7 @@ const char gs_lz_index_usage[] =
     "  -m, --max-pattern-length M   longest pattern the index serves (default 64);\n"
     "                               the index grows with M; a scan of shorter\n"
     "                               patterns reads only the part they need\n"
-    "      --input-format F         auto | fasta | raw (default auto)\n"
+    "      --input-format F         auto | fasta | fastq | raw (default auto)\n"
     "      --reference-records K    the first K records are the reference that the\n"
     "                               others are parsed against (default: those of the\n"
     "                               first file when there are several, else the\n"
@@ -72,8 +72,9 @@ gs_status gs_lz_index_parse(int argc, char **argv, gs_index_opts *o, gs_error *e
             const char *v = argv[++i];
             if (!strcmp(v, "auto")) o->lzo.format = GS_INPUT_AUTO;
             else if (!strcmp(v, "fasta")) o->lzo.format = GS_INPUT_FASTA;
+            else if (!strcmp(v, "fastq")) o->lzo.format = GS_INPUT_FASTQ;
             else if (!strcmp(v, "raw")) o->lzo.format = GS_INPUT_RAW;
-            else st = gs_fail(err, GS_EUSAGE, "unknown input format '%s': expected auto, fasta or raw "
+            else st = gs_fail(err, GS_EUSAGE, "unknown input format '%s': expected auto, fasta, fastq or raw "
                               "(--input-format)", v);
         } else if (a[0] == '-' && a[1] != '\0') {
             st = gs_fail(err, GS_EUSAGE, "unknown option '%s' (gscan index --lz)", a);

@@ -76,8 +76,9 @@ static void print_list(FILE *out, gs_h5_file *f, const char *names, int with_len
         return;
     }
     for (uint64_t i = 0; i < k; i++) {
-        if (with_len)
-            fprintf(out, "  %s\t%" PRIu64 "\n", v + i * stride, len[i]);
+        if (with_len) /* a FASTQ read of a counts-only run has no name (docs/format.md) */
+            fprintf(out, "  %s\t%" PRIu64 "\n", v[i * stride] ? v + i * stride : "(no name)",
+                    len[i]);
         else
             fprintf(out, "  %s\n", v + i * stride);
     }

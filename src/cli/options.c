@@ -23,7 +23,7 @@ const char gs_scan_usage[] =
     "usage: gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] CORPUS...\n"
     "       gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] --index X.gsx\n"
     "\n"
-    "Scan FASTA/EST corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
+    "Scan FASTA/EST/FASTQ corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
     "and write counts (and hits) to HDF5. Runs as one process or under\n"
     "mpiexec/srun, one rank per GPU; the result is the same at any rank count.\n"
     "A CORPUS of - is standard input; pipes and FIFOs are read once, as streams;\n"
@@ -45,7 +45,9 @@ const char gs_scan_usage[] =
     "  -d, --device KIND        auto | gpu | cpu (auto: a GPU when one is visible)\n"
     "      --strand MODE        both | forward (default both)\n"
     "      --alphabet NAME      dna | bytes (default dna)\n"
-    "      --input-format F     auto | fasta | raw (default auto)\n"
+    "      --input-format F     auto | fasta | fastq | raw (default auto: FASTA from\n"
+    "                           '>', FASTQ from '@', else raw; FASTQ qualities are\n"
+    "                           never scanned)\n"
     "      --report WHAT        counts | hits (default counts; hits for text output)\n"
     "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
     "      --readers N          reading threads per rank for indexed input (.fai or\n"
@@ -235,15 +237,15 @@ static gs_status corpus_arg(parse_state *ps, const char *arg, int list, const ch
 static const struct choice {
     int id;
     const char *what;      /* "unknown <what> 'x'" */
-    const char *words[4];  /* NULL-ended, in the order the help lists them */
-    int values[4];         /* what each word sets */
+    const char *words[5];  /* NULL-ended, in the order the help lists them */
+    int values[5];         /* what each word sets */
 } choices[] = {
     {'O', "output format", {"h5", "tsv", "bed"}, {GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED}},
     {'d', "device", {"auto", "gpu", "cpu"}, {GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU}},
     {OPT_STRAND, "strand mode", {"both", "forward"}, {1, 0}},
     {OPT_ALPHABET, "alphabet", {"dna", "bytes"}, {GS_ALPHA_DNA, GS_ALPHA_BYTES}},
-    {OPT_INPUT_FORMAT, "input format", {"auto", "fasta", "raw"},
-     {GS_INPUT_AUTO, GS_INPUT_FASTA, GS_INPUT_RAW}},
+    {OPT_INPUT_FORMAT, "input format", {"auto", "fasta", "fastq", "raw"},
+     {GS_INPUT_AUTO, GS_INPUT_FASTA, GS_INPUT_FASTQ, GS_INPUT_RAW}},
     {OPT_REPORT, "report", {"counts", "hits"}, {0, 1}},
 };
 
@@ -280,7 +282,7 @@ static gs_status apply_choice(parse_state *ps, const struct choice *c, const cha
 {
     char expected[128] = "";
     int n = 0;
-    while (n < 4 && c->words[n])
+    while (n < (int)(sizeof c->words / sizeof *c->words) && c->words[n])
         n++;
     for (int k = 0; k < n; k++) {
         if (!strcmp(val, c->words[k])) {

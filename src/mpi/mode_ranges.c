@@ -55,7 +55,9 @@ static int beside(const char *path, const char *ext)
 
 static gs_read_kind read_kind(const char *path, gs_input_format fmt)
 {
-    gs_file_facts f = {.raw = fmt == GS_INPUT_RAW, .seekable = gs_input_seekable(path)};
+    /* FASTQ, forced or not, streams: the reader says when it is not */
+    gs_file_facts f = {.raw = fmt == GS_INPUT_RAW || fmt == GS_INPUT_FASTQ,
+                       .seekable = gs_input_seekable(path)};
     gs_seq_head h;
     gs_error ignored = {0};
     /* a pipe is not sniffed here: its bytes go to the reader; a file that

@@ -13,7 +13,9 @@ gs_read_kind gs_policy_read_kind(const gs_file_facts *f)
         return f->format == GS_SEQ_FASTA && f->start == 0 ? GS_READ_PLAIN
                : f->format == GS_SEQ_FASTA || f->format == GS_SEQ_UNDECIDED ? GS_READ_PLAIN_LEAD
                                                                             : GS_READ_STREAM;
-    return f->bgzf && f->has_fai && f->has_gzi ? GS_READ_BGZF : GS_READ_STREAM;
+    /* a FASTQ file's .fai (samtools fqidx) is not read: FASTQ streams */
+    return f->bgzf && f->has_fai && f->has_gzi && f->format != GS_SEQ_FASTQ ? GS_READ_BGZF
+                                                                           : GS_READ_STREAM;
 }
 
 gs_index_use gs_policy_index_use(gs_read_kind kind, int has_entries, int n_ranks,

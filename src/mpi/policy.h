@@ -38,7 +38,7 @@ typedef enum gs_read_kind { GS_READ_STREAM, GS_READ_PLAIN, GS_READ_PLAIN_LEAD, G
 
 /* What a look at a file found. */
 typedef struct gs_file_facts {
-    int raw;      /* --input-format raw */
+    int raw;      /* --input-format raw or fastq */
     int seekable; /* a regular file (gs_input_seekable) */
     int opened;   /* its first bytes could be read */
     gs_seq_format format; /* what they say (io/seq/seqformat.h) */
@@ -49,7 +49,7 @@ typedef struct gs_file_facts {
     int has_gzi;  /* FILE.gzi exists */
 } gs_file_facts;
 
-/* Streamed: raw input, a pipe (its bytes go to the reader unsniffed), a
+/* Streamed: raw input, FASTQ (even with a .fai), a pipe (its bytes go to the reader unsniffed), a
  * file that cannot be opened (the reader reports it), gzip, BGZF without
  * both indexes (rank 0 does not index a compressed file on the fly: that
  * would read it twice), or plain text that is not FASTA. Plain FASTA whose

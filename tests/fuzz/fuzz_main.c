@@ -45,7 +45,7 @@ static void put(const char *p, const void *d, size_t n)
 static int fuzz_fasta(const uint8_t *d, size_t n)
 {
     put(path, d, n);
-    for (int fmt = GS_INPUT_AUTO; fmt <= GS_INPUT_RAW; fmt++) {
+    for (int fmt = GS_INPUT_AUTO; fmt <= GS_INPUT_FASTQ; fmt++) {
         gs_layout lay = {0};
         gs_reader *r = NULL;
         gs_error err = {0};

@@ -380,6 +380,10 @@ static gs_status first_record(builder *bd, gs_compression comp, const uint8_t *m
     gs_seq_head h;
     gs_seq_sniff(comp, m, size < GS_SEQ_SNIFF ? (size_t)size : GS_SEQ_SNIFF,
                  at_end && size <= GS_SEQ_SNIFF, &h);
+    if (h.format == GS_SEQ_FASTQ)
+        return gs_fail(bd->err, GS_EINPUT,
+                       "cannot index FASTQ: gscan reads FASTQ as a stream, with no index (%s)",
+                       bd->path);
     if (h.format != GS_SEQ_FASTA)
         return gs_fail(bd->err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)",
                        bd->path);

@@ -41,9 +41,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fasta.h"
+#include "fastq.h"
 #include "seqformat.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +58,11 @@ struct gs_reader {
     gs_reader_opts o;
     gs_layout *layout;
     size_t fi;         /* index of the current file */
-    gs_stream *gz;     /* NULL between files */
+    gs_seq_cursor c;   /* its text */
     int raw;           /* the current file is read raw */
     int raw_started;   /* its one record was opened */
-    int eof;           /* the current file has returned all its bytes */
-    const uint8_t *in; /* decompressed bytes (gs_stream_view's) */
-    size_t pos, end;   /* unread part of in[] */
-    uint64_t file_off; /* decompressed bytes of the current file before in[end] */
+    int fastq;         /* the current file is FASTQ (fastq.h) */
+    gs_fastq q;        /* and where its reading is */
     int line_start;    /* in[pos] begins a line */
     size_t line_len;   /* bytes of the last whole line read in one piece */
     int in_rec;        /* a record is open */
@@ -77,6 +77,8 @@ struct gs_reader {
     uint64_t bytes_done; /* compressed bytes of the files already closed */
     char *name;          /* header being read */
     size_t name_len, name_cap;
+    size_t names_cap;    /* of layout->names, which grows as records come */
+    int named;           /* layout->rec[].name point into layout->names */
 };
 
 const char *gs_path_base(const char *path)
@@ -85,6 +87,10 @@ const char *gs_path_base(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* Names go into one block (layout->names), not an allocation each: a
+ * 100 M-read FASTQ costs its names' bytes, and a read with no kept name
+ * (drop_read_names) one byte. The block moves as it grows, so the records
+ * point into it once the corpus is read (gs_reader_next). */
 static gs_status append_record(gs_reader *r, const char *name, size_t name_len, gs_error *err)
 {
     gs_layout *l = r->layout;
@@ -98,12 +104,22 @@ static gs_status append_record(gs_reader *r, const char *name, size_t name_len, 
         l->rec = v;
         l->cap_rec = cap;
     }
-    char *copy = gs_malloc(name_len + 1, err, "record name");
-    if (copy == NULL)
-        return GS_ESYS;
-    memcpy(copy, name, name_len);
-    copy[name_len] = 0;
-    l->rec[l->n_rec] = (gs_record){copy, 0, (uint32_t)r->fi};
+    if (r->fastq && r->o.drop_read_names)
+        name_len = 0;
+    if (l->names_len + name_len + 1 > r->names_cap) {
+        size_t cap = r->names_cap ? r->names_cap : 4096;
+        while (cap < l->names_len + name_len + 1)
+            cap *= 2;
+        char *v = gs_realloc(l->names, cap, err, "record names");
+        if (v == NULL)
+            return GS_ESYS;
+        l->names = v;
+        r->names_cap = cap;
+    }
+    memcpy(l->names + l->names_len, name, name_len);
+    l->names[l->names_len + name_len] = 0;
+    l->names_len += name_len + 1;
+    l->rec[l->n_rec] = (gs_record){NULL, 0, (uint32_t)r->fi};
     r->rec = (uint32_t)l->n_rec++;
     r->rec_pos = 0;
     r->n_carry = 0;
@@ -112,27 +128,18 @@ static gs_status append_record(gs_reader *r, const char *name, size_t name_len, 
     return GS_OK;
 }
 
-/* Read the next chunk of the current file; at its end r->eof is set. */
+/* Read the next chunk of the current file; at its end r->c.eof is set. */
 static gs_status refill(gs_reader *r, gs_error *err)
 {
-    if (r->eof)
-        return GS_OK;
-    size_t n;
-    if (gs_stream_view(r->gz, &r->in, &n, err) != GS_OK)
-        return err->code;
-    r->eof = n == 0;
-    r->pos = 0;
-    r->end = n;
-    r->file_off += (uint64_t)n;
-    return GS_OK;
+    return gs_seq_cursor_refill(&r->c, err);
 }
 
 static void close_file(gs_reader *r)
 {
-    if (r->gz) {
-        r->bytes_done += gs_stream_bytes_in(r->gz);
-        gs_stream_close(r->gz);
-        r->gz = NULL;
+    if (r->c.gz) {
+        r->bytes_done += gs_stream_bytes_in(r->c.gz);
+        gs_stream_close(r->c.gz);
+        r->c.gz = NULL;
     }
     r->fi++;
 }
@@ -159,40 +166,52 @@ static gs_status open_file(gs_reader *r, gs_error *err)
     const char *path = r->layout->files[r->fi];
     gs_stream_opts so = {.threads = r->o.threads, .tune = r->o.tune};
     gs_seq_head h;
-    if (gs_stream_open(path, &so, &r->gz, err) != GS_OK ||
-        gs_seq_detect(r->gz, CHUNK, &h, err) != GS_OK)
+    if (gs_stream_open(path, &so, &r->c.gz, err) != GS_OK ||
+        gs_seq_detect(r->c.gz, CHUNK, &h, err) != GS_OK)
         return err->code;
-    r->eof = 0;
-    r->pos = r->end = 0;
-    r->file_off = 0;
+    r->c.eof = 0;
+    r->c.pos = r->c.end = 0;
+    r->c.file_off = 0;
     r->file_rec0 = r->layout->n_rec;
     r->raw_started = 0;
     r->line_start = 1;
     if (refill(r, err) != GS_OK) /* the bytes peeked at */
         return err->code;
+    r->raw = r->fastq = 0;
     if (r->o.format == GS_INPUT_RAW) {
         r->raw = 1;
         return GS_OK;
     }
-    if (h.format == GS_SEQ_FASTA || (r->o.format == GS_INPUT_FASTA && h.format == GS_SEQ_EMPTY)) {
-        r->raw = 0;
-        r->pos = h.start; /* the BOM and blank lines before the first header are not text */
+    gs_seq_format forced = r->o.format == GS_INPUT_FASTA   ? GS_SEQ_FASTA
+                           : r->o.format == GS_INPUT_FASTQ ? GS_SEQ_FASTQ
+                                                           : GS_SEQ_EMPTY;
+    if (h.format == GS_SEQ_FASTA || h.format == GS_SEQ_FASTQ ||
+        (forced != GS_SEQ_EMPTY && h.format == GS_SEQ_EMPTY)) {
+        if (forced != GS_SEQ_EMPTY && h.format != GS_SEQ_EMPTY && h.format != forced)
+            goto not_forced;
+        r->fastq = h.format == GS_SEQ_FASTQ || forced == GS_SEQ_FASTQ;
+        r->c.pos = h.start; /* the BOM and blank lines before the first header are not text */
+        if (r->fastq)
+            gs_fastq_begin(&r->q, path, r->c.in, h.start);
         return GS_OK;
     }
-    if (r->o.format == GS_INPUT_FASTA)
+not_forced:
+    if (forced == GS_SEQ_FASTA)
         return gs_fail(err, GS_EINPUT, "not a FASTA file: does not start with '>' (%s)", path);
-    const char *z = foreign_compression(r->in, r->end);
+    if (forced == GS_SEQ_FASTQ)
+        return gs_fail(err, GS_EINPUT, "not a FASTQ file: does not start with '@' (%s)", path);
+    const char *z = foreign_compression(r->c.in, r->c.end);
     if (z)
         return gs_fail(err, GS_EINPUT,
                        "%s-compressed: gscan reads plain, gzip and BGZF; decompress it or pipe "
                        "it in (%s)",
                        z, path);
-    const uint8_t *nul = r->o.any_bytes ? NULL : memchr(r->in, 0, r->end < CHUNK ? r->end : CHUNK);
+    const uint8_t *nul = r->o.any_bytes ? NULL : memchr(r->c.in, 0, r->c.end < CHUNK ? r->c.end : CHUNK);
     if (nul)
         return gs_fail(err, GS_EINPUT,
                        "neither FASTA nor text: a NUL byte at offset %zu; --input-format raw "
                        "scans its bytes (%s)",
-                       (size_t)(nul - r->in), path);
+                       (size_t)(nul - r->c.in), path);
     r->raw = 1;
     return GS_OK;
 }
@@ -201,6 +220,9 @@ static gs_status open_file(gs_reader *r, gs_error *err)
  * in its file names it (this reader counts no lines). */
 static gs_status bad_header(const gs_reader *r, const char *why, gs_error *err)
 {
+    if (r->fastq) /* a FASTQ reader counts lines */
+        return gs_fail(err, GS_EINPUT, "%s (%s:%" PRIu64 ")", why, r->layout->files[r->fi],
+                       r->q.line);
     return gs_fail(err, GS_EINPUT, "%s (%s, record %zu)", why, r->layout->files[r->fi],
                    r->layout->n_rec - r->file_rec0 + 1);
 }
@@ -211,45 +233,53 @@ static gs_status read_header(gs_reader *r, gs_error *err)
     int in_word = 0, word_done = 0, cr_last = 0;
     const char *why;
     r->name_len = 0;
-    r->pos++; /* '>' */
+    r->c.pos++; /* '>' */
     for (;;) {
-        if (r->pos == r->end) {
+        if (r->c.pos == r->c.end) {
             if (refill(r, err) != GS_OK)
                 return err->code;
-            if (r->eof)
+            if (r->c.eof)
                 break;
         }
-        const uint8_t *s = r->in + r->pos;
-        size_t avail = r->end - r->pos;
+        const uint8_t *s = r->c.in + r->c.pos;
+        size_t avail = r->c.end - r->c.pos;
         const uint8_t *nl = memchr(s, '\n', avail);
         size_t n = nl ? (size_t)(nl - s) : avail;
         if ((why = gs_header_fault(s, n, cr_last)) != NULL)
             return bad_header(r, why, err);
         cr_last = n > 0 ? s[n - 1] == '\r' : cr_last;
-        for (size_t i = 0; i < n && !word_done; i++) {
-            uint8_t c = s[i];
-            if (gs_name_blank(c)) {
-                word_done = in_word;
-                continue;
-            }
-            in_word = 1;
-            if (r->name_len + 1 >= r->name_cap) {
-                size_t cap = r->name_cap ? r->name_cap * 2 : 256;
+        if (!word_done) { /* the name: the first run of non-blanks, copied at once */
+            size_t i = 0, j;
+            while (!in_word && i < n && gs_name_blank(s[i]))
+                i++;
+            for (j = i; j < n && !gs_name_blank(s[j]);)
+                j++;
+            if (r->name_len + (j - i) + 1 > r->name_cap) {
+                size_t cap = r->name_cap ? r->name_cap : 256;
+                while (cap < r->name_len + (j - i) + 1)
+                    cap *= 2;
                 char *p = gs_realloc(r->name, cap, err, "record name");
                 if (p == NULL)
                     return GS_ESYS;
                 r->name = p;
                 r->name_cap = cap;
             }
-            r->name[r->name_len++] = (char)c;
+            memcpy(r->name + r->name_len, s + i, j - i);
+            r->name_len += j - i;
+            in_word |= j > i;
+            word_done = in_word && j < n;
         }
-        r->pos += n;
+        r->c.pos += n;
         if (nl) {
-            r->pos++;
+            r->c.pos++;
             break;
         }
     }
     r->line_start = 1;
+    if (r->name)
+        r->name[r->name_len] = 0; /* for the FASTQ reader's messages */
+    if (r->fastq)
+        gs_fastq_header_read(&r->q);
     return append_record(r, r->name ? r->name : "", r->name_len, err);
 }
 
@@ -259,7 +289,7 @@ static gs_status next_record(gs_reader *r, int *open, gs_error *err)
 {
     *open = 0;
     for (;;) {
-        if (r->gz == NULL) {
+        if (r->c.gz == NULL) {
             if (r->fi == r->layout->n_files)
                 return GS_OK;
             if (open_file(r, err) != GS_OK)
@@ -275,11 +305,20 @@ static gs_status next_record(gs_reader *r, int *open, gs_error *err)
             *open = 1;
             return append_record(r, base, strlen(base), err);
         }
+        if (r->fastq) {
+            if (gs_fastq_start(&r->c, &r->q, open, err) != GS_OK)
+                return err->code;
+            if (!*open) {
+                close_file(r);
+                continue;
+            }
+            return read_header(r, err);
+        }
         /* FASTA: we stand at a line starting with '>' or at the end of the file. */
-        if (r->pos == r->end) {
+        if (r->c.pos == r->c.end) {
             if (refill(r, err) != GS_OK)
                 return err->code;
-            if (r->eof) {
+            if (r->c.eof) {
                 close_file(r);
                 continue;
             }
@@ -289,56 +328,30 @@ static gs_status next_record(gs_reader *r, int *open, gs_error *err)
     }
 }
 
-/* Copy n bytes and return the smallest. Written as one loop so the compiler
- * vectorises it (a byte min, pminub): a smallest byte above ' ' proves that
- * the bytes hold no '\n', '\r', ' ' or '\t'. */
-static uint8_t copy_min(uint8_t *restrict out, const uint8_t *restrict s, size_t n)
-{
-    uint8_t m = 0xff;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        out[i] = c;
-        m = c < m ? c : m;
-    }
-    return m;
-}
-
-/* Copy n sequence bytes (no '\n') to out, dropping '\r', ' ' and '\t';
- * returns the residues written. */
-static size_t copy_residues(uint8_t *restrict out, const uint8_t *restrict s, size_t n)
-{
-    if (copy_min(out, s, n) > ' ')
-        return n;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        out[k] = c;
-        k += !(c == '\r' || c == ' ' || c == '\t');
-    }
-    return k;
-}
-
 /* Append residues of the open record to out[*n .. cap). Stops when full, or
  * sets rec_done at the record's end (next header or end of file). */
 static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
 {
     size_t k = *n;
+    if (r->fastq)
+        return gs_fastq_fill(&r->c, &r->q, r->name ? r->name : "", out, n, cap, &r->rec_done,
+                             err);
     while (k < cap) {
-        if (r->pos == r->end) {
+        if (r->c.pos == r->c.end) {
             if (refill(r, err) != GS_OK)
                 return err->code;
-            if (r->eof) {
+            if (r->c.eof) {
                 r->rec_done = 1;
                 break;
             }
         }
-        const uint8_t *s = r->in + r->pos;
-        size_t avail = r->end - r->pos;
+        const uint8_t *s = r->c.in + r->c.pos;
+        size_t avail = r->c.end - r->c.pos;
         if (r->raw) {
             size_t take = avail < cap - k ? avail : cap - k;
             memcpy(out + k, s, take);
             k += take;
-            r->pos += take;
+            r->c.pos += take;
             continue;
         }
         if (r->line_start && s[0] == '>') {
@@ -352,21 +365,21 @@ static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_erro
         size_t L = r->line_len;
         if (r->line_start && L > 0 && L < avail && L <= cap - k && s[L] == '\n') {
             uint8_t last = s[L - 1];
-            if (copy_min(out + k, s, L - 1) > ' ' && (last > ' ' || last == '\r')) {
+            if (gs_seq_copy_min(out + k, s, L - 1) > ' ' && (last > ' ' || last == '\r')) {
                 out[k + L - 1] = last;
                 k += L - (last == '\r');
-                r->pos += L + 1;
+                r->c.pos += L + 1;
                 continue;
             }
         }
         const uint8_t *nl = memchr(s, '\n', avail);
         size_t line = nl ? (size_t)(nl - s) : avail;
         size_t take = line < cap - k ? line : cap - k;
-        k += copy_residues(out + k, s, take);
-        r->pos += take;
+        k += gs_seq_copy_residues(out + k, s, take);
+        r->c.pos += take;
         r->line_start = 0;
         if (take == line && nl) {
-            r->pos++;
+            r->c.pos++;
             r->line_start = 1;
             r->line_len = line;
         }
@@ -487,8 +500,12 @@ gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more,
             int open;
             if ((st = next_record(r, &open, err)) != GS_OK)
                 return st;
-            if (!open)
+            if (!open) {
+                if (!r->named && r->layout->names)
+                    gs_layout_point_names(r->layout); /* the block moves no more */
+                r->named = 1;
                 return GS_OK;
+            }
         }
         size_t n = r->n_carry;
         memcpy(buf, r->carry, n);
@@ -536,8 +553,13 @@ gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *
     *n = *a = *b = 0;
     if (l->n_rec < 2 || l->n_rec >= UINT32_MAX)
         return GS_OK;
+    size_t named = 0; /* the table is for these: 100 M nameless reads need none */
+    for (size_t i = 0; i < l->n_rec; i++)
+        named += l->rec[i].name[0] != 0;
+    if (named < 2)
+        return GS_OK;
     size_t cap = 64;
-    while (cap < l->n_rec + l->n_rec / 2)
+    while (cap < named + named / 2)
         cap *= 2;
     /* zeroed by writing, not calloc: a table calloc maps to the zero page
      * takes a second fault (and a TLB flush on every thread's core) on each
@@ -548,6 +570,8 @@ gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *
     memset(slot, 0, cap * sizeof *slot);
     for (size_t i = 0; i < l->n_rec; i++) {
         const char *name = l->rec[i].name;
+        if (name[0] == 0) /* no name (FASTQ reads when names are not kept) */
+            continue;
         uint64_t h = name_hash(name), tag = h >> 32 << 32;
         for (size_t k = (size_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
             if (slot[k] == 0) {
@@ -570,8 +594,8 @@ gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *
 uint64_t gs_reader_bytes_in(const gs_reader *r)
 {
     uint64_t n = r->bytes_done;
-    if (r->gz)
-        n += gs_stream_bytes_in(r->gz);
+    if (r->c.gz)
+        n += gs_stream_bytes_in(r->c.gz);
     return n;
 }
 
@@ -579,7 +603,7 @@ void gs_reader_close(gs_reader *r)
 {
     if (r == NULL)
         return;
-    gs_stream_close(r->gz);
+    gs_stream_close(r->c.gz);
     free(r->carry);
     free(r->head);
     free(r->name);

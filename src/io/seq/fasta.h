@@ -32,7 +32,8 @@
 typedef enum gs_input_format {
     GS_INPUT_AUTO = 0,
     GS_INPUT_FASTA = 1, /* a file that does not start with '>' is GS_EINPUT */
-    GS_INPUT_RAW = 2
+    GS_INPUT_RAW = 2,
+    GS_INPUT_FASTQ = 3  /* a file that does not start with '@' is GS_EINPUT */
 } gs_input_format;
 
 typedef struct gs_reader gs_reader;
@@ -49,11 +50,14 @@ typedef struct gs_reader_opts {
     int circular;   /* every record is circular: a segment that reaches its
                      * record's end goes on into the record's first residues
                      * (gs_read_end), with seg->turn set */
+    int drop_read_names; /* FASTQ records get the name "" (docs/format.md: a
+                          * counts-only run of 100 M reads keeps no names) */
 } gs_reader_opts;
 
 /* Open the files in order. Records are appended to *layout as they are met
- * (the layout is complete once gs_reader_next set *more = 0); layout->files is
- * filled at open. Missing/unreadable files fail here (GS_EINPUT, path). */
+ * (the layout is complete once gs_reader_next set *more = 0: only then do
+ * the records' names point into layout->names, the block that holds them
+ * all); layout->files is filled at open. Missing/unreadable files fail here (GS_EINPUT, path). */
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **r, gs_error *err);
 
@@ -82,7 +86,8 @@ void gs_reader_close(gs_reader *r);
 
 /* Records whose name another record has too. Names need not be unique (a
  * .fai may list one twice, record ids tell hits apart), but a repeat is most
- * often a mistake worth a warning. Sets *n to how many records repeat an
+ * often a mistake worth a warning. Records with no name (a FASTQ read whose
+ * name is not kept) are not compared. Sets *n to how many records repeat an
  * earlier name (0: all unique) and *a < *b to the first such pair in record
  * order of the second. GS_ESYS only when out of memory. */
 gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *b, gs_error *err);

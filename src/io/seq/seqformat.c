@@ -20,7 +20,7 @@ void gs_seq_sniff(gs_compression comp, const uint8_t *text, size_t n, int at_end
     if (p == n)
         h->format = at_end ? GS_SEQ_EMPTY : GS_SEQ_UNDECIDED;
     else
-        h->format = text[p] == '>' ? GS_SEQ_FASTA : GS_SEQ_RAW;
+        h->format = text[p] == '>' ? GS_SEQ_FASTA : text[p] == '@' ? GS_SEQ_FASTQ : GS_SEQ_RAW;
 }
 
 gs_status gs_seq_detect(gs_stream *s, size_t want, gs_seq_head *h, gs_error *err)

@@ -14,12 +14,12 @@
 #include "core/gs_types.h"
 #include "io/stream/stream.h"
 
-/* What the text of a file is. FASTQ (a first record opening with '@') is
- * not read yet: such a file is GS_SEQ_RAW today. */
+/* What the text of a file is. */
 typedef enum gs_seq_format {
     GS_SEQ_EMPTY = 0, /* nothing but a BOM and blank bytes, and the data ends there */
     GS_SEQ_FASTA,     /* the first record opens with '>' */
     GS_SEQ_RAW,       /* other text: one record of all its bytes */
+    GS_SEQ_FASTQ,     /* the first record opens with '@' (fastq.h) */
     GS_SEQ_UNDECIDED  /* nothing but blank bytes in the bytes looked at, and more follow */
 } gs_seq_format;
 

@@ -1,0 +1,75 @@
+/* seq_cursor.h - what the streaming readers of FASTA (fasta.c) and FASTQ
+ * (fastq.c) share inside src/io/seq (private): the decompressed text of the
+ * file being read, a piece at a time, and the copy of sequence bytes into a
+ * segment.
+ */
+#ifndef GS_SEQ_CURSOR_H
+#define GS_SEQ_CURSOR_H
+
+#include "core/gs_error.h"
+#include "io/stream/stream.h"
+
+#include <stdint.h>
+
+/* The unread text of one open file: in[pos, end) of the piece
+ * gs_stream_view gave last. */
+typedef struct gs_seq_cursor {
+    gs_stream *gz;     /* NULL between files */
+    const uint8_t *in; /* decompressed bytes (gs_stream_view's) */
+    size_t pos, end;   /* unread part of in[] */
+    int eof;           /* the file has returned all its bytes */
+    uint64_t file_off; /* decompressed bytes of the file before in[end] */
+} gs_seq_cursor;
+
+/* The next piece of the file; at its end c->eof is set (pos == end). */
+static inline gs_status gs_seq_cursor_refill(gs_seq_cursor *c, gs_error *err)
+{
+    if (c->eof)
+        return GS_OK;
+    size_t n;
+    if (gs_stream_view(c->gz, &c->in, &n, err) != GS_OK)
+        return err->code;
+    c->eof = n == 0;
+    c->pos = 0;
+    c->end = n;
+    c->file_off += (uint64_t)n;
+    return GS_OK;
+}
+
+/* Unread bytes at hand: afterwards c->pos == c->end only at the file's end. */
+static inline gs_status gs_seq_cursor_ready(gs_seq_cursor *c, gs_error *err)
+{
+    return c->pos < c->end ? GS_OK : gs_seq_cursor_refill(c, err);
+}
+
+/* Copy n bytes and return the smallest. Written as one loop so the compiler
+ * vectorises it (a byte min, pminub): a smallest byte above ' ' proves that
+ * the bytes hold no '\n', '\r', ' ' or '\t'. */
+static inline uint8_t gs_seq_copy_min(uint8_t *restrict out, const uint8_t *restrict s, size_t n)
+{
+    uint8_t m = 0xff;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        out[i] = c;
+        m = c < m ? c : m;
+    }
+    return m;
+}
+
+/* Copy n sequence bytes (no '\n') to out, dropping '\r', ' ' and '\t';
+ * returns the residues written. */
+static inline size_t gs_seq_copy_residues(uint8_t *restrict out, const uint8_t *restrict s,
+                                          size_t n)
+{
+    if (gs_seq_copy_min(out, s, n) > ' ')
+        return n;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = s[i];
+        out[k] = c;
+        k += !(c == '\r' || c == ' ' || c == '\t');
+    }
+    return k;
+}
+
+#endif
