@@ -9,6 +9,7 @@
  */
 #include "mode.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 gs_status gs_reader_state_plan(gs_job *j, gs_error *err)
@@ -41,6 +42,9 @@ void gs_reader_state_close(gs_job *j, gs_pass *p)
     gs_reader_state *s = j->ms;
     if (s->reader) {
         p->bytes_read += gs_reader_bytes_in(s->reader);
+        const char *w = gs_reader_warning(s->reader);
+        if (w && p->main)
+            fprintf(stderr, "gscan: warning: %s\n", w);
         gs_reader_close(s->reader);
         s->reader = NULL;
     }

@@ -47,6 +47,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,6 +66,8 @@ struct gs_reader {
     gs_fastq q;        /* and where its reading is */
     int line_start;    /* in[pos] begins a line */
     size_t line_len;   /* bytes of the last whole line read in one piece */
+    uint64_t line;     /* FASTA: the 1-based line number of in[pos] */
+    char warning[512]; /* the first '>' inside a sequence line, or "" */
     int in_rec;        /* a record is open */
     int rec_done;      /* its last residue has been read (only carry is left) */
     uint32_t rec;      /* its index in the layout */
@@ -191,6 +194,9 @@ static gs_status open_file(gs_reader *r, gs_error *err)
             goto not_forced;
         r->fastq = h.format == GS_SEQ_FASTQ || forced == GS_SEQ_FASTQ;
         r->c.pos = h.start; /* the BOM and blank lines before the first header are not text */
+        r->line = 1;
+        for (size_t i = 0; i < h.start; i++)
+            r->line += r->c.in[i] == '\n';
         if (r->fastq)
             gs_fastq_begin(&r->q, path, r->c.in, h.start);
         return GS_OK;
@@ -272,6 +278,7 @@ static gs_status read_header(gs_reader *r, gs_error *err)
         r->c.pos += n;
         if (nl) {
             r->c.pos++;
+            r->line++;
             break;
         }
     }
@@ -328,6 +335,24 @@ static gs_status next_record(gs_reader *r, int *open, gs_error *err)
     }
 }
 
+/* A '>' inside a sequence line: most often two FASTA files joined without
+ * a final newline, whose second header is then read as residues of the
+ * record before it. The first is kept for a warning (gs_reader_warning). A
+ * line of the same length as the one before it takes the fast path and is
+ * not looked at: a joined line is rarely that. */
+static void note_joined(gs_reader *r)
+{
+    snprintf(r->warning, sizeof r->warning,
+             "a '>' inside a sequence line of record %s (%s:%" PRIu64 "): two FASTA files "
+             "joined without a final newline? What follows it is read as residues",
+             r->name && r->name_len ? r->name : "(no name)", r->layout->files[r->fi], r->line);
+}
+
+const char *gs_reader_warning(const gs_reader *r)
+{
+    return r->warning[0] ? r->warning : NULL;
+}
+
 /* Append residues of the open record to out[*n .. cap). Stops when full, or
  * sets rec_done at the record's end (next header or end of file). */
 static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
@@ -369,12 +394,15 @@ static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_erro
                 out[k + L - 1] = last;
                 k += L - (last == '\r');
                 r->c.pos += L + 1;
+                r->line++;
                 continue;
             }
         }
         const uint8_t *nl = memchr(s, '\n', avail);
         size_t line = nl ? (size_t)(nl - s) : avail;
         size_t take = line < cap - k ? line : cap - k;
+        if (!r->warning[0] && memchr(s, '>', take))
+            note_joined(r);
         k += gs_seq_copy_residues(out + k, s, take);
         r->c.pos += take;
         r->line_start = 0;
@@ -382,6 +410,7 @@ static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_erro
             r->c.pos++;
             r->line_start = 1;
             r->line_len = line;
+            r->line++;
         }
     }
     *n = k;

@@ -82,6 +82,9 @@ gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more,
 /* Bytes read from the files so far (compressed bytes for gzip). */
 uint64_t gs_reader_bytes_in(const gs_reader *r);
 
+/* The first thing worth a warning the reader met (a '>' inside a sequence
+ * line, naming record, file and line), or NULL. */
+const char *gs_reader_warning(const gs_reader *r);
 void gs_reader_close(gs_reader *r);
 
 /* Records whose name another record has too. Names need not be unique (a
