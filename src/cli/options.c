@@ -66,6 +66,8 @@ const char gs_scan_usage[] =
     "                           and deletions, one per end (not with --max-mismatches)\n"
     "      --best-per-site      approximate: one hit per run of overlapping hits of a\n"
     "                           pattern and strand (smallest distance, then start)\n"
+    "      --tally UNIT         also count hits per record, file or sample (with\n"
+    "                           --samples SHEET.tsv: file or record<TAB>sample)\n"
     "      --infile-list FILE   more corpus files, one path a line ('#' comments),\n"
     "                           in place among the CORPUS arguments\n"
     "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
@@ -92,7 +94,7 @@ const char gs_scan_usage[] =
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
        OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_TUNE, OPT_DEBUG,
-       OPT_INFILE_LIST, OPT_MPI_HINT };
+       OPT_INFILE_LIST, OPT_MPI_HINT, OPT_TALLY, OPT_SAMPLES };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -117,6 +119,8 @@ static const struct option long_opts[] = {
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"index", required_argument, NULL, OPT_INDEX},
     {"infile-list", required_argument, NULL, OPT_INFILE_LIST},
+    {"tally", required_argument, NULL, OPT_TALLY},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -233,6 +237,8 @@ static const struct choice {
     {OPT_INPUT_FORMAT, "input format", {"auto", "fasta", "raw"},
      {GS_INPUT_AUTO, GS_INPUT_FASTA, GS_INPUT_RAW}},
     {OPT_REPORT, "report", {"counts", "hits"}, {0, 1}},
+    {OPT_TALLY, "tally unit", {"record", "file", "sample"},
+     {GS_TALLY_RECORD, GS_TALLY_FILE, GS_TALLY_SAMPLE}},
 };
 
 /* Options that take a number (K/M/G suffixes), within a range. */
@@ -259,6 +265,7 @@ static void set_choice(parse_state *ps, int id, int v)
     case OPT_STRAND: o->both_strands = v; break;
     case OPT_ALPHABET: o->alphabet = (gs_alphabet)v; break;
     case OPT_INPUT_FORMAT: o->format = (gs_input_format)v; break;
+    case OPT_TALLY: o->tally = (gs_tally_unit)v; break;
     default: o->report_hits = v; break;
     }
 }
@@ -353,6 +360,7 @@ static gs_status apply_name(parse_state *ps, int id, const char *val, const char
     case 'p': o->patterns = val; return GS_OK;
     case 'o': o->out = val; return GS_OK;
     case OPT_INDEX: o->index = val; return GS_OK;
+    case OPT_SAMPLES: o->samples = val; return GS_OK;
     case OPT_INFILE_LIST: return corpus_arg(ps, val, 1, where, err);
     case 's': return push_str(&o->seqs, &o->n_seqs, (char *)val, where, err);
     case 'e':
@@ -618,6 +626,13 @@ static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
         return gs_fail(err, GS_EUSAGE,
                        "--seq adds a column to text hit rows: use -O tsv or bed (or -o -) with "
                        "--report hits; for a result file, gscan export --seq (gscan scan)");
+    if ((o->tally == GS_TALLY_SAMPLE) != (o->samples != NULL))
+        return gs_fail(err, GS_EUSAGE, "%s (gscan scan)",
+                       o->samples ? "--samples names the units of --tally sample"
+                                  : "--tally sample needs --samples SHEET.tsv");
+    if (o->tally && o->out_format != GS_OUT_H5)
+        return gs_fail(err, GS_EUSAGE,
+                       "--tally is stored in the HDF5 result: not with -O tsv or bed (gscan scan)");
     if (o->with_seq && o->index)
         return gs_fail(err, GS_EUSAGE,
                        "--seq reads the corpus files back, and --index scans without them (gscan scan)");
