@@ -1,6 +1,7 @@
 /* test_tally.c - the sparse tally (gs_tally.h) against a dense count made
  * hit by hit: random hits sorted as ranks hand them over and unsorted, split
- * between "ranks" whose tallies are combined, and mapped to coarser units. */
+ * between "ranks" whose tallies are combined, and mapped to coarser units;
+ * records with many entries (read off the dense array) and few (sorted). */
 #include <string.h>
 
 #include "core/gs_tally.h"
@@ -44,7 +45,9 @@ static void check_same(const gs_tally *t, const dense *d, uint32_t n_units)
     CHECK_EQ_U64(t->n, k);
 }
 
-static void one_case(uint64_t *rs, size_t n, int sorted, int ranks)
+/* wide: tally as if there were 1000 patterns, so a record's few entries
+ * are sorted rather than read off the dense array. */
+static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
 {
     gs_hit *h = calloc(n + 1, sizeof *h);
     for (size_t i = 0; i < n; i++) {
@@ -73,7 +76,7 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks)
     for (int r = 0; r < ranks; r++) {
         size_t a = n * (size_t)r / (size_t)ranks, b = n * (size_t)(r + 1) / (size_t)ranks;
         gs_tally part = {0};
-        CHECK(gs_tally_add_hits(&part, h + a, b - a, N_PAT, &err) == GS_OK);
+        CHECK(gs_tally_add_hits(&part, h + a, b - a, wide ? 1000 : N_PAT, &err) == GS_OK);
         for (size_t i = 0; i < part.n; i++) {
             CHECK(gs_grow(&all.v, &all.cap, all.n, sizeof *all.v, 16) == GS_OK);
             all.v[all.n++] = part.v[i];
@@ -103,6 +106,7 @@ int main(void)
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
         for (int sorted = 0; sorted < 2; sorted++)
             for (int ranks = 1; ranks <= 4; ranks++)
-                one_case(&rs, sizes[k], sorted, ranks);
+                for (int wide = 0; wide < 2; wide++)
+                    one_case(&rs, sizes[k], sorted, ranks, wide);
     return gs_test_done("test_tally");
 }
