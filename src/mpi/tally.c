@@ -104,7 +104,7 @@ static gs_status parse_sheet(gs_tally_state *tl, const char *path, gs_error *err
         if (len && p[len - 1] == '\r')
             p[--len] = '\0';
         char *tab = strchr(p, '\t');
-        if (len == 0 || p[0] == '#') {
+        if (strspn(p, " \t") == len || p[0] == '#') { /* blank (spaces, tabs) or a comment */
             p = next;
             continue;
         }

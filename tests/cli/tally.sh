@@ -10,13 +10,27 @@
 # ranks, an LZ index (--index); the tally's sums equal /counts; gscan export
 # --matrix, --presence, --long and --coverage against awk over the same
 # reference.
+#
+# tally.sh GSCAN [gpu]: with gpu, every tallied run uses the GPU (engines ac,
+# wm, rk, and bv for approximate runs) against the same CPU reference; exit
+# 77 where no GPU is visible.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+device=${2:-cpu}
 MPIEXEC=${MPIEXEC:-mpiexec}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 fails=0 runs=0
+dev=() engines="ac wm rk bf"
+if [ "$device" = gpu ]; then
+  printf '>r\nACGT\n' > probe.fa
+  if ! "$GSCAN" scan -q -d gpu -s ACG -o probe.h5 probe.fa 2>/dev/null; then
+    echo "tally.sh: no GPU visible, skipped"
+    exit 77
+  fi
+  dev=(-d gpu) engines="ac wm rk"
+fi
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # ---- the corpus ----------------------------------------------------------
@@ -124,7 +138,7 @@ tallied() {
   [ $unit = sample ] && sheet=(--samples sheet.tsv)
   local mpi=()
   [ "$n" -gt 1 ] && mpi=($MPIEXEC -n "$n")
-  run "${mpi[@]}" "$GSCAN" scan -q -p $pat --tally $unit "${sheet[@]}" -o t.h5 "$@" &&
+  run "${mpi[@]}" "$GSCAN" scan -q "${dev[@]}" -p $pat --tally $unit "${sheet[@]}" -o t.h5 "$@" &&
     check t.h5 "$label ($unit, $n rank(s))" "$approx"
 }
 # Runs of 3 ranks cost ~10 s each on 2 busy cores: one exact, one
@@ -134,7 +148,7 @@ three=3; [ "${GS_TEST_QUICK:-0}" = 1 ] && three=2
 # ---- exact: engines, reports, ranks, inputs -------------------------------
 run "$GSCAN" scan -q -p $pat -e bf --report hits -o ref.h5 "${files[@]}"
 units record; reference 0
-for e in ac wm rk bf; do
+for e in $engines; do
   tallied record "exact -e $e counts" 0 1 -e $e "${files[@]}"
 done
 tallied record "exact hits" 0 1 --report hits "${files[@]}"
@@ -146,7 +160,7 @@ tallied file "exact hits" 0 1 --report hits -e rk "${files[@]}"
 tallied file "exact gzip counts" 0 2 -t 1 "${zfiles[@]}"
 units sample; reference 0
 tallied sample "exact counts" 0 1 "${files[@]}"
-tallied sample "exact hits" 0 1 --report hits -e bf "${files[@]}"
+tallied sample "exact hits" 0 1 --report hits -e ${engines##* } "${files[@]}"
 tallied sample "exact gzip" 0 1 -t 2 "${zfiles[@]}"
 tallied sample "exact counts" 0 $three --block-size 2K "${files[@]}"
 
@@ -181,7 +195,8 @@ for approx in 0 1; do
   m=(); [ $approx = 1 ] && m=(--max-edits 1)
   run "$GSCAN" scan -q -p $pat -e bf "${m[@]}" --report hits -o ref.h5 "${files[@]}"
   reference $approx
-  run "$GSCAN" scan -q -p $pat "${m[@]}" --tally sample --samples sheet.tsv -o t.h5 "${files[@]}"
+  run "$GSCAN" scan -q "${dev[@]}" -p $pat "${m[@]}" --tally sample --samples sheet.tsv -o t.h5 \
+    "${files[@]}"
   pnames t.h5 > pnames.txt
   K=$([ $approx = 1 ] && echo 1 || echo 0)
   for form in matrix presence long coverage; do
