@@ -137,7 +137,7 @@ tallied() {
   shift 4
   [ $unit = sample ] && sheet=(--samples sheet.tsv)
   local mpi=()
-  [ "$n" -gt 1 ] && mpi=($MPIEXEC -n "$n")
+  [ "$n" -gt 1 ] && read -r -a mpi <<<"$MPIEXEC -n $n"
   run "${mpi[@]}" "$GSCAN" scan -q "${dev[@]}" -p $pat --tally $unit "${sheet[@]}" -o t.h5 "$@" &&
     check t.h5 "$label ($unit, $n rank(s))" "$approx"
 }
@@ -198,7 +198,6 @@ for approx in 0 1; do
   run "$GSCAN" scan -q "${dev[@]}" -p $pat "${m[@]}" --tally sample --samples sheet.tsv -o t.h5 \
     "${files[@]}"
   pnames t.h5 > pnames.txt
-  K=$([ $approx = 1 ] && echo 1 || echo 0)
   for form in matrix presence long coverage; do
     runs=$((runs + 1))
     case $form in
