@@ -9,3 +9,5 @@ add_test(NAME cli_engines COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/engines.sh $<T
 add_test(NAME cli_realdata COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/realdata.sh $<TARGET_FILE:gscan>)
 set_tests_properties(cli_realdata PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME symbols_prefix COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/symbols.sh ${CMAKE_BINARY_DIR})
+add_test(NAME cli_tally COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/tally.sh $<TARGET_FILE:gscan>)
+set_tests_properties(cli_tally PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")

@@ -25,3 +25,8 @@ if(GS_HAVE_CUDA)
   add_executable(bench_bv ${PROJECT_SOURCE_DIR}/bench/gpu/bench_bv.cu)
   target_link_libraries(bench_bv PRIVATE gs_gpu gs_match)
 endif()
+
+# --tally on the GPU against the CPU reference tally (tests/cli/tally.sh).
+add_test(NAME gpu_tally COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/tally.sh $<TARGET_FILE:gscan> gpu)
+set_tests_properties(gpu_tally PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
+                     ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")

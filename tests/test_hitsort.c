@@ -403,7 +403,7 @@ static void check_runs_of_keys(uint64_t *rs)
 int main(void)
 {
     uint64_t rs = 12345;
-    size_t sizes[] = {0, 1, 2, 3, 100, 2047, 2049, 100000};
+    size_t sizes[] = {0, 1, 2, 3, 50, 96, 97, 100, 2047, 2049, 100000};
     int bits[] = {1, 10, 11, 12, 33, 63, 64};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
         for (size_t b = 0; b < sizeof bits / sizeof *bits; b++)

@@ -48,6 +48,8 @@ static const char export_usage[] =
     "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--aligned] [--corpus FILE]...] |\n"
     "                    --counts]\n"
     "                    [-o FILE]\n"
+    "       gscan export RESULT.h5 --matrix record|file|sample [--presence] | --long\n"
+    "                    | --coverage [-o FILE]\n"
     "\n"
     "Write the hits of a result file (made with --report hits) as text:\n"
     "  tsv   header line, then record, start, end, pattern, strand (+/-);\n"
@@ -62,6 +64,14 @@ static const char export_usage[] =
     "                   residues aligned to the pattern (mismatches and residues\n"
     "                   the pattern lacks in lowercase, - where the target lacks\n"
     "                   a pattern residue), and cigar (= X I D)\n"
+    "  --matrix UNIT    the tally of a scan made with --tally UNIT: a header line\n"
+    "                   (unit, then the pattern names), then one line per unit,\n"
+    "                   zeros included, counts summed over strands\n"
+    "  --presence       with --matrix: 1 where a unit has the pattern, else 0\n"
+    "  --long           the tally's nonzero rows: unit, pattern, strand, count\n"
+    "                   (and best_distance in approximate modes)\n"
+    "  --coverage       per pattern: units hit, units total, fraction (and in\n"
+    "                   approximate modes units at distance 0, within K, not hit)\n"
     "  --corpus FILE    with --seq: where the scanned files are now; repeat it\n"
     "                   once per file, in the scan's order (default: the paths\n"
     "                   the scan was given)\n"
@@ -303,11 +313,15 @@ static gs_status export_words(int argc, char **argv, gs_export_cmd *o, gs_error 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int value = !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out")
-                    || !strcmp(a, "-o") || !strcmp(a, "--corpus");
+                    || !strcmp(a, "-o") || !strcmp(a, "--corpus") || !strcmp(a, "--matrix");
         if (value && i + 1 >= argc)
             return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
         else if (!strcmp(a, "--counts"))
             o->counts = 1;
+        else if (!strcmp(a, "--matrix"))
+            o->matrix = argv[++i];
+        else if (!strcmp(a, "--presence") || !strcmp(a, "--long") || !strcmp(a, "--coverage"))
+            *(a[2] == 'p' ? &o->presence : a[2] == 'l' ? &o->long_form : &o->coverage) = 1;
         else if (!strcmp(a, "--seq"))
             o->seq = 1;
         else if (!strcmp(a, "--aligned"))
@@ -334,6 +348,21 @@ static gs_status export_words(int argc, char **argv, gs_export_cmd *o, gs_error 
     return GS_OK;
 }
 
+/* The tally's words: one of --matrix, --long, --coverage, alone. */
+static gs_status tally_words(const gs_export_cmd *o, gs_error *err)
+{
+    int n = (o->matrix != NULL) + o->long_form + o->coverage;
+    if (o->matrix && gs_tally_unit_of(o->matrix) == GS_TALLY_NONE)
+        return gs_fail(err, GS_EUSAGE,
+                       "unknown unit '%s': expected record, file or sample (--matrix)", o->matrix);
+    if (o->presence && !o->matrix)
+        return gs_fail(err, GS_EUSAGE, "--presence belongs to --matrix (gscan export)");
+    if (n > 1 || (n && (o->counts || o->seq)))
+        return gs_fail(err, GS_EUSAGE, "--matrix, --long, --coverage and --counts/--seq "
+                                       "exclude each other (gscan export)");
+    return GS_OK;
+}
+
 gs_status gs_cmd_export_parse(gs_cli *c, gs_error *err)
 {
     gs_status st;
@@ -352,7 +381,7 @@ gs_status gs_cmd_export_parse(gs_cli *c, gs_error *err)
         return gs_fail(err, GS_EUSAGE, "--corpus is read for --seq only (gscan export)");
     if (o->out && !strcmp(o->out, "-"))
         o->out = NULL;
-    return GS_OK;
+    return tally_words(o, err);
 }
 
 static gs_status export_file(gs_cli *c, gs_error *err)
@@ -374,7 +403,10 @@ static gs_status export_file(gs_cli *c, gs_error *err)
         || (o->out && gs_replace_open(&r, o->out, "the export", err) != GS_OK))
         goto done;
     FILE *out = o->out ? r.f : stdout;
-    if (o->counts)
+    if (o->matrix || o->long_form || o->coverage)
+        gs_h5_export_tally(
+            f, &(gs_h5_tally_opts){o->matrix, o->presence, o->long_form, o->coverage}, out, err);
+    else if (o->counts)
         gs_h5_export_counts(f, out, err);
     else
         gs_h5_export_seq(f, &(gs_h5_export_opts){o->format, o->seq, o->corpus, o->n_corpus, o->aligned}, out,

@@ -36,6 +36,8 @@ typedef struct gs_index_opts {
 typedef struct gs_export_cmd {
     const char *in, *format, *out; /* out NULL: standard output */
     int counts, seq, aligned; /* aligned: --aligned (implies seq) */
+    const char *matrix;            /* --matrix record|file|sample */
+    int presence, long_form, coverage; /* --presence, --long, --coverage */
     char **corpus;
     size_t n_corpus;
 } gs_export_cmd;

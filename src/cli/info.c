@@ -155,6 +155,44 @@ static gs_status print_patterns(FILE *out, gs_h5_file *f, gs_error *err)
     return GS_OK;
 }
 
+/* --tally: its unit, size and the rows with the most hits (ties: the
+ * earlier row). */
+static gs_status print_tally(FILE *out, gs_h5_file *f, gs_error *err)
+{
+    gs_h5_tally t;
+    uint64_t top[TOP_N + 1], units_hit = 0;
+    int n_top = 0;
+    if (!gs_h5_has_tally(f))
+        return GS_OK;
+    if (gs_h5_tally_read(f, &t, err) != GS_OK)
+        return err->code;
+    for (uint64_t i = 0; i < t.n_rows; i++) {
+        units_hit += i == 0 || t.unit[i - 1] != t.unit[i];
+        int pos = n_top < TOP_N ? n_top++ : TOP_N;
+        while (pos > 0 && t.count[top[pos - 1]] < t.count[i]) {
+            top[pos] = top[pos - 1];
+            pos--;
+        }
+        if (pos < TOP_N)
+            top[pos] = i;
+    }
+    fprintf(out, "tally: by %s, %" PRIu64 " units (%" PRIu64 " with hits), %" PRIu64 " rows\n",
+            t.kind, t.n_units, units_hit, t.n_rows);
+    if (n_top > 0)
+        fprintf(out, "top tally rows by count:\n");
+    for (int k = 0; k < n_top && err->code == GS_OK; k++) {
+        uint64_t i = top[k];
+        size_t stride = 0;
+        char *name = gs_h5_strings(f, "/patterns/name", t.pattern[i], 1, &stride, err);
+        if (name)
+            fprintf(out, "  %2d. %s\t%s\t%c\t%" PRIu64 "\n", k + 1, t.names + t.unit[i] * t.stride,
+                    name, t.strand[i] > 0 ? '+' : '-', t.count[i]);
+        free(name);
+    }
+    gs_h5_tally_free(&t);
+    return err->code;
+}
+
 /* Timing: the slowest rank of each phase is what the run waited for. */
 static gs_status print_timing(FILE *out, gs_h5_file *f, gs_error *err)
 {
@@ -188,7 +226,7 @@ gs_status gs_info_result(gs_h5_file *f, FILE *out, gs_error *err)
     fprintf(out, "records: %" PRIu64 " (%" PRIu64 " residues)\n", sh->n_rec, residues);
     print_list(out, f, "/records/name", 1, sh->n_rec, err);
     if (err->code != GS_OK || print_patterns(out, f, err) != GS_OK
-        || print_timing(out, f, err) != GS_OK)
+        || print_tally(out, f, err) != GS_OK || print_timing(out, f, err) != GS_OK)
         return err->code;
     if (fflush(out) != 0 || ferror(out))
         gs_fail(err, GS_ESYS, "cannot write the summary: %s (%s)", strerror(errno), sh->path);

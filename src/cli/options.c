@@ -19,92 +19,10 @@
 #include "match/engine.h"
 #include "tune.h"
 
-const char gs_scan_usage[] =
-    "usage: gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] CORPUS...\n"
-    "       gscan scan -p PATTERNS | -s SEQ... [-o OUT.h5 | -o -] [options] --index X.gsx\n"
-    "\n"
-    "Scan FASTA/EST/FASTQ corpora (plain, gzip, BGZF, or raw files) for every pattern\n"
-    "and write counts (and hits) to HDF5. Runs as one process or under\n"
-    "mpiexec/srun, one rank per GPU; the result is the same at any rank count.\n"
-    "A CORPUS of - is standard input; pipes and FIFOs are read once, as streams;\n"
-    "a directory stands for its .fa .fasta .fna .ffn .fq .fastq files (optionally\n"
-    ".gz or .bgz), sorted by name, not recursively.\n"
-    "\n"
-    "  -p, --patterns FILE      FASTA (>name, sequence) or text: one pattern a line,\n"
-    "                           optionally \"name<TAB>sequence\"; '#' starts a comment\n"
-    "  -s, --pattern SEQ        one more pattern, named SEQ; repeatable, after those\n"
-    "                           of -p (which it can replace)\n"
-    "  -o, --out FILE           output file (default gscan.h5); - is standard output;\n"
-    "                           a regular file or a new name, never an input\n"
-    "  -O, --out-format F       h5 | tsv | bed (default from -o: .tsv and - give tsv,\n"
-    "                           .bed bed, .h5 and .hdf5 h5; another name needs -O);\n"
-    "                           tsv and bed write the hits as\n"
-    "                           text (gscan export's columns) unless --report counts\n"
-    "                           (per-pattern counts as TSV)\n"
-    "  -e, --engine NAME        %s (default auto)\n"
-    "  -d, --device KIND        auto | gpu | cpu (auto: a GPU when one is visible)\n"
-    "      --strand MODE        both | forward (default both)\n"
-    "      --alphabet NAME      dna | bytes (default dna)\n"
-    "      --input-format F     auto | fasta | fastq | raw (default auto: FASTA from\n"
-    "                           '>', FASTQ from '@', else raw; FASTQ qualities are\n"
-    "                           never scanned)\n"
-    "      --report WHAT        counts | hits (default counts; hits for text output)\n"
-    "  -t, --threads N          CPU worker threads per rank (default: all cores)\n"
-    "      --readers N          reading threads per rank for indexed input (.fai or\n"
-    "                           one built in memory for plain FASTA, BGZF .fai +\n"
-    "                           .gzi) and --index, 1 to 64 (default: threads / 2, at most\n"
-    "                           8, with a GPU; threads / 4, at most 4, on the CPU; for\n"
-    "                           --index, which unpacks its kernel, 3/4 of the threads\n"
-    "                           with a GPU and all of them on the CPU)\n"
-    "      --block-size N       residues per block, K/M/G suffixes (default 16M\n"
-    "                           with a GPU, 256K on the CPU);\n"
-    "                           a rank holds at most 2 x (threads + 1 + readers)\n"
-    "                           blocks (2 x (2 + readers) + 3 pinned with a GPU)\n"
-    "      --max-expansions N   most concrete strings one IUPAC pattern may stand\n"
-    "                           for (default 4096)\n"
-    "      --max-mismatches K   approximate: hits within K substitutions (0 to 15,\n"
-    "                           below the shortest pattern); IUPAC positions are\n"
-    "                           matched as base sets, not expanded\n"
-    "      --max-edits K        approximate: hits within K substitutions, insertions\n"
-    "                           and deletions, one per end (not with --max-mismatches)\n"
-    "      --best-per-site      approximate: one hit per run of overlapping hits of a\n"
-    "                           pattern and strand (smallest distance, then start)\n"
-    "      --seq                text hit rows end with a matched column: each hit's\n"
-    "                           residues (reverse complement on -), read back\n"
-    "                           through the corpus files' .fai\n"
-    "      --aligned            (implies --seq) and with aligned and cigar columns:\n"
-    "                           the residues aligned to the pattern, mismatches and\n"
-    "                           residues the pattern lacks in lowercase, - where\n"
-    "                           the target lacks one; CIGAR with = X I D\n"
-    "      --circular           every record is circular: hits may run past its end\n"
-    "                           into its start (end > record length; not with --index)\n"
-    "      --infile-list FILE   more corpus files, one path a line ('#' comments),\n"
-    "                           in place among the CORPUS arguments\n"
-    "      --index X.gsx        scan an LZ77 hybrid index (gscan index --lz) instead\n"
-    "                           of corpus files: the same result, no corpus needed\n"
-    "                           (exact matching only)\n"
-    "      --verify             also run the CPU reference and compare (exit 3 if\n"
-    "                           the results differ)\n"
-    "      --config FILE        key = value lines; keys are long option names\n"
-    "                           (and 'corpus'); the command line overrides them\n"
-    "  -q, --quiet              no progress bar and no summary line\n"
-    "      --progress           progress bar on stderr (default: when a terminal)\n"
-    "      --tune KEY=VALUE     a knob of how (never what) gscan computes; repeatable;\n"
-    "                           the keys are listed below (--tune help: only them)\n"
-    "      --mpi-hint KEY=VALUE an MPI-IO hint for the HDF5 write (romio_cb_write,\n"
-    "                           striping_factor, striping_unit, cb_nodes, ...);\n"
-    "                           repeatable; overrides the ROMIO_HINTS file\n"
-    "      --debug WORD[,WORD]  time: per-step timings on stderr; io: the bytes\n"
-    "                           each rank read; no-warmup: no GPU context made at\n"
-    "                           start-up\n"
-    "  -h, --help               this help\n"
-    "\n"
-    "Engines:\n";
-
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
        OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_ALIGNED, OPT_TUNE, OPT_DEBUG,
-       OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR };
+       OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR, OPT_TALLY, OPT_SAMPLES };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -131,6 +49,8 @@ static const struct option long_opts[] = {
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"index", required_argument, NULL, OPT_INDEX},
     {"infile-list", required_argument, NULL, OPT_INFILE_LIST},
+    {"tally", required_argument, NULL, OPT_TALLY},
+    {"samples", required_argument, NULL, OPT_SAMPLES},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -247,6 +167,8 @@ static const struct choice {
     {OPT_INPUT_FORMAT, "input format", {"auto", "fasta", "fastq", "raw"},
      {GS_INPUT_AUTO, GS_INPUT_FASTA, GS_INPUT_FASTQ, GS_INPUT_RAW}},
     {OPT_REPORT, "report", {"counts", "hits"}, {0, 1}},
+    {OPT_TALLY, "tally unit", {"record", "file", "sample"},
+     {GS_TALLY_RECORD, GS_TALLY_FILE, GS_TALLY_SAMPLE}},
 };
 
 /* Options that take a number (K/M/G suffixes), within a range. */
@@ -273,6 +195,7 @@ static void set_choice(parse_state *ps, int id, int v)
     case OPT_STRAND: o->both_strands = v; break;
     case OPT_ALPHABET: o->alphabet = (gs_alphabet)v; break;
     case OPT_INPUT_FORMAT: o->format = (gs_input_format)v; break;
+    case OPT_TALLY: o->tally = (gs_tally_unit)v; break;
     default: o->report_hits = v; break;
     }
 }
@@ -372,6 +295,7 @@ static gs_status apply_name(parse_state *ps, int id, const char *val, const char
     case 'p': o->patterns = val; return GS_OK;
     case 'o': o->out = val; return GS_OK;
     case OPT_INDEX: o->index = val; return GS_OK;
+    case OPT_SAMPLES: o->samples = val; return GS_OK;
     case OPT_INFILE_LIST: return corpus_arg(ps, val, 1, where, err);
     case 's': return push_str(&o->seqs, &o->n_seqs, (char *)val, where, err);
     case 'e':
@@ -649,6 +573,13 @@ static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
         return gs_fail(err, GS_EUSAGE,
                        "--seq adds a column to text hit rows: use -O tsv or bed (or -o -) with "
                        "--report hits; for a result file, gscan export --seq (gscan scan)");
+    if ((o->tally == GS_TALLY_SAMPLE) != (o->samples != NULL))
+        return gs_fail(err, GS_EUSAGE, "%s (gscan scan)",
+                       o->samples ? "--samples names the units of --tally sample"
+                                  : "--tally sample needs --samples SHEET.tsv");
+    if (o->tally && o->out_format != GS_OUT_H5)
+        return gs_fail(err, GS_EUSAGE,
+                       "--tally is stored in the HDF5 result: not with -O tsv or bed (gscan scan)");
     if (o->with_seq && o->index)
         return gs_fail(err, GS_EUSAGE,
                        "--seq reads the corpus files back, and --index scans without them (gscan scan)");

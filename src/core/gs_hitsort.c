@@ -21,8 +21,24 @@
 
 enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
 
+/* Below this many keys an insertion sort beats the radix passes, each of
+ * which clears and sums BUCKETS counts: with the short runs of short
+ * records (500-residue ESTs, a few hits each) those counts were a third of
+ * a scan that kept its hits. */
+enum { SMALL_SORT = 96 };
+
 void gs_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n, int bits)
 {
+    if (n <= SMALL_SORT) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t k = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1] > k; j--)
+                a[j] = a[j - 1];
+            a[j] = k;
+        }
+        return;
+    }
     uint64_t *src = a, *dst = tmp;
     size_t cnt[BUCKETS];
     for (int shift = 0; shift < bits && n > 1; shift += DIGIT) {

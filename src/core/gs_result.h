@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gs_patset.h"
+#include "gs_tally.h"
 #include "gs_tune.h"
 #include "gs_types.h"
 
@@ -49,6 +50,10 @@ typedef struct gs_result {
     const gs_hit *hits;        /* this rank's hits, sorted */
     uint64_t n_hits;
     double timing[GS_N_PHASES]; /* this rank's seconds; write is filled in here */
+    const char *tally_unit;    /* --tally: "record" | "file" | "sample" (NULL: none) */
+    const gs_tally *tally;     /* rank 0: its rows, sorted by (unit, pattern, strand) */
+    const char *const *unit_names; /* rank 0: n_units names, in unit order */
+    uint64_t n_units;
     gs_hit_seq *seq;           /* text output (rank 0): a matched column read
                                 * through it (io/hit_seq.h), or NULL */
     int aligned;               /* with seq: the aligned and cigar columns too */

@@ -21,6 +21,7 @@
 #include "io/seq/patterns.h"
 #include "match/sites.h"
 #include "mode.h"
+#include "tally.h"
 
 /* ---- phase 1: patterns, engine, device --------------------------------- */
 
@@ -58,6 +59,8 @@ static gs_status setup(gs_job *j, gs_error *err)
     if (setup_device(j, err) != GS_OK)
         return err->code;
     if (j->rank == 0 && (gs_job_check_output(o, err) != GS_OK || gs_job_check_seq(o, err) != GS_OK))
+        return err->code;
+    if (gs_job_tally_setup(j, err) != GS_OK)
         return err->code;
     gs_status st = gs_patset_load(o->patterns, o->seqs, o->n_seqs, o->alphabet, &j->ps, err);
     if (st == GS_OK && o->match != GS_MATCH_EXACT)
@@ -144,7 +147,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
     gs_scan_cfg cfg = {.ks = &j->ks, .engine = engine, .use_gpu = use_gpu,
                        .gpu_device = j->gpu_device, .threads = j->threads,
                        .want_hits = j->o->report_hits || j->o->match != GS_MATCH_EXACT ||
-                                    m->needs_hits,
+                                    m->needs_hits || j->o->tally,
                        .block = j->block, .overlap = j->overlap, .tune = &j->o->tune};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
@@ -166,7 +169,8 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
 
 /* Approximate hits are gathered in every mode and counted on rank 0 from
  * what is reported (after --best-per-site); exact ones where the mode or the
- * output needs them on rank 0 (gs_policy_gather). */
+ * output needs them on rank 0 (gs_policy_gather). --tally counts what each
+ * rank then holds; hits kept only for it go as soon as it is made. */
 static gs_status finish_hits(gs_job *j, gs_hits *hits, uint64_t *counts, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
@@ -182,7 +186,9 @@ static gs_status finish_hits(gs_job *j, gs_hits *hits, uint64_t *counts, gs_erro
         memset(counts, 0, n_counts * sizeof *counts);
         gs_hits_count(hits, j->ks.n_strands, n_counts, counts, j->threads);
     }
-    if (approx && !o->report_hits)
+    if (o->tally && gs_job_tally(j, hits, err) != GS_OK)
+        return err->code;
+    if (!o->report_hits)
         gs_hits_free(hits);
     return GS_OK;
 }
@@ -207,6 +213,7 @@ static void job_free(gs_job *j)
 {
     gs_patset_free(&j->ps);
     gs_keyset_free(&j->ks);
+    gs_job_tally_free(j);
     if (j->mode)
         j->mode->free(j);
 }

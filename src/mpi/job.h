@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/gs_error.h"
+#include "core/gs_tally.h"
 #include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "io/seq/fasta.h"
@@ -46,6 +47,8 @@ typedef struct gs_scan_opts {
     uint32_t max_dist;       /* their K */
     int best_per_site;       /* --best-per-site */
     int circular;            /* --circular: every record is circular */
+    gs_tally_unit tally;     /* --tally: hits counted per record, file or sample */
+    const char *samples;     /* --samples SHEET.tsv: file or record -> sample */
     int with_seq;            /* --seq: text hit rows end with the matched residues */
     int aligned;             /* --aligned: and with that alignment and CIGAR (implies --seq) */
     const char *config;      /* --config */

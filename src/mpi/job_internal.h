@@ -19,6 +19,7 @@
 #include "scan/pipeline.h"
 
 struct gs_mode;
+typedef struct gs_tally_state gs_tally_state; /* tally.c */
 
 typedef struct gs_job {
     const gs_scan_opts *o;
@@ -37,6 +38,7 @@ typedef struct gs_job {
     uint64_t bytes_read;  /* corpus bytes this rank read, every pass */
     double progress_t0, progress_last;
     gs_progress prog;     /* every rank's residues, summed on rank 0 */
+    gs_tally_state *tally; /* --tally: the sheet, then the tally (tally.h) */
     double t[GS_N_PHASES];
 } gs_job;
 

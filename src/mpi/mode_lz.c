@@ -74,7 +74,7 @@ static gs_status lz_after_scan(gs_job *j, gs_scan_res *res, gs_error *err)
     gs_hits kernel_hits = res->hits;
     res->hits = (gs_hits){0};
     gs_lz_locate_opts lo = {.ps = &j->ps, .n_strands = j->ks.n_strands,
-                            .want_hits = j->o->report_hits, .threads = j->threads,
+                            .want_hits = j->o->report_hits || j->o->tally, .threads = j->threads,
                             .counts = res->counts, .tune = &j->o->tune};
     return gs_lz_locate(&s->lz, &lo, &kernel_hits, &res->hits, err);
 }

@@ -10,6 +10,7 @@
 #include "io/results/hit_seq.h"
 #include "io/results/text_out.h"
 #include "mode.h"
+#include "tally.h"
 
 /* A record name used twice is kept (record ids tell the hits apart, as
  * samtools keeps the first and gscan index keeps all), but said. When the
@@ -98,6 +99,7 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
         .n_strands = j->ks.n_strands, .with_hits = o->report_hits, .hits = hits->v,
         .n_hits = hits->n, .tune = &o->tune, .mpi_hints = o->mpi_hints,
         .n_mpi_hints = o->n_mpi_hints, .aligned = o->aligned};
+    gs_job_tally_result(j, &r);
     memcpy(r.timing, j->t, sizeof r.timing);
     r.timing[GS_T_TOTAL] = j->t[GS_T_INIT] + gs_now() - t_start;
     if (o->out_format == GS_OUT_H5)

@@ -73,4 +73,14 @@ gs_status gs_h5w_attr_str(wctx *w, const char *name, const char *value);
 gs_status gs_h5w_attr_int(wctx *w, const char *name, int value);
 gs_status gs_h5w_group(wctx *w, const char *name);
 
+/* The /tally group (h5_tally.c): what every rank needs to write it, filled
+ * on rank 0 from the result (kind 0: no tally), then the group itself. */
+struct gs_result;
+typedef struct gs_h5w_tally_meta {
+    int32_t kind, approx;              /* gs_tally_unit; best_distance is written */
+    uint64_t n_units, n_rows, w_unit;  /* w_unit: widest unit name */
+} gs_h5w_tally_meta;
+void gs_h5w_tally_prepare(const struct gs_result *res, int approx, gs_h5w_tally_meta *tm);
+gs_status gs_h5w_tally(wctx *w, const struct gs_result *res, const gs_h5w_tally_meta *tm);
+
 #endif

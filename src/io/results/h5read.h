@@ -91,4 +91,29 @@ gs_status gs_h5_export_seq(gs_h5_file *f, const gs_h5_export_opts *o, FILE *out,
  * reverse, total). */
 gs_status gs_h5_export_counts(gs_h5_file *f, FILE *out, gs_error *err);
 
+/* /tally (--tally), read whole and checked: ids inside the tables, rows in
+ * (unit, pattern, strand) order. best is NULL in exact modes. */
+typedef struct gs_h5_tally {
+    char kind[16];            /* the unit: "record" | "file" | "sample" */
+    uint64_t n_units, n_rows;
+    char *names;              /* unit names, each at stride */
+    size_t stride;
+    uint32_t *unit, *pattern;
+    int8_t *strand;
+    uint64_t *count;
+    uint8_t *best;            /* smallest distance of a row's hits */
+} gs_h5_tally;
+int gs_h5_has_tally(gs_h5_file *f);
+/* GS_EINPUT naming the file when it holds no tally. */
+gs_status gs_h5_tally_read(gs_h5_file *f, gs_h5_tally *t, gs_error *err);
+void gs_h5_tally_free(gs_h5_tally *t);
+/* gscan export --matrix UNIT [--presence] | --long | --coverage: the
+ * tally as TSV (docs/format.md). A matrix of a unit the file does not hold
+ * is GS_EINPUT naming the file and its unit. */
+typedef struct gs_h5_tally_opts {
+    const char *matrix; /* the unit asked for (NULL: the file's) */
+    int presence, long_form, coverage;
+} gs_h5_tally_opts;
+gs_status gs_h5_export_tally(gs_h5_file *f, const gs_h5_tally_opts *o, FILE *out, gs_error *err);
+
 #endif

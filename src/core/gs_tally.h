@@ -1,0 +1,61 @@
+/* gs_tally.h - per-unit counts of hits (--tally): the sparse table of
+ * (unit, pattern, strand) -> count and smallest distance.
+ *
+ * A tally is made from the hits a rank holds (as reported: after
+ * --best-per-site), first with the record as the unit; tallies of ranks that
+ * hold disjoint hits add up (gs_tally_normalize over their concatenation),
+ * and a record -> unit map (file, sample) turns the record tally into the
+ * reported one (gs_tally_remap). Pure code: no MPI, no HDF5.
+ */
+#ifndef GS_TALLY_H
+#define GS_TALLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gs_error.h"
+#include "gs_types.h"
+
+/* What a unit of a tally is (--tally). */
+typedef enum gs_tally_unit {
+    GS_TALLY_NONE = 0,
+    GS_TALLY_RECORD = 1, /* a record of the corpus, in corpus order */
+    GS_TALLY_FILE = 2,   /* a corpus file, in argument order */
+    GS_TALLY_SAMPLE = 3  /* a sample of --samples, in order of first appearance */
+} gs_tally_unit;
+
+/* "record", "file", "sample" (NULL for none); the reverse (GS_TALLY_NONE
+ * for a word that is none of them). */
+const char *gs_tally_unit_name(gs_tally_unit u);
+gs_tally_unit gs_tally_unit_of(const char *word);
+
+/* One row: the hits of pattern on strand in unit. */
+typedef struct gs_tally_row {
+    uint64_t count;   /* hits, > 0 */
+    uint32_t unit;    /* record id, or unit id after gs_tally_remap */
+    uint32_t pattern;
+    int8_t strand;    /* +1 forward, -1 reverse */
+    uint8_t best;     /* smallest distance of these hits (0 in exact modes) */
+} gs_tally_row;
+
+typedef struct gs_tally {
+    gs_tally_row *v;
+    size_t n, cap;
+} gs_tally;
+
+/* Append the tally of hits h[0..n) (units = their records) to t; n_pat
+ * patterns. Rows come out sorted and combined (gs_tally_normalize) when t
+ * was empty. Memory: two arrays of n_pat * 2 entries besides the rows. */
+gs_status gs_tally_add_hits(gs_tally *t, const gs_hit *h, size_t n, uint32_t n_pat,
+                            gs_error *err);
+/* Sort rows by (unit, pattern, strand: forward first) and combine rows of
+ * one key: counts add, the smallest best is kept. */
+void gs_tally_normalize(gs_tally *t);
+/* Every row's unit becomes map[unit] (all units < n_map), then normalize. */
+void gs_tally_remap(gs_tally *t, const uint32_t *map);
+/* Sum of the counts of rows of pattern p, strand s (0 forward, 1 reverse)
+ * into sums[p * n_strands + s] (zeroed first; n_pat * n_strands entries). */
+void gs_tally_sums(const gs_tally *t, uint32_t n_pat, int n_strands, uint64_t *sums);
+void gs_tally_free(gs_tally *t);
+
+#endif

@@ -1,0 +1,112 @@
+/* test_tally.c - the sparse tally (gs_tally.h) against a dense count made
+ * hit by hit: random hits sorted as ranks hand them over and unsorted, split
+ * between "ranks" whose tallies are combined, and mapped to coarser units;
+ * records with many entries (read off the dense array) and few (sorted). */
+#include <string.h>
+
+#include "core/gs_tally.h"
+#include "testlib.h"
+
+enum { N_REC = 7, N_PAT = 5, N_UNIT = 3 };
+
+/* dense[unit][pattern][strand]: count and smallest distance (255: none). */
+typedef struct dense {
+    uint64_t count[N_REC][N_PAT][2];
+    uint8_t best[N_REC][N_PAT][2];
+} dense;
+
+static void dense_add(dense *d, uint32_t unit, const gs_hit *h)
+{
+    int s = h->strand < 0;
+    d->count[unit][h->pattern][s]++;
+    if (h->distance < d->best[unit][h->pattern][s])
+        d->best[unit][h->pattern][s] = h->distance;
+}
+
+/* t holds exactly the nonzero entries of d, sorted, each once. */
+static void check_same(const gs_tally *t, const dense *d, uint32_t n_units)
+{
+    size_t k = 0;
+    for (uint32_t u = 0; u < n_units; u++)
+        for (uint32_t p = 0; p < N_PAT; p++)
+            for (int s = 0; s < 2; s++) {
+                if (d->count[u][p][s] == 0)
+                    continue;
+                CHECK(k < t->n);
+                if (k >= t->n)
+                    return;
+                const gs_tally_row *r = &t->v[k++];
+                CHECK_EQ_U64(r->unit, u);
+                CHECK_EQ_U64(r->pattern, p);
+                CHECK_EQ_U64(r->strand, s ? (uint64_t)-1 : 1);
+                CHECK_EQ_U64(r->count, d->count[u][p][s]);
+                CHECK_EQ_U64(r->best, d->best[u][p][s]);
+            }
+    CHECK_EQ_U64(t->n, k);
+}
+
+/* wide: tally as if there were 1000 patterns, so a record's few entries
+ * are sorted rather than read off the dense array. */
+static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
+{
+    gs_hit *h = calloc(n + 1, sizeof *h);
+    for (size_t i = 0; i < n; i++) {
+        h[i].record = (uint32_t)gs_test_below(rs, N_REC);
+        h[i].start = gs_test_below(rs, 100);
+        h[i].pattern = (uint32_t)gs_test_below(rs, N_PAT);
+        h[i].strand = gs_test_below(rs, 2) ? 1 : -1;
+        h[i].distance = (uint8_t)gs_test_below(rs, 4);
+        h[i].end = h[i].start + 3;
+    }
+    if (sorted)
+        qsort(h, n, sizeof *h, gs_hit_cmp);
+    dense d, dm;
+    memset(&d, 0, sizeof d);
+    memset(&dm, 0, sizeof dm);
+    memset(d.best, 255, sizeof d.best);
+    memset(dm.best, 255, sizeof dm.best);
+    const uint32_t map[N_REC] = {2, 0, 0, 1, 2, 1, 0};
+    for (size_t i = 0; i < n; i++) {
+        dense_add(&d, h[i].record, &h[i]);
+        dense_add(&dm, map[h[i].record], &h[i]);
+    }
+    /* each "rank" tallies a contiguous share; the shares are concatenated */
+    gs_tally all = {0};
+    gs_error err = {0};
+    for (int r = 0; r < ranks; r++) {
+        size_t a = n * (size_t)r / (size_t)ranks, b = n * (size_t)(r + 1) / (size_t)ranks;
+        gs_tally part = {0};
+        CHECK(gs_tally_add_hits(&part, h + a, b - a, wide ? 1000 : N_PAT, &err) == GS_OK);
+        for (size_t i = 0; i < part.n; i++) {
+            CHECK(gs_grow(&all.v, &all.cap, all.n, sizeof *all.v, 16) == GS_OK);
+            all.v[all.n++] = part.v[i];
+        }
+        gs_tally_free(&part);
+    }
+    gs_tally_normalize(&all);
+    check_same(&all, &d, N_REC);
+    uint64_t sums[N_PAT * 2], want[N_PAT * 2] = {0};
+    gs_tally_sums(&all, N_PAT, 2, sums);
+    for (size_t i = 0; i < n; i++)
+        want[h[i].pattern * 2 + (h[i].strand < 0)]++;
+    CHECK(memcmp(sums, want, sizeof sums) == 0);
+    gs_tally_remap(&all, map);
+    check_same(&all, &dm, N_UNIT);
+    gs_tally_free(&all);
+    free(h);
+}
+
+int main(void)
+{
+    uint64_t rs = 24;
+    CHECK(gs_tally_unit_of("file") == GS_TALLY_FILE);
+    CHECK(gs_tally_unit_of("files") == GS_TALLY_NONE);
+    CHECK(!strcmp(gs_tally_unit_name(GS_TALLY_SAMPLE), "sample"));
+    const size_t sizes[] = {0, 1, 2, 17, 300, 5000};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        for (int sorted = 0; sorted < 2; sorted++)
+            for (int ranks = 1; ranks <= 4; ranks++)
+                for (int wide = 0; wide < 2; wide++)
+                    one_case(&rs, sizes[k], sorted, ranks, wide);
+    return gs_test_done("test_tally");
+}
