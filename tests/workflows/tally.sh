@@ -56,7 +56,8 @@ done
 for f in "$ex"/ragout/examples/S.Aureus/references/*.fasta.gz; do
   ln -s "$f" "genomes/saureus_$(basename "$f")"
 done
-ln -s "$ex/bowtie2/examples/reference/lambda_virus.fa.gz" genomes/lambda.fa.gz
+# a space in a name: the rules quote their paths
+ln -s "$ex/bowtie2/examples/reference/lambda_virus.fa.gz" "genomes/lambda phage.fa.gz"
 n=$(find genomes -name '*.gz' | wc -l)
 [ "$n" -eq 11 ] || fail "expected 11 genomes, found $n"
 
@@ -66,7 +67,7 @@ printf '%s\t%s\n' EcoRI GAATTC BamHI GGATCC NotI GCGGCCGC SfiI GGCCNNNNNGGCC \
   m12a ACGTACGTACGT m12b GATTACAGATTA m10 TTGACAGCTA >patterns.txt
 { printf '# file\tsample\n'
   for f in genomes/saureus_*; do printf '%s\tS.aureus\n' "$(basename "$f")"; done
-  printf 'lambda.fa.gz\tphage\n'
+  printf 'lambda phage.fa.gz\tphage\n'
   for f in genomes/hpylori_*; do printf '%s\tH.pylori\n' "$(basename "$f")"; done
 } >samples.tsv
 
