@@ -23,3 +23,12 @@ if(TARGET gscan)
 endif()
 
 set_tests_properties(${GS_SLURM_TESTS} PROPERTIES SKIP_RETURN_CODE 77 LABELS slurm)
+
+# The example Snakemake workflow through snakemake --slurm (workflows/tally);
+# its local run is workflow_tally (tests/workflows.cmake).
+if(TARGET gscan)
+  add_test(NAME slurm_workflow_tally
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/workflows/tally.sh $<TARGET_FILE:gscan> slurm)
+  set_tests_properties(slurm_workflow_tally PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE
+                       SKIP_RETURN_CODE 77 LABELS slurm)
+endif()

@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 command -v shellcheck >/dev/null || { echo "SKIP: shellcheck not found (Debian: shellcheck)"; exit 77; }
 cd "$root" || exit 1
 shopt -s nullglob
-files=(jobs/slurm/*.sh jobs/slurm/*.sbatch data/*.sh tests/slurm/*.sh)
+files=(jobs/slurm/*.sh jobs/slurm/*.sbatch data/*.sh tests/slurm/*.sh tests/workflows/*.sh)
 [ ${#files[@]} -gt 0 ] || { echo "FAIL: no scripts found"; exit 1; }
 shellcheck -x -s bash "${files[@]}" || exit 1
 echo "ok: shellcheck clean: ${files[*]}"
