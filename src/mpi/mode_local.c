@@ -28,8 +28,11 @@ gs_status gs_reader_state_open(gs_job *j, gs_pass *p, gs_source *inner, gs_error
     gs_reader_opts ro = {.format = o->format, .block = j->block, .overlap = j->overlap,
                          .any_bytes = o->alphabet == GS_ALPHA_BYTES, .threads = j->threads,
                          .circular = o->circular, .tune = &o->tune,
-                         /* a read's name is only ever shown with its hits */
-                         .drop_read_names = !o->report_hits};
+                         /* a read's name is shown with its hits, names its
+                          * unit in a record tally, or finds its sample */
+                         .drop_read_names = !o->report_hits &&
+                                            (o->tally == GS_TALLY_NONE ||
+                                             o->tally == GS_TALLY_FILE)};
     gs_status st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
                                   p->main ? &s->layout : &s->scratch, &s->reader, err);
     if (st == GS_OK)
