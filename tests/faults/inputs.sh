@@ -105,11 +105,12 @@ rm -f cut.* v.* w.fa.gz
 # 2. ulimit -v below the size of a plain FASTA without .fai: the map fails
 # and it is read in windows, with the same result. 220000 KiB: gscan (-t 2)
 # starts on 3 ranks and reads in windows from about 160000 on, and the map
-# of the 197 MB file fails up to about 290000 (measured).
+# of the 197 MB file fails up to about 290000 (measured). -d cpu: a GPU's
+# context alone needs more address space than that.
 "$GSCAN" scan -q -t 2 -s GGCCCCAAAA -s TTTTTTTTTT -o - big.fa > want.tsv
 before=$(sum_inputs)
 for n in 1 2 3; do
-  out=$( (ulimit -v 220000; run $n scan -q -t 2 -s GGCCCCAAAA -s TTTTTTTTTT -o - big.fa) 2>&1)
+  out=$( (ulimit -v 220000; run $n scan -q -d cpu -t 2 -s GGCCCCAAAA -s TTTTTTTTTT -o - big.fa) 2>&1)
   rc=$?
   check "ulimit -v, 197 MB FASTA n=$n" 0 "tail" $rc "$out"
   [ "$out" = "$(cat want.tsv)" ] || [ $rc != 0 ] || { echo "FAIL ulimit -v n=$n: other hits"; fails=$((fails + 1)); }
