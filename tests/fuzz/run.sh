@@ -29,7 +29,7 @@ flags=$(pkg-config --cflags --libs hdf5-mpich mpich zlib libdeflate libisal 2>/d
          -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5 -lmpich -lz -ldeflate -lisal"
 bin=$out/gscan-fuzz
 # options.c lists the engines from the engine table (src/match)
-srcs=("$root"/src/core/*.c "$root"/src/io/*/*.c "$root"/src/comm/*.c "$root"/src/match/*.c "$root/src/cli/options.c" "$root/src/cli/inputs.c" "$root/src/cli/tune.c"
+srcs=("$root"/src/core/*.c "$root"/src/io/*/*.c "$root"/src/comm/*.c "$root"/src/match/*.c "$root/src/cli/options.c" "$root/src/cli/scan_usage.c" "$root/src/cli/inputs.c" "$root/src/cli/tune.c"
       "$root/src/cli/info.c"
       "$here/fuzz_main.c")
 # one build for all targets; CTest may start several targets at once
