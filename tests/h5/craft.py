@@ -17,7 +17,8 @@ def case(name, edit):
     """Only gscan info reads the attributes and /timing, only the hit rows of
     export read /hits; everything else is checked by every command."""
     reads = ("info" if name.startswith(("attr_", "timing_")) else
-             "hits" if name.startswith("hit_") else "all")
+             "hits" if name.startswith("hit_") else
+             "tally" if name.startswith("tally_") else "all")
     path = f"{out}/bad_{reads}_{name}.h5"
     shutil.copy(base, path)
     with h5py.File(path, "r+") as f:
@@ -37,6 +38,8 @@ with h5py.File(base, "r") as f0:
     n_pat = len(f0["/patterns/name"])
     n_rec = len(f0["/records/name"])
     n_hits = len(f0["/hits/start"])
+    n_t = len(f0["/tally/unit"])
+    t_units = f0["/tally/unit"][:]
 
 # attributes: arrays where one value belongs, another class
 case("attr_int_array", lambda f: f.attrs.__setitem__("n_ranks", np.arange(100, dtype=np.int32)))
@@ -82,6 +85,20 @@ case("huge_counts", lambda f: replace(f, "/counts", shape=(1 << 40, 2), dtype="u
 # ids pointing outside the tables
 case("hit_ids", lambda f: replace(f, "/hits/record", np.full(n_hits, 1 << 30, np.uint32)))
 case("hit_strand", lambda f: replace(f, "/hits/strand", np.full(n_hits, 3, np.int8)))
+# the tally (--tally record): ids outside the tables, rows out of order,
+# columns that disagree, another type, sizes no file could hold (the unit
+# count is /tally/unit_name's length; the n_units attribute is not read)
+case("tally_unit_range", lambda f: replace(f, "/tally/unit", np.full(n_t, 1 << 30, np.uint32)))
+case("tally_pattern_range", lambda f: replace(f, "/tally/pattern",
+                                              np.full(n_t, 1 << 30, np.uint32)))
+case("tally_strand", lambda f: replace(f, "/tally/strand", np.full(n_t, 5, np.int8)))
+case("tally_unsorted", lambda f: replace(f, "/tally/unit", t_units[::-1].copy()))
+case("tally_short", lambda f: replace(f, "/tally/count", np.ones(max(n_t - 1, 0), np.uint64)))
+case("tally_count_float", lambda f: replace(f, "/tally/count", np.zeros(n_t, np.float64)))
+case("tally_huge", lambda f: [replace(f, f"/tally/{c}", shape=(1 << 40,), dtype=t,
+                                      chunks=(1 << 16,))
+                              for c, t in (("unit", "u4"), ("pattern", "u4"),
+                                           ("strand", "i1"), ("count", "u8"))])
 
 
 # bytes of the metadata itself: HDF5 checks a version 2 object header's

@@ -14,7 +14,7 @@ $py -c 'import h5py' 2>/dev/null || { echo "h5py not found: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
-"$GSCAN" scan --report hits -p "$FIX/small.patterns" -o base.h5 "$FIX/small.fa" || exit 1
+"$GSCAN" scan -q --report hits --tally record -p "$FIX/small.patterns" -o base.h5 "$FIX/small.fa" || exit 1
 $py "$here/craft.py" base.h5 . || exit 1
 # inputs the fuzzer (tests/fuzz, target h5) found crashing HDF5 or gscan
 for r in "$here"/regress/*.result; do cp "$r" "bad_all_fuzz_$(basename "$r" .result).h5"; done
@@ -23,6 +23,7 @@ for f in bad_*.h5; do
   case $f in
     bad_info_*) cmds=("info $f") ;;
     bad_hits_*) cmds=("export $f" "export --format bed $f") ;;
+    bad_tally_*) cmds=("export --matrix record $f" "export --long $f" "export --coverage $f") ;;
     *) cmds=("info $f" "export $f" "export --counts $f") ;;
   esac
   for cmd in "${cmds[@]}"; do
