@@ -24,24 +24,11 @@ int gs_h5_has_tally(gs_h5_file *f)
 /* The group's unit attribute into buf. */
 static gs_status read_unit(gs_h5_file *f, char *buf, size_t size, gs_error *err)
 {
-    hid_t a = H5Aopen_by_name(f->fid, "/tally", "unit", H5P_DEFAULT, H5P_DEFAULT), ft = -1;
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    char v[64] = "";
-    int ok = a >= 0 && (ft = H5Aget_type(a)) >= 0 && H5Tget_class(ft) == H5T_STRING
-             && H5Tis_variable_str(ft) == 0 && H5Tget_size(ft) < sizeof v && mt >= 0
-             && H5Tset_size(mt, sizeof v) >= 0 && H5Tset_strpad(mt, H5T_STR_NULLTERM) >= 0
-             && H5Aread(a, mt, v) >= 0;
-    if (mt >= 0)
-        H5Tclose(mt);
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Eclear2(H5E_DEFAULT);
-    if (!ok || gs_tally_unit_of(v) == GS_TALLY_NONE)
+    if (gs_h5_attr_str_at(f, "/tally", "unit", buf, size, err), err->code != GS_OK)
+        return err->code;
+    if (gs_tally_unit_of(buf) == GS_TALLY_NONE) /* a longer name is cut and matches none */
         return gs_fail(err, GS_EINPUT, "not a gscan result file: /tally has no unit (%s)",
                        f->s.path);
-    snprintf(buf, size, "%s", v);
     return GS_OK;
 }
 

@@ -96,11 +96,12 @@ gs_status gs_h5_read_fail(gs_h5_file *f, const char *name, gs_error *err)
  * be read from the global heap, the one part of the file without a
  * checksum): -1 when it is missing, -2 (GS_EINPUT set) when it is of
  * another kind. */
-static hid_t attr_open(gs_h5_file *f, const char *name, H5T_class_t cls, gs_error *err)
+static hid_t attr_open(gs_h5_file *f, const char *obj, const char *name, H5T_class_t cls,
+                       gs_error *err)
 {
-    if (H5Aexists(f->fid, name) <= 0)
+    if (H5Aexists_by_name(f->fid, obj, name, H5P_DEFAULT) <= 0)
         return -1;
-    hid_t a = H5Aopen(f->fid, name, H5P_DEFAULT), sp = -1, t = -1;
+    hid_t a = H5Aopen_by_name(f->fid, obj, name, H5P_DEFAULT, H5P_DEFAULT), sp = -1, t = -1;
     int ok = a >= 0 && (sp = H5Aget_space(a)) >= 0 && H5Sget_simple_extent_npoints(sp) == 1
              && (t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == cls
              && (cls != H5T_STRING || H5Tis_variable_str(t) == 0) && gs_h5_fits(f, 1, H5Tget_size(t) + 1);
@@ -120,9 +121,15 @@ static hid_t attr_open(gs_h5_file *f, const char *name, H5T_class_t cls, gs_erro
 
 void gs_h5_attr_str(gs_h5_file *f, const char *name, char *buf, size_t size, gs_error *err)
 {
+    gs_h5_attr_str_at(f, "/", name, buf, size, err);
+}
+
+void gs_h5_attr_str_at(gs_h5_file *f, const char *obj, const char *name, char *buf, size_t size,
+                       gs_error *err)
+{
     gs_h5_quiet q = gs_h5_quiet_begin();
     buf[0] = '\0';
-    hid_t a = attr_open(f, name, H5T_STRING, err), ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
+    hid_t a = attr_open(f, obj, name, H5T_STRING, err), ft = a >= 0 ? H5Aget_type(a) : -1, mt = -1;
     if (ft >= 0) {
         size_t w = H5Tget_size(ft) + 1; /* bounded by attr_open */
         char *v = gs_malloc(w, err, name);
@@ -146,7 +153,7 @@ long gs_h5_attr_int(gs_h5_file *f, const char *name, gs_error *err)
 {
     gs_h5_quiet q = gs_h5_quiet_begin();
     int v = -1;
-    hid_t a = attr_open(f, name, H5T_INTEGER, err);
+    hid_t a = attr_open(f, "/", name, H5T_INTEGER, err);
     if (a >= 0) {
         if (H5Aread(a, H5T_NATIVE_INT, &v) < 0)
             v = -1;

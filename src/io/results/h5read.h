@@ -39,6 +39,9 @@ void gs_h5_close(gs_h5_file *f);
  * missing or unreadable); whether one exists. err is set when one exists
  * but is not one value of the expected kind. */
 void gs_h5_attr_str(gs_h5_file *f, const char *name, char *buf, size_t size, gs_error *err);
+/* The same for an attribute of the object at path obj ("/": the root). */
+void gs_h5_attr_str_at(gs_h5_file *f, const char *obj, const char *name, char *buf, size_t size,
+                       gs_error *err);
 long gs_h5_attr_int(gs_h5_file *f, const char *name, gs_error *err);
 int gs_h5_attr_exists(gs_h5_file *f, const char *name);
 
