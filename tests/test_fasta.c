@@ -213,16 +213,6 @@ static gs_status stream_status(const char *path, gs_input_format fmt, gs_error *
 
 /* ---- writing test inputs --------------------------------------------------- */
 
-static char tmpdir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char p[8][512];
-    static int i;
-    i = (i + 1) % 8;
-    snprintf(p[i], sizeof p[i], "%s/%s", tmpdir, name);
-    return p[i];
-}
 
 static void write_file(const char *path, const void *d, size_t n)
 {
@@ -320,8 +310,8 @@ static int contains(const char *hay, const char *needle) { return strstr(hay, ne
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fasta.XXXXXX");
-    if (mkdtemp(tmpdir) == NULL) {
+    const char *tmpdir = gs_test_tmpdir("test_fasta");
+    if (tmpdir == NULL) {
         perror("mkdtemp");
         return 3;
     }
@@ -386,7 +376,7 @@ int main(void)
             size_t hl = strlen(heads[h]);
             memcpy(d, heads[h], hl);
             size_t n = hl + random_fasta(&bs, d + hl, sizeof d - hl, 3);
-            const char *p = tmp_path("bom.fa"), *pz = tmp_path("bom.fa.gz");
+            const char *p = gs_test_tmp_path("bom.fa"), *pz = gs_test_tmp_path("bom.fa.gz");
             write_file(p, d, n);
             write_gz_members(pz, d, n, 2);
             const char *f[2] = {p, pz};
@@ -403,7 +393,7 @@ int main(void)
     /* Not text and not FASTA: an error, never raw by default. */
     {
         gs_error err = {0};
-        const char *b = tmp_path("nul.bin");
+        const char *b = gs_test_tmp_path("nul.bin");
         write_file(b, "ACGT\0ACGT\n", 10);
         CHECK(stream_status(b, GS_INPUT_AUTO, &err) == GS_EINPUT);
         CHECK(contains(err.msg, "NUL byte at offset 4") && contains(err.msg, b));
@@ -411,12 +401,12 @@ int main(void)
         CHECK(stream_status(b, GS_INPUT_RAW, &err) == GS_OK);
         const char *raw1[1] = {b};
         check_stream(raw1, 1, GS_INPUT_AUTO, 3, 1); /* --alphabet bytes: raw */
-        const char *x = tmp_path("x.xz");
+        const char *x = gs_test_tmp_path("x.xz");
         write_file(x, "\xfd" "7zXZ\0\0\x04\xe6\xd6\xb4\x46", 12);
         err = (gs_error){0};
         CHECK(stream_status(x, GS_INPUT_AUTO, &err) == GS_EINPUT);
         CHECK(contains(err.msg, "xz-compressed") && contains(err.msg, x));
-        const char *bl = tmp_path("blank.fa");
+        const char *bl = gs_test_tmp_path("blank.fa");
         write_file(bl, "\n \n", 3);
         err = (gs_error){0};
         CHECK(stream_status(bl, GS_INPUT_FASTA, &err) == GS_OK); /* no records */
@@ -426,7 +416,7 @@ int main(void)
      * corpus): allowed, read again. One stream twice ("-" and /dev/stdin):
      * a usage error naming both arguments, before anything is read. */
     {
-        const char *a = tmp_path("twice.fa");
+        const char *a = gs_test_tmp_path("twice.fa");
         write_file(a, ">a\nACGT\n", 8);
         char other[600], hard[600];
         snprintf(other, sizeof other, "%s/./twice.fa", tmpdir);
@@ -497,7 +487,7 @@ int main(void)
 
     /* Empty files: auto and raw give one empty record, fasta none. */
     {
-        const char *e = tmp_path("empty.fa");
+        const char *e = gs_test_tmp_path("empty.fa");
         write_file(e, "", 0);
         const char *f[1] = {e};
         for (int fmt = 0; fmt < 3; fmt++) {
@@ -537,7 +527,7 @@ int main(void)
     for (int i = 0; i < 3; i++) {
         char name[32];
         snprintf(name, sizeof name, "rnd%d.fa", i);
-        rnd[i] = tmp_path(name);
+        rnd[i] = gs_test_tmp_path(name);
         size_t n = random_fasta(&rs, big, sizeof big, 20 + i * 10);
         write_file(rnd[i], big, n);
     }
@@ -550,10 +540,10 @@ int main(void)
      * compressed file. */
     {
         size_t n = random_fasta(&rs, big, sizeof big, 400);
-        const char *plain = tmp_path("c.fa");
-        const char *gz1 = tmp_path("c1.fa.gz");
-        const char *gzm = tmp_path("cm.fa.gz");
-        const char *bgz = tmp_path("cb.fa.gz");
+        const char *plain = gs_test_tmp_path("c.fa");
+        const char *gz1 = gs_test_tmp_path("c1.fa.gz");
+        const char *gzm = gs_test_tmp_path("cm.fa.gz");
+        const char *bgz = gs_test_tmp_path("cb.fa.gz");
         write_file(plain, big, n);
         write_gz_members(gz1, big, n, 1);
         write_gz_members(gzm, big, n, 7);
@@ -586,7 +576,7 @@ int main(void)
             gs_layout_free(&L);
         }
         /* a gzip file with a raw (non-FASTA) payload is raw after decompression */
-        const char *rawgz = tmp_path("r.bin.gz");
+        const char *rawgz = gs_test_tmp_path("r.bin.gz");
         write_gz_members(rawgz, (const uint8_t *)"ACGT\nACGT\n", 10, 2);
         const char *f[1] = {rawgz};
         check_stream(f, 1, GS_INPUT_AUTO, 3, 2);
@@ -599,7 +589,7 @@ int main(void)
         static uint8_t gzb[1 << 18];
         gn = fread(gzb, 1, sizeof gzb, fp);
         fclose(fp);
-        const char *cut = tmp_path("cut.fa.gz");
+        const char *cut = gs_test_tmp_path("cut.fa.gz");
         size_t cuts[] = {gn / 2, gn - 4, gn - 1, 11};
         for (int c = 0; c < 4; c++) {
             write_file(cut, gzb, cuts[c]);
@@ -609,7 +599,7 @@ int main(void)
             if (c == 0)
                 printf("truncated: %s\n", err.msg);
         }
-        const char *bad = tmp_path("bad.fa.gz");
+        const char *bad = gs_test_tmp_path("bad.fa.gz");
         for (int c = 0; c < 8; c++) {
             static uint8_t cp[1 << 18];
             memcpy(cp, gzb, gn);
@@ -650,9 +640,7 @@ int main(void)
         }
     }
 
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
+    if (gs_test_tmp_remove() != 0)
         fprintf(stderr, "could not remove %s\n", tmpdir);
     return gs_test_done("test_fasta");
 }

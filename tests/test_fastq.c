@@ -31,16 +31,6 @@ typedef struct ref {
     size_t n;
 } ref;
 
-static char tmpdir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char p[8][512];
-    static int i;
-    i = (i + 1) % 8;
-    snprintf(p[i], sizeof p[i], "%s/%s", tmpdir, name);
-    return p[i];
-}
 
 static void put_file(const char *path, const char *d, size_t n, int gz)
 {
@@ -182,7 +172,7 @@ static void test_random(void)
         R.file[k + 1] = 1;
         R.n += 2;
         const int gz = seed % 2 == 0;
-        const char *fq = tmp_path(gz ? "r.fq.gz" : "r.fq"), *fa = tmp_path("f.fa");
+        const char *fq = gs_test_tmp_path(gz ? "r.fq.gz" : "r.fq"), *fa = gs_test_tmp_path("f.fa");
         put_file(fq, a.s, a.n, gz);
         put_file(fa, b.s, b.n, 0);
         const char *files[2] = {fq, fa};
@@ -237,7 +227,7 @@ static void test_malformed(void)
         {"@r\001\x00x\nACGT\n+\nIIII\n", "1", "NUL"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *p = tmp_path("bad.fq");
+        const char *p = gs_test_tmp_path("bad.fq");
         size_t n = strlen(cases[i].text);
         if (strstr(cases[i].what, "NUL"))
             n = 18;
@@ -252,7 +242,7 @@ static void test_malformed(void)
         CHECK(strstr(err.msg, where) && strstr(err.msg, cases[i].what));
     }
     /* forced FASTQ on a FASTA file, and an empty file forced: no records */
-    const char *p = tmp_path("a.fa");
+    const char *p = gs_test_tmp_path("a.fa");
     put_file(p, ">r\nACGT\n", 8, 0);
     gs_error err = {0};
     CHECK(read_all(p, GS_INPUT_FASTQ, &err) == GS_EINPUT && strstr(err.msg, "not a FASTQ file"));
@@ -262,14 +252,11 @@ static void test_malformed(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/gs_test_fastq.XXXXXX");
-    if (mkdtemp(tmpdir) == NULL)
+    if (gs_test_tmpdir("test_fastq") == NULL)
         return 3;
     test_random();
     test_malformed();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
+    if (gs_test_tmp_remove() != 0)
         return 3;
     return gs_test_done("test_fastq");
 }

@@ -2,6 +2,8 @@
 #define _DEFAULT_SOURCE
 #include "testlib.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -88,4 +90,28 @@ void gs_test_add_pattern(gs_patset *ps, const void *seq, size_t len, uint32_t li
     if (p->len > ps->max_len)
         ps->max_len = p->len;
     ps->n++;
+}
+
+static char tmp_dir[256];
+
+const char *gs_test_tmpdir(const char *name)
+{
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/gs_%s.XXXXXX", name);
+    return mkdtemp(tmp_dir);
+}
+
+const char *gs_test_tmp_path(const char *file)
+{
+    static char p[8][512];
+    static int i;
+    i = (i + 1) % 8;
+    snprintf(p[i], sizeof p[i], "%s/%s", tmp_dir, file);
+    return p[i];
+}
+
+int gs_test_tmp_remove(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+    return system(cmd);
 }

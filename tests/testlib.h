@@ -47,6 +47,13 @@ void gs_guarded_free(uint8_t *p, size_t n);
  * gs_patset_free. */
 void gs_test_add_pattern(gs_patset *ps, const void *seq, size_t len, uint32_t line);
 
+/* A fresh directory /tmp/gs_<name>.XXXXXX for the test's files (NULL if it
+ * cannot be made), paths in it (one of 8 static buffers, reused in turn),
+ * and its removal with everything in it (0 when done). */
+const char *gs_test_tmpdir(const char *name);
+const char *gs_test_tmp_path(const char *file);
+int gs_test_tmp_remove(void);
+
 /* Path of a file under tests/data (GS_TEST_DATA), in a static buffer. */
 const char *gs_test_data(const char *name);
 
