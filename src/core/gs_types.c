@@ -43,7 +43,9 @@ gs_status gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first)
 {
     if (n < *cap)
         return GS_OK;
-    size_t c = *cap ? *cap * 2 : first;
+    size_t c = *cap ? *cap : first;
+    while (c <= n)
+        c *= 2;
     void *old, *v;
     memcpy(&old, vp, sizeof old); /* the caller's T*, read and written as bytes */
     if ((v = realloc(old, c * elem)) == NULL)

@@ -110,7 +110,7 @@ typedef struct gs_hits {
 
 /* Room for element n of the array *vp (a pointer to the array pointer, of
  * *cap elements of elem bytes): doubles the array, from first elements,
- * when n == *cap. GS_ESYS (array and cap unchanged) when memory is short;
+ * until it holds n (once, for an append: n == *cap). GS_ESYS (array and cap unchanged) when memory is short;
  * no gs_error: engines grow arrays on worker threads, and the caller says
  * what was short. gs_hits_push: append, the same way (h unchanged then). */
 gs_status gs_grow(void *vp, size_t *cap, size_t n, size_t elem, size_t first);

@@ -167,13 +167,8 @@ static gs_status begin_aligned(exporter *x, gs_error *err)
 /* Room for n bytes in *b (capacity *cap). */
 static gs_status room(char **b, size_t *cap, size_t n, const char *what, gs_error *err)
 {
-    if (n <= *cap)
-        return GS_OK;
-    char *g = gs_realloc(*b, n, err, what);
-    if (g == NULL)
-        return GS_ESYS;
-    *b = g;
-    *cap = n;
+    if (n > 0 && gs_grow(b, cap, n - 1, 1, 256) != GS_OK)
+        return gs_fail(err, GS_ESYS, "out of memory (%s, %zu bytes)", what, n);
     return GS_OK;
 }
 

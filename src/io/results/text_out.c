@@ -44,17 +44,9 @@ gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, 
                             int edits, gs_error *err)
 {
     size_t n = strlen(t->seq), need = m + n + 1;
-    if (need > x->cap) {
-        char *s = gs_realloc(x->shown, need, err, "aligned column");
-        if (s == NULL)
-            return GS_ESYS;
-        x->shown = s;
-        char *c = gs_realloc(x->cigar, 4 * need, err, "cigar column");
-        if (c == NULL)
-            return GS_ESYS;
-        x->cigar = c;
-        x->cap = need;
-    }
+    if (gs_grow(&x->shown, &x->cap, need - 1, 1, 64) != GS_OK ||
+        gs_grow(&x->cigar, &x->cigar_cap, 4 * need - 1, 1, 256) != GS_OK)
+        return gs_fail(err, GS_ESYS, "out of memory (the aligned columns)");
     uint32_t dist;
     if (gs_align_show(&x->a, p, m, t->seq, n, edits, x->shown, x->cigar, &dist, err) != GS_OK)
         return err->code;

@@ -42,7 +42,7 @@ typedef struct gs_text_hit {
 typedef struct gs_text_align {
     gs_aligner a;
     char *shown, *cigar;
-    size_t cap; /* for a hit of up to this pattern + target length */
+    size_t cap, cigar_cap; /* bytes of each */
 } gs_text_align;
 /* Set t->aligned and t->cigar from t->seq (the hit's residues on the
  * pattern's strand) and pattern p[0, m) (IUPAC, any case); edits: the

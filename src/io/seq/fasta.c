@@ -99,26 +99,11 @@ static gs_status append_record(gs_reader *r, const char *name, size_t name_len, 
     gs_layout *l = r->layout;
     if (l->n_rec >= UINT32_MAX)
         return gs_fail(err, GS_EINPUT, "more than %u records (%s)", UINT32_MAX, l->files[r->fi]);
-    if (l->n_rec == l->cap_rec) {
-        size_t cap = l->cap_rec ? l->cap_rec * 2 : 64;
-        gs_record *v = gs_realloc(l->rec, cap * sizeof *v, err, "record list");
-        if (v == NULL)
-            return GS_ESYS;
-        l->rec = v;
-        l->cap_rec = cap;
-    }
     if (r->fastq && r->o.drop_read_names)
         name_len = 0;
-    if (l->names_len + name_len + 1 > r->names_cap) {
-        size_t cap = r->names_cap ? r->names_cap : 4096;
-        while (cap < l->names_len + name_len + 1)
-            cap *= 2;
-        char *v = gs_realloc(l->names, cap, err, "record names");
-        if (v == NULL)
-            return GS_ESYS;
-        l->names = v;
-        r->names_cap = cap;
-    }
+    if (gs_grow(&l->rec, &l->cap_rec, l->n_rec, sizeof *l->rec, 64) != GS_OK ||
+        gs_grow(&l->names, &r->names_cap, l->names_len + name_len, 1, 4096) != GS_OK)
+        return gs_fail(err, GS_ESYS, "out of memory (the record table, %zu records)", l->n_rec);
     memcpy(l->names + l->names_len, name, name_len);
     l->names[l->names_len + name_len] = 0;
     l->names_len += name_len + 1;
