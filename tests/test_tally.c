@@ -4,6 +4,7 @@
  * records with many entries (read off the dense array) and few (sorted). */
 #include <string.h>
 
+#include "core/gs_hitkey.h"
 #include "core/gs_tally.h"
 #include "testlib.h"
 
@@ -90,10 +91,74 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
     for (size_t i = 0; i < n; i++)
         want[h[i].pattern * 2 + (h[i].strand < 0)]++;
     CHECK(memcmp(sums, want, sizeof sums) == 0);
-    gs_tally_remap(&all, map);
+    CHECK(gs_tally_remap(&all, map, &err) == GS_OK);
     check_same(&all, &dm, N_UNIT);
     gs_tally_free(&all);
     free(h);
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Runs of packed keys, as the scan keeps them, tallied straight
+ * (gs_tally_add_runs) against the tally of the same hits expanded: GPU-like
+ * batches of segments, three segments a record so records cross batches,
+ * a batch sometimes skipping a segment (cut into several runs there), the
+ * batches handed over in a shuffled order. */
+static void runs_case(uint64_t *rs, int n_batches)
+{
+    enum { SEGS = 4, LEN = 50, PER_REC = 3, KEYS = 120 };
+    const gs_key_layout lay = {.b_dist = 0, .b_len = 3, .b_pat = 3};
+    gs_hit_runs a = {0}, b = {0};
+    gs_error err = {0};
+    int order[64];
+    for (int k = 0; k < n_batches; k++)
+        order[k] = k;
+    for (int k = n_batches - 1; k > 0; k--) {
+        int i = (int)gs_test_below(rs, (uint64_t)k + 1), t = order[k];
+        order[k] = order[i];
+        order[i] = t;
+    }
+    for (int q = 0; q < n_batches; q++) {
+        gs_run_seg segs[SEGS];
+        uint64_t keys[KEYS];
+        size_t n_seg = 0;
+        for (int s = 0; s < SEGS; s++) {
+            int g = order[q] * SEGS + s; /* the corpus's g-th segment */
+            if (s > 0 && gs_test_below(rs, 5) == 0)
+                continue;
+            segs[n_seg] = (gs_run_seg){.base = (uint64_t)(g % PER_REC) * LEN,
+                                       .off = (uint32_t)(n_seg * LEN), .record = (uint32_t)(g / PER_REC),
+                                       .own = LEN};
+            n_seg++;
+        }
+        for (int i = 0; i < KEYS; i++)
+            keys[i] = gs_hitkey_pack(lay, gs_test_below(rs, n_seg * LEN),
+                                     (uint32_t)gs_test_below(rs, 16), 3, 0);
+        qsort(keys, KEYS, sizeof *keys, u64_cmp);
+        CHECK(gs_hit_runs_add_batch(&a, keys, KEYS, segs, n_seg, lay, 0, 1, &err) == GS_OK);
+        CHECK(gs_hit_runs_add_batch(&b, keys, KEYS, segs, n_seg, lay, 0, 1, &err) == GS_OK);
+    }
+    gs_hits h = {0};
+    gs_tally want = {0}, got = {0};
+    CHECK(gs_hit_runs_expand(&a, 2, &h, &err) == GS_OK);
+    CHECK(gs_tally_add_hits(&want, h.v, h.n, 8, &err) == GS_OK);
+    CHECK(gs_tally_add_runs(&got, &b, 8, &err) == GS_OK);
+    CHECK_EQ_U64(got.n, want.n);
+    for (size_t i = 0; i < got.n && i < want.n; i++) {
+        CHECK_EQ_U64(got.v[i].unit, want.v[i].unit);
+        CHECK_EQ_U64(got.v[i].pattern, want.v[i].pattern);
+        CHECK_EQ_U64(got.v[i].strand, want.v[i].strand);
+        CHECK_EQ_U64(got.v[i].count, want.v[i].count);
+    }
+    gs_hits_free(&h);
+    gs_tally_free(&want);
+    gs_tally_free(&got);
+    gs_hit_runs_free(&a);
+    gs_hit_runs_free(&b);
 }
 
 int main(void)
@@ -108,5 +173,7 @@ int main(void)
             for (int ranks = 1; ranks <= 4; ranks++)
                 for (int wide = 0; wide < 2; wide++)
                     one_case(&rs, sizes[k], sorted, ranks, wide);
+    for (int n = 1; n <= 64; n *= 2)
+        runs_case(&rs, n);
     return gs_test_done("test_tally");
 }

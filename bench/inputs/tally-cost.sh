@@ -6,6 +6,8 @@
 # counts only, both strands. Each run with and without --tally record on
 # each device, the median of REPS whole-process runs, in the same run; then
 # the LZ index of the strains (gscan index --lz) scanned with and without.
+# The EST-like records are also scanned for 1000 random 8-mers: tens of
+# millions of hits, where the tally costs most.
 #
 #   bench/inputs/tally-cost.sh GSCAN
 #   V (999), R (2100000), REPS (3), DEVICES ("gpu cpu"), THREADS (16),
@@ -23,6 +25,8 @@ mkdir -p "$w" && cd "$w" || exit 1
   --min-length 20 --max-length 24 -s 11 >/dev/null || exit 1
 [ "${EST:-1}" = 0 ] || [ -s est.fa ] || "$G" gen -o est -n $((R * 500)) -r "$R" -k 1000 --min-length 20 \
   --max-length 24 -s 12 >/dev/null || exit 1
+[ "${EST:-1}" = 0 ] || [ -s k8.patterns ] || "$G" gen -o k8 -n 1000 -k 1000 --min-length 8 \
+  --max-length 8 -s 13 >/dev/null || exit 1
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 run() { # label, args...: the median wall seconds of reps runs
@@ -52,6 +56,8 @@ for dev in ${DEVICES:-gpu cpu}; do
   [ "${LZ:-1}" = only ] && break
   row "strains" "$dev" -p strains.patterns strains.fa
   [ "${EST:-1}" = 0 ] || row "EST-like, $R records" "$dev" -p est.patterns est.fa
+  # many hits: 1000 random 8-mers hit the EST-like records ~30 M times
+  [ "${EST:-1}" = 0 ] || row "EST-like, $R records, 1000 8-mers" "$dev" -p k8.patterns est.fa
 done
 if [ "${LZ:-1}" != 0 ]; then
   [ -s strains.gsx ] || "$G" index --lz -o strains.gsx strains.fa >/dev/null || exit 1

@@ -364,6 +364,11 @@ static int run_cmp(const void *a, const void *b)
     return seg_before(&x->first, &y->first) ? -1 : seg_before(&y->first, &x->first);
 }
 
+void gs_hit_runs_order(gs_hit_runs *rs)
+{
+    qsort(rs->v, rs->n, sizeof *rs->v, run_cmp);
+}
+
 /* out[0..mid) and out[mid..hi) are each sorted; make out[0..hi) sorted by
  * merging only what overlaps: the rows of the first after out[mid] with
  * the rows of the second before out[mid - 1]. Returns the rows merged, or
@@ -409,7 +414,7 @@ gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_err
     gs_hits_free(hits);
     if (n_runs == 0)
         goto done;
-    qsort(rs->v, n_runs, sizeof *rs->v, run_cmp);
+    gs_hit_runs_order(rs);
     for (size_t r = 0; r < n_runs; r++)
         e.n_parts += (rs->v[r].n + PART - 1) / PART;
     e.run_out = gs_malloc(n_runs * sizeof *e.run_out, err, "hit runs");

@@ -94,6 +94,9 @@ gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
 /* Move every run of src to the end of dst (src is left empty). */
 gs_status gs_hit_runs_move(gs_hit_runs *dst, gs_hit_runs *src, gs_error *err);
 
+/* Order the runs by their first segment: corpus order. */
+void gs_hit_runs_order(gs_hit_runs *rs);
+
 /* The hits of all runs in contract §3 order, into *hits (whose previous
  * vector is freed). Runs are ordered by their first segment, expanded in
  * parallel pieces on `threads` threads, each run freed once expanded (the

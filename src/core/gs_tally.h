@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "gs_error.h"
+#include "gs_hitsort.h"
 #include "gs_types.h"
 
 /* What a unit of a tally is (--tally). */
@@ -43,16 +44,58 @@ typedef struct gs_tally {
     size_t n, cap;
 } gs_tally;
 
+/* One unit's counts while its hits go by: a dense (pattern, strand) array
+ * and the entries touched, which gs_tally_counter_flush turns into rows in
+ * (pattern, strand) order and clears. The one counting rule of hits and of
+ * packed hit runs. Memory: n_pat * 2 + 1 entries of 13 bytes. */
+typedef struct gs_tally_counter {
+    uint64_t *count;
+    uint8_t *best;
+    uint32_t *touched;
+    size_t n_touched, n_e;
+} gs_tally_counter;
+
+gs_status gs_tally_counter_init(gs_tally_counter *c, uint32_t n_pat, gs_error *err);
+static inline void gs_tally_counter_add(gs_tally_counter *c, uint32_t pattern, int reverse,
+                                        uint8_t distance, uint64_t n)
+{
+    size_t e = (size_t)pattern * 2 + (reverse != 0);
+    uint64_t was = c->count[e];
+    c->count[e] = was + n;
+    if (was == 0) {
+        c->touched[c->n_touched++] = (uint32_t)e;
+        c->best[e] = distance;
+    } else if (distance < c->best[e]) {
+        c->best[e] = distance;
+    }
+}
+/* The touched entries as rows of unit, appended to t. GS_ESYS when out of
+ * memory (no message: the caller names what was short). */
+gs_status gs_tally_counter_flush(gs_tally_counter *c, gs_tally *t, uint32_t unit);
+void gs_tally_counter_free(gs_tally_counter *c);
+
 /* Append the tally of hits h[0..n) (units = their records) to t; n_pat
  * patterns. Rows come out sorted and combined (gs_tally_normalize) when t
- * was empty. Memory: two arrays of n_pat * 2 entries besides the rows. */
+ * was empty. Memory: a counter besides the rows. */
 gs_status gs_tally_add_hits(gs_tally *t, const gs_hit *h, size_t n, uint32_t n_pat,
                             gs_error *err);
+/* The same for the hits of a rank's runs of packed keys (gs_hitsort.h),
+ * without making hit records of them: a run's keys are counted per segment
+ * of its table. Every hit of the runs counts once, so this is the tally of
+ * exact hits; approximate runs may overlap and are expanded and merged
+ * first (gs_hit_runs_expand). The runs are put in corpus order first
+ * (gs_hit_runs_order), so rows come out sorted and are combined without a
+ * sort. */
+gs_status gs_tally_add_runs(gs_tally *t, gs_hit_runs *rs, uint32_t n_pat, gs_error *err);
 /* Sort rows by (unit, pattern, strand: forward first) and combine rows of
  * one key: counts add, the smallest best is kept. */
 void gs_tally_normalize(gs_tally *t);
-/* Every row's unit becomes map[unit] (all units < n_map), then normalize. */
-void gs_tally_remap(gs_tally *t, const uint32_t *map);
+/* Every row's unit becomes map[unit], then the rows are put in order and
+ * combined: a stable counting sort by unit, then each unit's rows through a
+ * counter, so no comparison sort of the rows (a record tally is as large as
+ * the hits when most records hold a pattern once). GS_ESYS when out of
+ * memory (t unchanged). */
+gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err);
 /* Sum of the counts of rows of pattern p, strand s (0 forward, 1 reverse)
  * into sums[p * n_strands + s] (zeroed first; n_pat * n_strands entries). */
 void gs_tally_sums(const gs_tally *t, uint32_t n_pat, int n_strands, uint64_t *sums);

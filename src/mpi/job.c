@@ -148,6 +148,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                        .gpu_device = j->gpu_device, .threads = j->threads,
                        .want_hits = j->o->report_hits || j->o->match != GS_MATCH_EXACT ||
                                     m->needs_hits || j->o->tally,
+                       .tally_runs = gs_job_tally_from_runs(j),
                        .block = j->block, .overlap = j->overlap, .tune = &j->o->tune};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
@@ -171,8 +172,9 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
  * what is reported (after --best-per-site); exact ones where the mode or the
  * output needs them on rank 0 (gs_policy_gather). --tally counts what each
  * rank then holds; hits kept only for it go as soon as it is made. */
-static gs_status finish_hits(gs_job *j, gs_hits *hits, uint64_t *counts, gs_error *err)
+static gs_status finish_hits(gs_job *j, gs_scan_res *res, uint64_t *counts, gs_error *err)
 {
+    gs_hits *hits = &res->hits;
     const gs_scan_opts *o = j->o;
     const int approx = o->match != GS_MATCH_EXACT;
     if (gs_policy_gather(approx, o->report_hits, j->mode->gathers_hits, o->out_format != GS_OUT_H5,
@@ -186,7 +188,7 @@ static gs_status finish_hits(gs_job *j, gs_hits *hits, uint64_t *counts, gs_erro
         memset(counts, 0, n_counts * sizeof *counts);
         gs_hits_count(hits, j->ks.n_strands, n_counts, counts, j->threads);
     }
-    if (o->tally && gs_job_tally(j, hits, err) != GS_OK)
+    if (o->tally && gs_job_tally(j, hits, &res->tally, err) != GS_OK)
         return err->code;
     if (!o->report_hits)
         gs_hits_free(hits);
@@ -257,7 +259,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     if (o->verify && gs_job_verify(&j, &res, counts, sum, err) != GS_OK)
         goto fail;
-    if (finish_hits(&j, &res.hits, counts, err) != GS_OK)
+    if (finish_hits(&j, &res, counts, err) != GS_OK)
         goto fail;
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;

@@ -269,16 +269,28 @@ static gs_status gather_rows(const gs_job *j, gs_tally *t, gs_error *err)
     return err->code;
 }
 
-gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_error *err)
+int gs_job_tally_from_runs(const gs_job *j)
+{
+    const gs_scan_opts *o = j->o;
+    return o->tally && o->match == GS_MATCH_EXACT && !o->report_hits && !j->mode->needs_hits;
+}
+
+gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_error *err)
 {
     gs_tally_state *tl = j->tally;
-    gs_tally_add_hits(&tl->t, hits->v, hits->n, j->ps.n, err);
+    if (gs_job_tally_from_runs(j)) {
+        gs_tally_free(&tl->t);
+        tl->t = *scanned;
+        memset(scanned, 0, sizeof *scanned);
+    } else {
+        gs_tally_add_hits(&tl->t, hits->v, hits->n, j->ps.n, err);
+    }
     if (gs_mpi_agree(j->comm, err) != GS_OK || gather_rows(j, &tl->t, err) != GS_OK)
         return err->code;
     if (j->rank == 0 && make_units(j, err) == GS_OK) {
         gs_tally_normalize(&tl->t);
         if (j->o->tally != GS_TALLY_RECORD)
-            gs_tally_remap(&tl->t, tl->map);
+            gs_tally_remap(&tl->t, tl->map, err);
     }
     return gs_mpi_agree(j->comm, err);
 }

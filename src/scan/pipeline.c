@@ -214,17 +214,20 @@ static int debug_time(const gs_scan_cfg *cfg)
 /* The rank's hits from its runs, on as many threads as scanned. Segments
  * own disjoint ranges of starts, so ordered by segment the runs are the
  * sorted whole (but for the few rows approximate neighbours share), and
- * each run is expanded straight into its place. */
+ * each run is expanded straight into its place. With tally_runs, the runs'
+ * per-record tally instead. */
 static gs_status collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int threads,
                               gs_scan_res *res, gs_error *err)
 {
     double t0 = gs_now();
-    size_t n_runs = runs->n;
-    gs_status st = gs_hit_runs_expand(runs, threads, &res->hits, err);
+    size_t n_runs = runs->n, n_hits = runs->n_hits;
+    gs_status st = cfg->tally_runs ? gs_tally_add_runs(&res->tally, runs, cfg->ks->n_patterns, err)
+                                   : gs_hit_runs_expand(runs, threads, &res->hits, err);
     res->t_hits = gs_now() - t0;
     if (debug_time(cfg)) /* the part of the scan phase the records take */
-        fprintf(stderr, "gscan: hits: %zu from %zu runs expanded in %.3f s on %d threads\n",
-                res->hits.n, n_runs, res->t_hits, threads);
+        fprintf(stderr, "gscan: hits: %zu from %zu runs %s in %.3f s on %d threads\n", n_hits,
+                n_runs, cfg->tally_runs ? "tallied" : "expanded", res->t_hits,
+                cfg->tally_runs ? 1 : threads);
     return st;
 }
 
@@ -640,5 +643,6 @@ void gs_scan_res_free(gs_scan_res *res)
     free(res->key_counts);
     free(res->counts);
     gs_hits_free(&res->hits);
+    gs_tally_free(&res->tally);
     memset(res, 0, sizeof *res);
 }

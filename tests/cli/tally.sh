@@ -154,6 +154,9 @@ done
 tallied record "exact hits" 0 1 --report hits "${files[@]}"
 tallied record "exact 2 ranks hits" 0 2 --report hits --block-size 2K "${files[@]}"
 tallied record "exact stdin" 0 1 - < <(cat "${files[@]}") # the same records, file "-"
+# counts: the scan tallies its runs of keys; records cut into many segments
+# on two threads, the segments of one record in different runs
+tallied record "exact counts blocks" 0 2 -t 2 --block-size 1K "${files[@]}"
 units file; reference 0
 tallied file "exact counts" 0 1 -e wm "${files[@]}"
 tallied file "exact hits" 0 1 --report hits -e rk "${files[@]}"
