@@ -80,8 +80,8 @@ static gs_status parse_window(const char *s, uint64_t *min, uint64_t *max, gs_er
  * everything else is gscan scan's. */
 static gs_status take_window(gs_cli *c, uint64_t *min, uint64_t *max, gs_error *err)
 {
-    int w = 1;
-    for (int i = 1; i < c->argc; i++) {
+    int w = 1, i = 1;
+    for (; i < c->argc; i++) {
         const char *v = NULL;
         if (!strcmp(c->argv[i], "--"))
             break;
@@ -96,7 +96,7 @@ static gs_status take_window(gs_cli *c, uint64_t *min, uint64_t *max, gs_error *
         else if (parse_window(v, min, max, err) != GS_OK)
             return err->code;
     }
-    for (int i = w; i < c->argc; i++) /* after "--": kept */
+    for (; i < c->argc; i++) /* "--" and what follows: kept */
         c->argv[w++] = c->argv[i];
     c->argc = w;
     return GS_OK;
