@@ -8,3 +8,6 @@ set_tests_properties(cli_pcr PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABL
 add_test(NAME gpu_pcr COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/pcr/pcr.sh $<TARGET_FILE:gscan> gpu)
 set_tests_properties(gpu_pcr PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
                      ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+add_test(NAME pcr_ipcress COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/pcr/ipcress.sh $<TARGET_FILE:gscan>)
+set_tests_properties(pcr_ipcress PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
