@@ -138,6 +138,9 @@ gs_status gs_cmd_pcr_parse(gs_cli *c, gs_error *err)
         return err->code;
     gs_status st = gs_scan_opts_parse(c->argc, c->argv, o, &c->help, err);
     c->tune = o->tune;
+    char *tag = strstr(err->msg, "(gscan scan)"); /* the parser is scan's, the command pcr */
+    if (st != GS_OK && tag && tag[strlen("(gscan scan)")] == '\0')
+        memcpy(tag + strlen("(gscan "), "pcr)", 5);
     if (st != GS_OK || c->help || refuse(o, err) != GS_OK)
         return err->code;
     if ((c->pcr = gs_calloc(1, sizeof *c->pcr, err, "primer pairs")) == NULL ||
