@@ -98,6 +98,12 @@ awk -F'\t' 'FILENAME == "rec.txt" { id[$0] = FNR - 1; next }
   FNR > 1 { n[id[$2] "\t" pid[$1]]++ } END { for (k in n) print k "\t" n[k] }' \
   rec.txt names.txt want.tsv | sort > want.txt
 same want.txt got.txt "--tally record"
+# gscan export --matrix names the pairs, with the same counts
+"$GSCAN" export out.h5 --matrix record > matrix.tsv
+[ "$(head -1 matrix.tsv)" = "unit	$(paste -sd '\t' names.txt)" ] || fail "export --matrix header"
+awk -F'\t' 'NR > 1 { for (i = 2; i <= NF; i++) if ($i > 0) print NR - 2 "\t" i - 2 "\t" $i }' \
+  matrix.tsv | sort > got.txt
+same want.txt got.txt "export --matrix of products"
 
 # BED6 and FASTA from the same products
 awk -F'\t' 'NR > 1 { print $2 "\t" $3 "\t" $4 "\t" $1 ":" $5 "\t" $6 + $7 "\t+" }' want.tsv > want.bed
