@@ -39,7 +39,8 @@ static void brute(const gs_hit *h, size_t n, const gs_pcr_pair *pairs, size_t n_
                     }
             }
         }
-    qsort(out->v, out->n, sizeof *out->v, gs_amplicon_cmp);
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, gs_amplicon_cmp);
 }
 
 static void one_case(uint64_t *rng, int circular)
@@ -68,7 +69,8 @@ static void one_case(uint64_t *rng, int circular)
         if (!dup)
             CHECK(gs_hits_push(&hits, &h) == GS_OK);
     }
-    qsort(hits.v, hits.n, sizeof *hits.v, gs_hit_cmp);
+    if (hits.n)
+        qsort(hits.v, hits.n, sizeof *hits.v, gs_hit_cmp);
     gs_pcr_pair pairs[MAX_PAIRS];
     size_t n_pairs = 1 + gs_test_below(rng, MAX_PAIRS);
     for (size_t p = 0; p < n_pairs; p++) {

@@ -115,7 +115,8 @@ static gs_status collect_reverse(finder *f, const gs_hit *h, size_t n, uint64_t 
                                        h[i].distance};
         }
     }
-    qsort(f->rs, f->n_rs, sizeof *f->rs, rsite_cmp);
+    if (f->n_rs)
+        qsort(f->rs, f->n_rs, sizeof *f->rs, rsite_cmp);
     memset(f->rs_of, 0, (f->n_primers + 2) * sizeof *f->rs_of);
     for (size_t i = 0; i < f->n_rs; i++)
         f->rs_of[f->rs[i].primer + 1]++;
@@ -196,7 +197,8 @@ gs_status gs_amplicons_find(const gs_hit *h, size_t n, const gs_pcr_pair *pairs,
             if (h[i].strand > 0 && pair_site(&f, &h[i], L, err) != GS_OK)
                 goto done;
     }
-    qsort(out->v + first, out->n - first, sizeof *out->v, gs_amplicon_cmp);
+    if (out->n > first)
+        qsort(out->v + first, out->n - first, sizeof *out->v, gs_amplicon_cmp);
 done:
     free(f.roles);
     free(f.role_of);
