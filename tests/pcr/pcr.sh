@@ -7,8 +7,8 @@
 # at record ends, a product across a circular record's origin. K = 0..2,
 # linear and --circular; one process with 1 and 4 threads and small blocks,
 # 2 and 3 ranks (plain files read by ranges, a gzip file streamed), standard
-# input; the TSV, the HDF5 /amplicons columns, BED, FASTA (through the .fai)
-# and --tally record.
+# input; the TSV, the HDF5 /amplicons columns (and the same file at 3
+# ranks), BED, FASTA (through the .fai), --tally record and its export.
 #
 # pcr.sh GSCAN [gpu]: with gpu, every run uses the GPU against the same
 # brute force; exit 77 where no GPU is visible.
@@ -104,6 +104,13 @@ same want.txt got.txt "--tally record"
 awk -F'\t' 'NR > 1 { for (i = 2; i <= NF; i++) if ($i > 0) print NR - 2 "\t" i - 2 "\t" $i }' \
   matrix.tsv | sort > got.txt
 same want.txt got.txt "export --matrix of products"
+# the same file at 3 ranks: /amplicons, /tally and /counts
+$MPIEXEC -n 3 "$GSCAN" pcr -q "${dev[@]}" -p pairs.tsv --max-mismatches 2 --circular \
+  --tally record --block-size 300 -o three.h5 a.fa b.fa
+runs=$((runs + 1))
+for g in /amplicons /tally /counts; do
+  h5diff out.h5 three.h5 $g $g >/dev/null || fail "HDF5 $g at 3 ranks"
+done
 
 # BED6 and FASTA from the same products
 awk -F'\t' 'NR > 1 { print $2 "\t" $3 "\t" $4 "\t" $1 ":" $5 "\t" $6 + $7 "\t+" }' want.tsv > want.bed
