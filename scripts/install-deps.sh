@@ -10,7 +10,8 @@
 #            slurm-wlm + munge (a Slurm cluster of one), python3-h5py,
 #            python3-matplotlib, python3-numpy (scaling report), clang-14 and
 #            libclang-rt-14-dev (libFuzzer harnesses, tests/fuzz), snakemake
-#            (the example workflow, workflows/tally)
+#            (the example workflow, workflows/tally), exonerate (ipcress, the
+#            peer of gscan pcr)
 #   bench:   libhyperscan-dev (the CPU peer of the benchmarks)
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config mpich libmpich-dev libhdf5-mpich-dev hdf5-tools
@@ -18,7 +19,7 @@ pkgs=(build-essential cmake pkg-config mpich libmpich-dev libhdf5-mpich-dev hdf5
 case "${1:-all}" in
   build) ;;
   all) pkgs+=(seqkit tabix samtools shellcheck slurm-wlm munge python3-h5py python3-matplotlib python3-numpy
-              libhyperscan-dev clang-14 libclang-rt-14-dev snakemake) ;;
+              libhyperscan-dev clang-14 libclang-rt-14-dev snakemake exonerate) ;;
   *) echo "usage: $0 [build|all]" >&2; exit 1 ;;
 esac
 missing=()

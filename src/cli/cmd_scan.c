@@ -14,6 +14,9 @@ gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err)
 {
     gs_status st = gs_scan_opts_parse(c->argc, c->argv, &c->scan, &c->help, err);
     c->tune = c->scan.tune;
+    if (st == GS_OK && !c->help && c->scan.out_format == GS_OUT_FASTA)
+        return gs_fail(err, GS_EUSAGE, "FASTA output holds the products of gscan pcr: gscan scan "
+                                       "writes h5, tsv or bed");
     return st;
 }
 

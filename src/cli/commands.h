@@ -19,6 +19,7 @@
 #include "mpi/job.h"
 
 typedef struct gs_gen_opts gs_gen_opts;
+typedef struct gs_pcr_pairs gs_pcr_pairs; /* io/seq/pairs.h */
 
 /* gscan index's options. The file list is gathered in argv itself (each
  * file takes one of the words already read). */
@@ -53,6 +54,7 @@ typedef struct gs_cli {
     gs_index_opts index;
     const char *info;   /* gscan info's file */
     gs_export_cmd export;
+    gs_pcr_pairs *pcr;  /* gscan pcr: the pairs of -p (scan.seqs point into it) */
 } gs_cli;
 
 /* Each command: parse (before MPI_Init, on every rank alike), run. */
@@ -62,6 +64,11 @@ gs_status gs_cmd_gen_parse(gs_cli *c, gs_error *err);
 gs_status gs_cmd_gen_run(gs_cli *c, MPI_Comm comm, gs_error *err);
 void gs_cmd_gen_free(gs_cli *c);
 void gs_cmd_gen_print_usage(FILE *out);
+/* cmd_pcr.c: gscan pcr, a scan of the primers whose sites become products. */
+gs_status gs_cmd_pcr_parse(gs_cli *c, gs_error *err);
+gs_status gs_cmd_pcr_run(gs_cli *c, MPI_Comm comm, gs_error *err);
+void gs_cmd_pcr_free(gs_cli *c);
+void gs_cmd_pcr_print_usage(FILE *out);
 
 /* cmd_files.c: gscan index, info and export. They run on rank 0; the other
  * ranks only learn the agreed status. */

@@ -183,7 +183,7 @@ static gs_status print_tally(FILE *out, gs_h5_file *f, gs_error *err)
     for (int k = 0; k < n_top && err->code == GS_OK; k++) {
         uint64_t i = top[k];
         size_t stride = 0;
-        char *name = gs_h5_strings(f, "/patterns/name", t.pattern[i], 1, &stride, err);
+        char *name = gs_h5_strings(f, t.of, t.pattern[i], 1, &stride, err);
         if (name)
             fprintf(out, "  %2d. %s\t%s\t%c\t%" PRIu64 "\n", k + 1, t.names + t.unit[i] * t.stride,
                     name, t.strand[i] > 0 ? '+' : '-', t.count[i]);

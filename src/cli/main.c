@@ -38,6 +38,7 @@ static const char usage[] =
     "           hybrid index of a repetitive collection\n"
     "  info     print a human summary of a result file or an LZ77 index\n"
     "  export   write the hits of a result file as TSV or BED\n"
+    "  pcr      in-silico PCR: every product of primer pairs (HDF5, TSV, BED, FASTA)\n"
     "\n"
     "  gscan COMMAND --help   options of one command\n"
     "  gscan --version        version\n"
@@ -59,6 +60,7 @@ static void scan_usage(const gs_cli *c, FILE *out) { (void)c; gs_scan_print_usag
 static void gen_usage(const gs_cli *c, FILE *out) { (void)c; gs_cmd_gen_print_usage(out); }
 static void info_usage(const gs_cli *c, FILE *out) { (void)c; gs_cmd_info_print_usage(out); }
 static void export_usage(const gs_cli *c, FILE *out) { (void)c; gs_cmd_export_print_usage(out); }
+static void pcr_usage(const gs_cli *c, FILE *out) { (void)c; gs_cmd_pcr_print_usage(out); }
 
 static const command commands[] = {
     {"scan", gs_cmd_scan_parse, gs_cmd_scan_run, scan_usage},
@@ -66,6 +68,7 @@ static const command commands[] = {
     {"index", gs_cmd_index_parse, gs_cmd_index_run, gs_cmd_index_print_usage},
     {"info", gs_cmd_info_parse, gs_cmd_info_run, info_usage},
     {"export", gs_cmd_export_parse, gs_cmd_export_run, export_usage},
+    {"pcr", gs_cmd_pcr_parse, gs_cmd_pcr_run, pcr_usage},
 };
 
 static const command *command_find(const char *name)
@@ -121,7 +124,8 @@ static int launcher_local_rank(void)
 static int may_use_gpu(const launch *l)
 {
     const gs_scan_opts *o = &l->cli.scan;
-    if (l->cmd == NULL || l->cmd->run != gs_cmd_scan_run || l->st != GS_OK || l->cli.help ||
+    if (l->cmd == NULL || (l->cmd->run != gs_cmd_scan_run && l->cmd->run != gs_cmd_pcr_run) ||
+        l->st != GS_OK || l->cli.help ||
         o->device == GS_DEV_CPU || (o->tune.debug & GS_DEBUG_NO_WARMUP))
         return 0;
     const gs_engine *e = strcmp(o->engine, "auto") ? gs_engine_find(o->engine) : NULL;
@@ -243,6 +247,7 @@ int main(int argc, char **argv)
         gs_task_join(&warm.task);
     gs_scan_opts_free(&l.cli.scan);
     gs_cmd_gen_free(&l.cli);
+    gs_cmd_pcr_free(&l.cli);
     fflush(stdout);
     fflush(stderr);
     if (gs_h5_read_abandoned() || gs_h5_write_abandoned()) /* closing HDF5 would fault */

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "gs_amplicon.h"
 #include "gs_patset.h"
 #include "gs_tally.h"
 #include "gs_tune.h"
@@ -62,6 +63,12 @@ typedef struct gs_result {
                                 * defaults) */
     char *const *mpi_hints;    /* MPI-IO hints of the HDF5 writer, "KEY=VALUE" */
     size_t n_mpi_hints;
+    /* gscan pcr (rank 0): the pairs and their products, sorted; n_pairs 0: a scan */
+    const gs_pcr_pair *pairs;
+    char *const *pair_names;
+    uint64_t n_pairs;
+    const gs_amplicon *amplicons;
+    uint64_t n_amplicons;
 } gs_result;
 
 #endif

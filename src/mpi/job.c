@@ -188,7 +188,12 @@ static gs_status finish_hits(gs_job *j, gs_scan_res *res, uint64_t *counts, gs_e
         memset(counts, 0, n_counts * sizeof *counts);
         gs_hits_count(hits, j->ks.n_strands, n_counts, counts, j->threads);
     }
-    if (o->tally && gs_job_tally(j, hits, &res->tally, err) != GS_OK)
+    gs_hits products = {0};
+    if (o->pcr && gs_job_pcr(j, hits, &products, err) != GS_OK)
+        return err->code;
+    gs_status st = o->tally ? gs_job_tally(j, o->pcr ? &products : hits, &res->tally, err) : GS_OK;
+    gs_hits_free(&products);
+    if (st != GS_OK)
         return err->code;
     if (!o->report_hits)
         gs_hits_free(hits);
@@ -216,6 +221,7 @@ static void job_free(gs_job *j)
     gs_patset_free(&j->ps);
     gs_keyset_free(&j->ks);
     gs_job_tally_free(j);
+    gs_amplicons_free(&j->amp);
     if (j->mode)
         j->mode->free(j);
 }
@@ -271,6 +277,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (gs_mpi_agree(comm, err) == GS_OK && j.rank == 0)
         summarize(&j, counts, sum);
     sum->n_hits = res.hits.n;
+    sum->n_products = j.amp.n;
     sum->t_total = j.t[GS_T_INIT] + gs_now() - t_start;
 fail:
     gs_job_dups_join(&dups);

@@ -21,7 +21,10 @@
 #include "policy.h" /* gs_device_kind, GS_MAX_READERS, GS_BLOCK_GPU, GS_BLOCK_CPU */
 
 /* What -o receives: the HDF5 result file, or text rows (io/text_out.h). */
-typedef enum gs_out_format { GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED } gs_out_format;
+typedef enum gs_out_format { GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED,
+                             GS_OUT_FASTA /* gscan pcr's product sequences */ } gs_out_format;
+
+struct gs_pcr_pairs; /* io/seq/pairs.h */
 
 typedef struct gs_scan_opts {
     const char *patterns;    /* -p, or NULL when only -s gives patterns */
@@ -45,6 +48,7 @@ typedef struct gs_scan_opts {
     uint32_t max_expansions; /* --max-expansions */
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
+    uint32_t exact_3p;       /* --exact-3p N: the N 3'-most pattern positions match */
     int best_per_site;       /* --best-per-site */
     int circular;            /* --circular: every record is circular */
     gs_tally_unit tally;     /* --tally: hits counted per record, file or sample */
@@ -59,6 +63,9 @@ typedef struct gs_scan_opts {
     gs_tune tune;            /* --tune and --debug (core/gs_tune.h); zero: as shipped */
     char **mpi_hints;        /* --mpi-hint KEY=VALUE, in order: MPI-IO hints of the writer */
     size_t n_mpi_hints;
+    const struct gs_pcr_pairs *pcr; /* gscan pcr: the primer pairs (primers are -s, in
+                                     * order); NULL for gscan scan */
+    const char *pairs;       /* gscan pcr: the pairs file (-p) */
     char **owned;            /* strings read from a config, freed with the opts */
     size_t n_owned;
 } gs_scan_opts;
@@ -79,6 +86,7 @@ typedef struct gs_job_summary {
     uint32_t n_patterns;
     uint64_t n_records, residues; /* of the whole corpus (residues: 0 when unknown) */
     uint64_t total_hits;          /* the sum of the counts: every hit, stored or not */
+    uint64_t n_products;          /* gscan pcr: the products */
     int n_ranks;
     double t_total;               /* seconds from exec to the written file */
 } gs_job_summary;

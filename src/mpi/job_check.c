@@ -22,7 +22,7 @@ gs_status gs_job_check_output(const gs_scan_opts *o, gs_error *err)
     size_t n = 0, len = 0;
     for (size_t f = 0; f < o->n_corpus; f++)
         len += 2 * (strlen(o->corpus[f]) + 5); /* FILE.fai and FILE.gzi */
-    const char **in = gs_malloc((3 * o->n_corpus + 3) * sizeof *in, err, "inputs");
+    const char **in = gs_malloc((3 * o->n_corpus + 4) * sizeof *in, err, "inputs");
     char *names = gs_malloc(len + 1, err, "inputs"), *p = names;
     if (in == NULL || names == NULL) {
         free(in);
@@ -39,6 +39,7 @@ gs_status gs_job_check_output(const gs_scan_opts *o, gs_error *err)
     in[n++] = o->patterns;
     in[n++] = o->config;
     in[n++] = o->index;
+    in[n++] = o->pairs;
     gs_status st = gs_out_check(o->out, in, n, err);
     free(in);
     free(names);

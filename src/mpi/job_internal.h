@@ -39,6 +39,7 @@ typedef struct gs_job {
     double progress_t0, progress_last;
     gs_progress prog;     /* every rank's residues, summed on rank 0 */
     gs_tally_state *tally; /* --tally: the sheet, then the tally (tally.h) */
+    gs_amplicons amp;     /* gscan pcr: the products (rank 0, pcr.c) */
     double t[GS_N_PHASES];
 } gs_job;
 
@@ -52,6 +53,12 @@ gs_status gs_job_check_seq(const gs_scan_opts *o, gs_error *err);
 gs_status gs_job_reduce_counts(const gs_job *j, const gs_scan_res *res, uint64_t **counts,
                                gs_error *err);
 gs_status gs_job_gather_hits(const gs_job *j, gs_hits *hits, gs_error *err);
+
+/* pcr.c, gscan pcr (collective): rank 0 pairs the primer sites of hits (all
+ * of them there: approximate hits are gathered) into j->amp; --tally then
+ * counts products per unit and pair (*tally_hits: rank 0's products as
+ * hits, freed by the caller; empty elsewhere). */
+gs_status gs_job_pcr(gs_job *j, const gs_hits *hits, gs_hits *tally_hits, gs_error *err);
 
 /* One pass over this rank's share (job.c); main: the pass whose records make
  * the layout (not --verify's); *t_send: seconds rank 0 spent dealing. */

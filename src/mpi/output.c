@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/results/amplicon_out.h"
 #include "io/results/h5out.h"
+#include "io/seq/pairs.h"
 #include "io/results/hit_seq.h"
 #include "io/results/text_out.h"
 #include "mode.h"
@@ -100,12 +102,28 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
         .n_hits = hits->n, .tune = &o->tune, .mpi_hints = o->mpi_hints,
         .n_mpi_hints = o->n_mpi_hints, .aligned = o->aligned};
     gs_job_tally_result(j, &r);
+    if (o->pcr) {
+        r.pairs = o->pcr->v;
+        r.pair_names = o->pcr->names;
+        r.n_pairs = o->pcr->n;
+        r.amplicons = j->amp.v;
+        r.n_amplicons = j->amp.n;
+    }
     memcpy(r.timing, j->t, sizeof r.timing);
     r.timing[GS_T_TOTAL] = j->t[GS_T_INIT] + gs_now() - t_start;
     if (o->out_format == GS_OUT_H5)
         gs_h5_write(o->out, &r, j->comm, err);
-    else if (j->rank == 0 && (!o->with_seq || open_seq(j, r.layout, &r.seq, err) == GS_OK))
-        gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
+    else if (j->rank == 0 && ((!o->with_seq && o->out_format != GS_OUT_FASTA) ||
+                              open_seq(j, r.layout, &r.seq, err) == GS_OK)) {
+        if (o->pcr)
+            gs_amp_text_write(o->out, o->out_format == GS_OUT_BED     ? GS_AMP_BED
+                                      : o->out_format == GS_OUT_FASTA ? GS_AMP_FASTA
+                                                                      : GS_AMP_TSV,
+                              &r, err);
+        else
+            gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r,
+                          err);
+    }
     gs_hit_seq_close(r.seq);
     return err->code;
 }

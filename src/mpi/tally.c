@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "core/gs_lines.h"
+#include "io/seq/pairs.h"
 #include "mode.h"
 
 /* One line of the sheet: key (a file or a record) -> sample. */
@@ -95,19 +97,11 @@ static gs_status parse_sheet(gs_tally_state *tl, const char *path, gs_error *err
 {
     size_t cap = 0;
     unsigned line = 0;
-    for (char *p = tl->text; *p;) {
-        char *nl = strchr(p, '\n'), *next = nl ? nl + 1 : p + strlen(p);
-        line++;
-        if (nl)
-            *nl = '\0';
-        size_t len = strlen(p);
-        if (len && p[len - 1] == '\r')
-            p[--len] = '\0';
+    size_t len;
+    for (char *q = tl->text, *p; (p = gs_line_next(&q, &len)) != NULL;) {
         char *tab = strchr(p, '\t');
-        if (strspn(p, " \t") == len || p[0] == '#') { /* blank (spaces, tabs) or a comment */
-            p = next;
+        if (line++, gs_line_skip(p, len)) /* blank (spaces, tabs) or a comment */
             continue;
-        }
         if (tab == NULL || tab == p || tab[1] == '\0' || strchr(tab + 1, '\t'))
             return gs_fail(err, GS_EINPUT,
                            "expected 'file-or-record<TAB>sample' (samples sheet %s, line %u)", path,
@@ -119,7 +113,6 @@ static gs_status parse_sheet(gs_tally_state *tl, const char *path, gs_error *err
         *r = (sheet_row){.key = p, .line = line};
         if (sample_of(tl, tab + 1, &r->sample, err) != GS_OK)
             return err->code;
-        p = next;
     }
     qsort(tl->rows, tl->n_rows, sizeof *tl->rows, row_key_cmp);
     for (size_t i = 1; i < tl->n_rows; i++)
@@ -272,7 +265,8 @@ static gs_status gather_rows(const gs_job *j, gs_tally *t, gs_error *err)
 int gs_job_tally_from_runs(const gs_job *j)
 {
     const gs_scan_opts *o = j->o;
-    return o->tally && o->match == GS_MATCH_EXACT && !o->report_hits && !j->mode->needs_hits;
+    return o->tally && o->match == GS_MATCH_EXACT && !o->report_hits && !o->pcr &&
+           !j->mode->needs_hits;
 }
 
 gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_error *err)
@@ -283,7 +277,8 @@ gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_err
         tl->t = *scanned;
         memset(scanned, 0, sizeof *scanned);
     } else {
-        gs_tally_add_hits(&tl->t, hits->v, hits->n, j->ps.n, err);
+        uint32_t n_pat = j->o->pcr ? (uint32_t)j->o->pcr->n : j->ps.n; /* pcr: products by pair */
+        gs_tally_add_hits(&tl->t, hits->v, hits->n, n_pat, err);
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK || gather_rows(j, &tl->t, err) != GS_OK)
         return err->code;

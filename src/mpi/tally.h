@@ -11,8 +11,8 @@
  * (GS_EINPUT naming sheet and line). */
 gs_status gs_job_tally_setup(gs_job *j, gs_error *err);
 /* 1 when the scan tallies its exact hits per record itself
- * (gs_scan_cfg.tally_runs): --tally without hits to report or to count
- * from. */
+ * (gs_scan_cfg.tally_runs): --tally without hits to report, to count
+ * from or to pair (gscan pcr). */
 int gs_job_tally_from_runs(const gs_job *j);
 /* Collective, after the reduce phase: this rank's hits (as reported) are
  * tallied, or its scan's rows taken (moved out of *scanned) when the scan

@@ -47,7 +47,7 @@ static gs_status check_rows(gs_h5_file *f, const gs_h5_tally *t, gs_error *err)
                          && (t->pattern[i - 1] < t->pattern[i]
                              || (t->pattern[i - 1] == t->pattern[i]
                                  && t->strand[i - 1] > t->strand[i])));
-        if (t->unit[i] >= t->n_units || t->pattern[i] >= f->s.n_pat
+        if (t->unit[i] >= t->n_units || t->pattern[i] >= t->n_of
             || (t->strand[i] != 1 && t->strand[i] != -1) || t->count[i] == 0 || !key_up)
             return gs_fail(err, GS_EINPUT,
                            "not a gscan result file: /tally row %" PRIu64
@@ -70,6 +70,14 @@ gs_status gs_h5_tally_read(gs_h5_file *f, gs_h5_tally *t, gs_error *err)
         || gs_h5_dset_check(f, "/tally/unit_name", H5T_STRING, 0, d, err) != GS_OK)
         goto done;
     t->n_units = d[0];
+    t->of = "/patterns/name";
+    t->n_of = f->s.n_pat;
+    if (gs_h5_path_checked(f, "/amplicons/pair_name") == 1) { /* gscan pcr */
+        if (gs_h5_dset_check(f, "/amplicons/pair_name", H5T_STRING, 0, d, err) != GS_OK)
+            goto done;
+        t->of = "/amplicons/pair_name";
+        t->n_of = d[0];
+    }
     if ((t->names = gs_h5_strings(f, "/tally/unit_name", 0, t->n_units, &t->stride, err)) == NULL)
         goto done;
     void **dst[] = {(void **)&t->unit, (void **)&t->pattern, (void **)&t->strand,
@@ -127,7 +135,7 @@ static const char *uname(const tally_out *x, uint32_t u) { return x->t.names + u
 
 static void write_matrix(tally_out *x, int presence, gs_error *err)
 {
-    uint64_t n_pat = x->f->s.n_pat, *line = gs_calloc(n_pat + 1, sizeof *line, err, "matrix");
+    uint64_t n_pat = x->t.n_of, *line = gs_calloc(n_pat + 1, sizeof *line, err, "matrix");
     if (line == NULL)
         return;
     fputs("unit", x->out);
@@ -168,7 +176,7 @@ static void write_long(tally_out *x)
  * (the smallest over the pattern's rows of a unit, both strands). */
 static void write_coverage(tally_out *x, gs_error *err)
 {
-    uint64_t n_pat = x->f->s.n_pat, *hit = gs_calloc(n_pat + 1, sizeof *hit, err, "coverage"),
+    uint64_t n_pat = x->t.n_of, *hit = gs_calloc(n_pat + 1, sizeof *hit, err, "coverage"),
              *exact = gs_calloc(n_pat + 1, sizeof *exact, err, "coverage");
     if (hit == NULL || exact == NULL)
         goto done;
@@ -209,7 +217,7 @@ gs_status gs_h5_export_tally(gs_h5_file *f, const gs_h5_tally_opts *o, FILE *out
         goto done;
     }
     gs_h5_quiet q = gs_h5_quiet_begin();
-    x.pnames = gs_h5_strings(f, "/patterns/name", 0, f->s.n_pat, &x.pstride, err);
+    x.pnames = gs_h5_strings(f, x.t.of, 0, x.t.n_of, &x.pstride, err);
     gs_h5_quiet_end(q);
     if (x.pnames == NULL)
         goto done;

@@ -70,6 +70,8 @@ gs_status gs_h5w_strings(wctx *w, const dspec *d, int chunked);
 gs_status gs_h5w_numbers(wctx *w, const dspec *d);
 /* A root attribute; a group. */
 gs_status gs_h5w_attr_str(wctx *w, const char *name, const char *value);
+/* A string attribute of the object obj (a group or dataset path). */
+gs_status gs_h5w_attr_str_on(wctx *w, const char *obj, const char *name, const char *value);
 gs_status gs_h5w_attr_int(wctx *w, const char *name, int value);
 gs_status gs_h5w_group(wctx *w, const char *name);
 
@@ -82,5 +84,13 @@ typedef struct gs_h5w_tally_meta {
 } gs_h5w_tally_meta;
 void gs_h5w_tally_prepare(const struct gs_result *res, int approx, gs_h5w_tally_meta *tm);
 gs_status gs_h5w_tally(wctx *w, const struct gs_result *res, const gs_h5w_tally_meta *tm);
+
+/* The /amplicons group of gscan pcr (h5_amplicons.c), the same way (on 0: none). */
+typedef struct gs_h5w_amp_meta {
+    int32_t on;
+    uint64_t n_pairs, n_rows, w_name; /* w_name: widest pair name */
+} gs_h5w_amp_meta;
+void gs_h5w_amp_prepare(const struct gs_result *res, gs_h5w_amp_meta *am);
+gs_status gs_h5w_amplicons(wctx *w, const struct gs_result *res, const gs_h5w_amp_meta *am);
 
 #endif

@@ -247,11 +247,17 @@ gs_status gs_h5w_numbers(wctx *w, const dspec *d)
 
 gs_status gs_h5w_attr_str(wctx *w, const char *name, const char *value)
 {
+    return gs_h5w_attr_str_on(w, "/", name, value);
+}
+
+gs_status gs_h5w_attr_str_on(wctx *w, const char *obj, const char *name, const char *value)
+{
     size_t n = strlen(value);
     hid_t t = str_type(n ? n : 1), space = H5Screate(H5S_SCALAR), a = -1;
     char one[1] = {0};
     if (t < 0 || space < 0
-        || (a = H5Acreate2(w->fid, name, t, space, H5P_DEFAULT, H5P_DEFAULT)) < 0
+        || (a = H5Acreate_by_name(w->fid, obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT,
+                                  H5P_DEFAULT)) < 0
         || H5Awrite(a, t, n ? value : one) < 0)
         gs_h5w_fail(w, "write attribute", name);
     if (a >= 0)

@@ -62,6 +62,7 @@ typedef struct wmeta {
     int32_t approx, max_dist, best_per_site; /* approx: /hits/distance and /hits/end */
     int32_t circular;                        /* the attribute only when 1 */
     gs_h5w_tally_meta tally;                  /* --tally (h5_tally.c) */
+    gs_h5w_amp_meta amp;                      /* gscan pcr (h5_amplicons.c) */
 } wmeta;
 
 /* The blob: NUL-terminated strings in this order. */
@@ -197,6 +198,7 @@ static gs_status prepare(wctx *w, const gs_result *res, wmeta *m, char **blob, c
         return w->e.code;
     widths(m, ps, lay);
     gs_h5w_tally_prepare(res, m->approx, &m->tally);
+    gs_h5w_amp_prepare(res, &m->amp);
     make_blob(w, res, *tmp, m, blob);
     return w->e.code;
 }
@@ -657,7 +659,8 @@ gs_status gs_h5_write(const char *path, gs_result *res, MPI_Comm comm, gs_error 
         check_hits(&w, res, &m);
     if (gs_h5w_agree(&w) == GS_OK && create_file(&w, s[B_TMP], res) == GS_OK
         && write_attrs(&w, &m, s) == GS_OK && write_tables(&w, res, &m) == GS_OK
-        && gs_h5w_tally(&w, res, &m.tally) == GS_OK && (!m.with_hits || write_hits(&w, res, &m) == GS_OK)) {
+        && gs_h5w_tally(&w, res, &m.tally) == GS_OK && gs_h5w_amplicons(&w, res, &m.amp) == GS_OK
+        && (!m.with_hits || write_hits(&w, res, &m) == GS_OK)) {
         /* The write phase: everything up to here; the final close and
          * rename are left out (they follow the timing datasets by
          * necessity). The caller measured total before calling us, so the

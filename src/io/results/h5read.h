@@ -105,6 +105,9 @@ typedef struct gs_h5_tally {
     int8_t *strand;
     uint64_t *count;
     uint8_t *best;            /* smallest distance of a row's hits */
+    const char *of;           /* the names the pattern column indexes: "/patterns/name",
+                               * or "/amplicons/pair_name" (gscan pcr: products by pair) */
+    uint64_t n_of;            /* their number */
 } gs_h5_tally;
 int gs_h5_has_tally(gs_h5_file *f);
 /* GS_EINPUT naming the file when it holds no tally. */

@@ -190,11 +190,29 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
     gs_text_align_free(&al);
 }
 
+typedef struct rows_of {
+    gs_text_format f;
+    const gs_result *res;
+} rows_of;
+
+static void result_rows(FILE *out, const void *ctx, gs_error *err)
+{
+    const rows_of *r = ctx;
+    write_rows(out, r->f, r->res, err);
+}
+
 gs_status gs_text_write(const char *path, gs_text_format f, const gs_result *res,
                         gs_error *err)
 {
+    rows_of r = {f, res};
+    return gs_text_write_to(path, result_rows, &r, err);
+}
+
+gs_status gs_text_write_to(const char *path, gs_text_rows_fn rows, const void *ctx,
+                           gs_error *err)
+{
     if (!strcmp(path, "-")) {
-        write_rows(stdout, f, res, err);
+        rows(stdout, ctx, err);
         if ((fflush(stdout) != 0 || ferror(stdout)) && err->code == GS_OK)
             gs_fail(err, GS_ESYS, "cannot write the result: %s (standard output)",
                     strerror(errno));
@@ -203,7 +221,7 @@ gs_status gs_text_write(const char *path, gs_text_format f, const gs_result *res
     gs_replace_file r;
     if (gs_replace_open(&r, path, "the result", err) != GS_OK)
         return err->code;
-    write_rows(r.f, f, res, err);
+    rows(r.f, ctx, err);
     if (err->code != GS_OK) {
         gs_replace_abort(&r);
         return err->code;

@@ -74,5 +74,10 @@ void gs_text_counts_row(FILE *out, const char *name, const char *seq, uint32_t l
  * that looks finished. */
 gs_status gs_text_write(const char *path, gs_text_format f, const gs_result *res,
                         gs_error *err);
+/* The same for any rows: rows(out, ctx, err) writes them (gscan pcr's
+ * products, amplicon_out.h). */
+typedef void (*gs_text_rows_fn)(FILE *out, const void *ctx, gs_error *err);
+gs_status gs_text_write_to(const char *path, gs_text_rows_fn rows, const void *ctx,
+                           gs_error *err);
 
 #endif
