@@ -580,14 +580,6 @@ static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
     if (o->tally && o->out_format != GS_OUT_H5)
         return gs_fail(err, GS_EUSAGE,
                        "--tally is stored in the HDF5 result: not with -O tsv or bed (gscan scan)");
-    if (o->with_seq && o->index)
-        return gs_fail(err, GS_EUSAGE,
-                       "--seq reads the corpus files back, and --index scans without them (gscan scan)");
-    for (size_t i = 0; o->with_seq && i < o->n_corpus; i++)
-        if (!strcmp(o->corpus[i], "-"))
-            return gs_fail(err, GS_EUSAGE,
-                           "--seq reads the corpus back through its .fai: not possible for "
-                           "standard input (gscan scan)");
     return GS_OK;
 }
 

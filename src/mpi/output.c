@@ -56,30 +56,11 @@ void gs_job_dups_warn(gs_dup_check *d, const gs_layout *l, char *const *corpus)
                 corpus[l->rec[d->b].file]);
 }
 
-/* Rank 0, --seq: the corpus files read back through their .fai, matched to
- * the scanned records by name and length (io/results/hit_seq.h). */
-static gs_status open_seq(const gs_job *j, const gs_layout *l, gs_hit_seq **hs, gs_error *err)
+/* Rank 0, --seq: the matched column from the residues the scan captured
+ * (gs_job_gather_seq), so any input serves, streamed and compressed ones too. */
+static gs_status captured_seq(const gs_job *j, gs_hit_seq **hs, gs_error *err)
 {
-    size_t stride = 1;
-    for (size_t r = 0; r < l->n_rec; r++)
-        if (strlen(l->rec[r].name) + 1 > stride)
-            stride = strlen(l->rec[r].name) + 1;
-    char *names = gs_calloc(l->n_rec ? l->n_rec : 1, stride, err, "record names");
-    uint32_t *file = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *file, err, "records");
-    uint64_t *len = gs_malloc((l->n_rec ? l->n_rec : 1) * sizeof *len, err, "records");
-    if (names && file && len) {
-        for (size_t r = 0; r < l->n_rec; r++) {
-            memcpy(names + r * stride, l->rec[r].name, strlen(l->rec[r].name) + 1);
-            file[r] = l->rec[r].file;
-            len[r] = l->rec[r].length;
-        }
-        gs_hit_seq_open(j->o->corpus, j->o->n_corpus, names, stride, file, len, l->n_rec,
-                        j->o->alphabet == GS_ALPHA_DNA, hs, err);
-    }
-    free(names);
-    free(file);
-    free(len);
-    return err->code;
+    return gs_hit_seq_captured(j->seqcap, j->o->alphabet == GS_ALPHA_DNA, hs, err);
 }
 
 gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *hits,
@@ -104,7 +85,7 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
     r.timing[GS_T_TOTAL] = j->t[GS_T_INIT] + gs_now() - t_start;
     if (o->out_format == GS_OUT_H5)
         gs_h5_write(o->out, &r, j->comm, err);
-    else if (j->rank == 0 && (!o->with_seq || open_seq(j, r.layout, &r.seq, err) == GS_OK))
+    else if (j->rank == 0 && (!o->with_seq || captured_seq(j, &r.seq, err) == GS_OK))
         gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
     gs_hit_seq_close(r.seq);
     return err->code;

@@ -14,6 +14,7 @@
 
 #include "core/gs_clock.h"
 #include "core/gs_error.h"
+#include "core/gs_seqcap.h"
 #include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "match/engine.h"
@@ -34,6 +35,8 @@ typedef struct gs_scan_cfg {
     int gpu_device;
     int threads;             /* CPU workers, >= 1 */
     int want_hits;
+    int want_seq;            /* with want_hits: each hit's residues into res->seq
+                              * (core/gs_seqcap.h; text rows with --seq) */
     size_t block, overlap;   /* buffer capacity is block + overlap */
     /* Called from the calling thread after each of its batches with the
      * residues all readers have read (may be NULL). */
@@ -46,6 +49,8 @@ typedef struct gs_scan_res {
     uint64_t *key_counts; /* [n_keys] */
     uint64_t *counts;     /* NULL, or [patterns x strands] already folded (index scans) */
     gs_hits hits;         /* sorted in contract §3 order */
+    gs_seqcap seq;        /* want_seq: the hits' residues, finished (any order of hits
+                           * finds its text by its coordinates) */
     uint64_t residues;    /* owned residues scanned */
     double t_read;        /* seconds in src->next: the longest of the readers */
     double t_transfer;    /* GPU copies */
