@@ -160,7 +160,7 @@ static const struct choice {
     const char *words[5];  /* NULL-ended, in the order the help lists them */
     int values[5];         /* what each word sets */
 } choices[] = {
-    {'O', "output format", {"h5", "tsv", "bed"}, {GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED}},
+    {'O', "output format", {"h5", "tsv", "bed", "cas"}, {GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED, GS_OUT_CAS}},
     {'d', "device", {"auto", "gpu", "cpu"}, {GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU}},
     {OPT_STRAND, "strand mode", {"both", "forward"}, {1, 0}},
     {OPT_ALPHABET, "alphabet", {"dna", "bytes"}, {GS_ALPHA_DNA, GS_ALPHA_BYTES}},
@@ -536,8 +536,11 @@ static gs_status settle_output(parse_state *ps, int argc, char **argv, gs_error 
     }
     if (o->out_format == GS_OUT_H5 && !strcmp(o->out, "-"))
         return gs_fail(err, GS_EUSAGE, "HDF5 cannot be written to standard output: use -O tsv or bed with -o - (gscan scan)");
-    if (o->out_format == GS_OUT_BED && o->report_hits == 0)
-        return gs_fail(err, GS_EUSAGE, "--report counts has no BED form: use -O tsv (gscan scan)");
+    if ((o->out_format == GS_OUT_BED || o->out_format == GS_OUT_CAS) && o->report_hits == 0)
+        return gs_fail(err, GS_EUSAGE, "--report counts has no %s form: use -O tsv (gscan scan)",
+                       o->out_format == GS_OUT_BED ? "BED" : "Cas-OFFinder");
+    if (o->out_format == GS_OUT_CAS) /* its rows carry the aligned target */
+        o->with_seq = o->aligned = 1;
     if (o->report_hits == REPORT_UNSET)
         o->report_hits = o->out_format != GS_OUT_H5;
     if (o->alphabet == GS_ALPHA_BYTES && o->both_strands) {

@@ -86,7 +86,10 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
     if (o->out_format == GS_OUT_H5)
         gs_h5_write(o->out, &r, j->comm, err);
     else if (j->rank == 0 && (!o->with_seq || captured_seq(j, &r.seq, err) == GS_OK))
-        gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r, err);
+        gs_text_write(o->out, o->out_format == GS_OUT_BED   ? GS_TEXT_BED
+                              : o->out_format == GS_OUT_CAS ? GS_TEXT_CAS
+                                                            : GS_TEXT_TSV,
+                      &r, err);
     gs_hit_seq_close(r.seq);
     return err->code;
 }
