@@ -102,7 +102,7 @@ void gs_seqcap_finish(gs_seqcap *c)
 
 const uint8_t *gs_seqcap_find(const gs_seqcap *c, uint32_t record, uint64_t start, uint64_t end)
 {
-    if (end < start || end - start > UINT32_MAX)
+    if (c->n == 0 || end < start || end - start > UINT32_MAX)
         return NULL;
     const gs_seqcap_ent key = {.start = start, .record = record, .len = (uint32_t)(end - start)};
     const gs_seqcap_ent *e = bsearch(&key, c->v, c->n, sizeof *c->v, ent_cmp);
