@@ -30,3 +30,9 @@ endif()
 add_test(NAME gpu_tally COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/tally.sh $<TARGET_FILE:gscan> gpu)
 set_tests_properties(gpu_tally PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
                      ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+
+# --seq on the GPU: the matched text the host captures from each batch's
+# text (tests/cli/seqcap.sh against the plain file's .fai rows and a brute force).
+add_test(NAME gpu_seqcap COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/seqcap.sh $<TARGET_FILE:gscan> gpu)
+set_tests_properties(gpu_seqcap PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
+                     ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")

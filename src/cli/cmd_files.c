@@ -45,7 +45,7 @@ static const char info_usage[] =
     "index: records, residues, phrases, kernel and sizes.\n";
 
 static const char export_usage[] =
-    "usage: gscan export RESULT.h5 [--format tsv|bed [--seq [--aligned] [--corpus FILE]...] |\n"
+    "usage: gscan export RESULT.h5 [--format tsv|bed|cas [--seq [--aligned] [--corpus FILE]...] |\n"
     "                    --counts]\n"
     "                    [-o FILE]\n"
     "       gscan export RESULT.h5 --matrix record|file|sample [--presence] | --long\n"
@@ -55,11 +55,16 @@ static const char export_usage[] =
     "  tsv   header line, then record, start, end, pattern, strand (+/-);\n"
     "        start 0-based, end exclusive (BED coordinates)\n"
     "  bed   BED6: chrom, start, end, name, 0, strand\n"
+    "  cas   Cas-OFFinder's off-target rows (its 2.4 columns, no header): pattern\n"
+    "        sequence, record, 0-based start, the target on the pattern's strand\n"
+    "        (mismatches lowercase, - for a gap), strand, mismatches; implies\n"
+    "        --aligned (-O cas is the same)\n"
     "  --counts         per-pattern counts as TSV instead: pattern, sequence,\n"
     "                   length, forward, reverse ('.' if forward only), total\n"
     "  --seq            a last column, matched: each hit's residues (reverse\n"
     "                   complement on the - strand), read through the .fai of\n"
-    "                   the scanned files (gscan index them first)\n"
+    "                   the scanned files (gscan index them first; for gzip or\n"
+    "                   streamed input, gscan scan --seq -o OUT.tsv instead)\n"
     "  --aligned        (implies --seq) two more columns: aligned, the hit's\n"
     "                   residues aligned to the pattern (mismatches and residues\n"
     "                   the pattern lacks in lowercase, - where the target lacks\n"
@@ -312,7 +317,7 @@ static gs_status export_words(int argc, char **argv, gs_export_cmd *o, gs_error 
     o->corpus = argv + 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int value = !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--out")
+        int value = !strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "-O") || !strcmp(a, "--out")
                     || !strcmp(a, "-o") || !strcmp(a, "--corpus") || !strcmp(a, "--matrix");
         if (value && i + 1 >= argc)
             return gs_fail(err, GS_EUSAGE, "option '%s' needs a value (gscan export)", a);
@@ -328,7 +333,7 @@ static gs_status export_words(int argc, char **argv, gs_export_cmd *o, gs_error 
             o->seq = o->aligned = 1;
         else if (!strcmp(a, "--corpus"))
             o->corpus[o->n_corpus++] = argv[++i];
-        else if (!strcmp(a, "--format") || !strcmp(a, "-f"))
+        else if (!strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "-O"))
             o->format = argv[++i];
         else if (value)
             o->out = argv[++i];
@@ -343,6 +348,8 @@ static gs_status export_words(int argc, char **argv, gs_export_cmd *o, gs_error 
         else
             return gs_fail(err, GS_EUSAGE, "unexpected argument '%s' (gscan export)", a);
     }
+    if (!strcmp(o->format, "cas")) /* its rows carry the aligned target */
+        o->seq = o->aligned = 1;
     if (o->n_corpus == 0)
         o->corpus = NULL; /* the scan's own paths */
     return GS_OK;
@@ -371,8 +378,8 @@ gs_status gs_cmd_export_parse(gs_cli *c, gs_error *err)
         return err->code;
     if (o->in == NULL)
         return gs_fail(err, GS_EUSAGE, "no result file given (gscan export)");
-    if (strcmp(o->format, "tsv") && strcmp(o->format, "bed"))
-        return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv or bed (--format)",
+    if (strcmp(o->format, "tsv") && strcmp(o->format, "bed") && strcmp(o->format, "cas"))
+        return gs_fail(err, GS_EUSAGE, "unknown format '%s': expected tsv, bed or cas (--format)",
                        o->format);
     if (o->counts && o->seq)
         return gs_fail(err, GS_EUSAGE, "--%s belongs to hit rows, not to --counts (gscan export)",

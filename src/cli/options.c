@@ -161,8 +161,8 @@ static const struct choice {
     const char *words[5];  /* NULL-ended, in the order the help lists them */
     int values[5];         /* what each word sets */
 } choices[] = {
-    {'O', "output format", {"h5", "tsv", "bed", "fa"},
-     {GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED, GS_OUT_FASTA}},
+    {'O', "output format", {"h5", "tsv", "bed", "cas", "fa"},
+     {GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED, GS_OUT_CAS, GS_OUT_FASTA}},
     {'d', "device", {"auto", "gpu", "cpu"}, {GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU}},
     {OPT_STRAND, "strand mode", {"both", "forward"}, {1, 0}},
     {OPT_ALPHABET, "alphabet", {"dna", "bytes"}, {GS_ALPHA_DNA, GS_ALPHA_BYTES}},
@@ -542,8 +542,11 @@ static gs_status settle_output(parse_state *ps, int argc, char **argv, gs_error 
     }
     if (o->out_format == GS_OUT_H5 && !strcmp(o->out, "-"))
         return gs_fail(err, GS_EUSAGE, "HDF5 cannot be written to standard output: use -O tsv or bed with -o - (gscan scan)");
-    if (o->out_format == GS_OUT_BED && o->report_hits == 0)
-        return gs_fail(err, GS_EUSAGE, "--report counts has no BED form: use -O tsv (gscan scan)");
+    if ((o->out_format == GS_OUT_BED || o->out_format == GS_OUT_CAS) && o->report_hits == 0)
+        return gs_fail(err, GS_EUSAGE, "--report counts has no %s form: use -O tsv (gscan scan)",
+                       o->out_format == GS_OUT_BED ? "BED" : "Cas-OFFinder");
+    if (o->out_format == GS_OUT_CAS) /* its rows carry the aligned target */
+        o->with_seq = o->aligned = 1;
     if (o->report_hits == REPORT_UNSET)
         o->report_hits = o->out_format != GS_OUT_H5;
     if (o->alphabet == GS_ALPHA_BYTES && o->both_strands) {
@@ -588,14 +591,6 @@ static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
     if (o->tally && o->out_format != GS_OUT_H5)
         return gs_fail(err, GS_EUSAGE,
                        "--tally is stored in the HDF5 result: not with -O tsv or bed (gscan scan)");
-    if (o->with_seq && o->index)
-        return gs_fail(err, GS_EUSAGE,
-                       "--seq reads the corpus files back, and --index scans without them (gscan scan)");
-    for (size_t i = 0; o->with_seq && i < o->n_corpus; i++)
-        if (!strcmp(o->corpus[i], "-"))
-            return gs_fail(err, GS_EUSAGE,
-                           "--seq reads the corpus back through its .fai: not possible for "
-                           "standard input (gscan scan)");
     return GS_OK;
 }
 

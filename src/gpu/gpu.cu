@@ -93,6 +93,7 @@ struct gs_gpu {
     gs_tune tune;
     int want_hits, pack; /* pack: segments may share a batch (dna, exact) */
     int copy_threads;    /* gs_gpu_set_copy_threads */
+    gs_seqcap *seqcap;   /* gs_gpu_set_seqcap, or NULL */
     const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
     int approx;
     uint32_t lbits;      /* bits of a hit length 0 .. span */
@@ -439,6 +440,17 @@ fail:
     return err->code;
 }
 
+/* --seq: the residues of the batch's n sorted keys (g->h_sorted), taken
+ * from its host text while the slot still holds it. */
+static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, size_t n, size_t n_seg,
+                             gs_error *err)
+{
+    if (g->seqcap == NULL ||
+        gs_seqcap_add_keys(g->seqcap, g->h_sorted, n, s->segs, n_seg, g->lay, s->h_text) == GS_OK)
+        return GS_OK;
+    return gs_fail(err, GS_ESYS, "out of memory (matched residues of %zu hits, gpu)", n);
+}
+
 /* Approximate hits: sort keys from bv, sorted on the device, kept as a
  * run of the slot's one segment. */
 static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
@@ -481,7 +493,8 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
         if (moved)
             std::sort(g->h_sorted, g->h_sorted + n);
         if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, 1, g->lay, ks->span,
-                                  g->copy_threads, err) != GS_OK)
+                                  g->copy_threads, err) != GS_OK ||
+            gpu_capture(g, s, n, 1, err) != GS_OK)
             goto fail;
     }
     free(bits);
@@ -544,7 +557,8 @@ static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_LAUNCH_CHECK();
     if (gpu_sort_back(g, s, &total, 0, err) != GS_OK ||
         gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
-                              g->copy_threads, err) != GS_OK)
+                              g->copy_threads, err) != GS_OK ||
+        gpu_capture(g, s, total, s->n_seg, err) != GS_OK)
         goto fail;
     return GS_OK;
 fail:
@@ -590,6 +604,11 @@ fail:
 void gs_gpu_set_copy_threads(gs_gpu *g, int threads)
 {
     g->copy_threads = threads;
+}
+
+void gs_gpu_set_seqcap(gs_gpu *g, gs_seqcap *cap)
+{
+    g->seqcap = cap;
 }
 
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)

@@ -22,6 +22,7 @@
 
 #include "core/gs_error.h"
 #include "core/gs_hitsort.h"
+#include "core/gs_seqcap.h"
 #include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "match/keyset.h"
@@ -75,6 +76,10 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
  * the pinned buffer, and a batch's hit keys out of it; 1 until set. One
  * thread copying was most of the scan phase of a large indexed corpus. */
 void gs_gpu_set_copy_threads(gs_gpu *g, int threads);
+/* From then on, the residues of each batch's hits go into *cap as the hits
+ * come back (gs_seqcap_add_keys, from the batch's pinned host copy of its
+ * text, which stays until the batch is retired); NULL (the default): none. */
+void gs_gpu_set_seqcap(gs_gpu *g, gs_seqcap *cap);
 /* Adds to key_counts[n_keys]; moves the hits found since the last finish
  * (pattern, strand and length from the keyset's outputs, record and start
  * from the segments) into *runs, or drops them when runs is NULL. Any

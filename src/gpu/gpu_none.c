@@ -27,4 +27,6 @@ gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_g
 
 void gs_gpu_set_copy_threads(gs_gpu *g, int threads) { (void)g; (void)threads; }
 
+void gs_gpu_set_seqcap(gs_gpu *g, gs_seqcap *cap) { (void)g; (void)cap; }
+
 void gs_gpu_close(gs_gpu *g) { (void)g; }

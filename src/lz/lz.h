@@ -41,6 +41,7 @@
 #include <stdio.h>
 
 #include "core/gs_error.h"
+#include "core/gs_seqcap.h"
 #include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "io/seq/fasta.h"
@@ -260,5 +261,11 @@ typedef struct gs_lz_locate_opts {
  * order. kernel_hits is consumed (freed). */
 gs_status gs_lz_locate(gs_lz_index *ix, const gs_lz_locate_opts *o, gs_hits *kernel_hits,
                        gs_hits *out, gs_error *err);
+
+/* --seq: the residues of each located hit (exact: its pattern's length
+ * from its start), read out of the index (lz_text.c), into cap (finished).
+ * GS_EINPUT naming the index when it cannot give them. */
+gs_status gs_lz_capture(const gs_lz_index *ix, const gs_patset *ps, const gs_hits *hits,
+                        gs_seqcap *cap, gs_error *err);
 
 #endif

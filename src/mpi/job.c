@@ -58,7 +58,7 @@ static gs_status setup(gs_job *j, gs_error *err)
     const gs_scan_opts *o = j->o;
     if (setup_device(j, err) != GS_OK)
         return err->code;
-    if (j->rank == 0 && (gs_job_check_output(o, err) != GS_OK || gs_job_check_seq(o, err) != GS_OK))
+    if (j->rank == 0 && gs_job_check_output(o, err) != GS_OK)
         return err->code;
     if (gs_job_tally_setup(j, err) != GS_OK)
         return err->code;
@@ -149,6 +149,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                        .want_hits = j->o->report_hits || j->o->match != GS_MATCH_EXACT ||
                                     m->needs_hits || j->o->tally,
                        .tally_runs = gs_job_tally_from_runs(j),
+                       .want_seq = main && j->o->with_seq,
                        .block = j->block, .overlap = j->overlap, .tune = &j->o->tune};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
@@ -265,8 +266,10 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     if (o->verify && gs_job_verify(&j, &res, counts, sum, err) != GS_OK)
         goto fail;
-    if (finish_hits(&j, &res, counts, err) != GS_OK)
+    if (finish_hits(&j, &res, counts, err) != GS_OK ||
+        (o->with_seq && gs_job_gather_seq(&j, &res.seq, err) != GS_OK))
         goto fail;
+    j.seqcap = &res.seq;
     j.t[GS_T_REDUCE] = gs_now() - t0;
     sum->bytes_read = j.bytes_read;
     sum->reading = j.mode->name;

@@ -21,7 +21,7 @@
 #include "policy.h" /* gs_device_kind, GS_MAX_READERS, GS_BLOCK_GPU, GS_BLOCK_CPU */
 
 /* What -o receives: the HDF5 result file, or text rows (io/text_out.h). */
-typedef enum gs_out_format { GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED,
+typedef enum gs_out_format { GS_OUT_H5, GS_OUT_TSV, GS_OUT_BED, GS_OUT_CAS,
                              GS_OUT_FASTA /* gscan pcr's product sequences */ } gs_out_format;
 
 struct gs_pcr_pairs; /* io/seq/pairs.h */

@@ -45,18 +45,3 @@ gs_status gs_job_check_output(const gs_scan_opts *o, gs_error *err)
     free(names);
     return st;
 }
-
-/* --seq reads hits back through each corpus file's .fai: say one is missing
- * before the scan, not after it. */
-gs_status gs_job_check_seq(const gs_scan_opts *o, gs_error *err)
-{
-    for (size_t f = 0; o->with_seq && f < o->n_corpus; f++) {
-        char fai[4096];
-        if ((size_t)snprintf(fai, sizeof fai, "%s.fai", o->corpus[f]) >= sizeof fai ||
-            access(fai, R_OK) != 0)
-            return gs_fail(err, GS_EINPUT,
-                           "--seq reads the corpus through its index: run gscan index (%s)",
-                           o->corpus[f]);
-    }
-    return GS_OK;
-}

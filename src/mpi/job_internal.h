@@ -40,13 +40,18 @@ typedef struct gs_job {
     gs_progress prog;     /* every rank's residues, summed on rank 0 */
     gs_tally_state *tally; /* --tally: the sheet, then the tally (tally.h) */
     gs_amplicons amp;     /* gscan pcr: the products (rank 0, pcr.c) */
+    const gs_seqcap *seqcap; /* --seq, rank 0: the hits' residues (gs_job_gather_seq) */
     double t[GS_N_PHASES];
 } gs_job;
 
 /* job_check.c, rank 0 before any work: -o would replace an input or a
- * non-file; --seq without a corpus .fai. */
+ * non-file. */
 gs_status gs_job_check_output(const gs_scan_opts *o, gs_error *err);
-gs_status gs_job_check_seq(const gs_scan_opts *o, gs_error *err);
+
+/* seq_gather.c, --seq: the residues every rank captured (finished) moved to
+ * rank 0's *cap, finished there (every rank calls; the others give theirs
+ * up). Apart from the hits' gather: a hit finds its text by coordinates. */
+gs_status gs_job_gather_seq(const gs_job *j, gs_seqcap *cap, gs_error *err);
 
 /* reduce.c: counts summed on rank 0 (*counts, rank 0 only); hits gathered
  * to rank 0 and merged in order (every rank calls; others give theirs up). */

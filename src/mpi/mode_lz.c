@@ -76,7 +76,12 @@ static gs_status lz_after_scan(gs_job *j, gs_scan_res *res, gs_error *err)
     gs_lz_locate_opts lo = {.ps = &j->ps, .n_strands = j->ks.n_strands,
                             .want_hits = j->o->report_hits || j->o->tally, .threads = j->threads,
                             .counts = res->counts, .tune = &j->o->tune};
-    return gs_lz_locate(&s->lz, &lo, &kernel_hits, &res->hits, err);
+    /* what the pipeline captured has the kernel's coordinates: the located
+     * hits' residues are read out of the index instead */
+    gs_seqcap_free(&res->seq);
+    if (gs_lz_locate(&s->lz, &lo, &kernel_hits, &res->hits, err) != GS_OK)
+        return err->code;
+    return j->o->with_seq ? gs_lz_capture(&s->lz, &j->ps, &res->hits, &res->seq, err) : GS_OK;
 }
 
 static const gs_layout *lz_layout(const gs_job *j)

@@ -58,8 +58,8 @@ void gs_job_dups_warn(gs_dup_check *d, const gs_layout *l, char *const *corpus)
                 corpus[l->rec[d->b].file]);
 }
 
-/* Rank 0, --seq: the corpus files read back through their .fai, matched to
- * the scanned records by name and length (io/results/hit_seq.h). */
+/* Rank 0, gscan pcr's FASTA of products: the products' residues read back
+ * through each corpus file's .fai (the scan captures only primer sites). */
 static gs_status open_seq(const gs_job *j, const gs_layout *l, gs_hit_seq **hs, gs_error *err)
 {
     size_t stride = 1;
@@ -82,6 +82,13 @@ static gs_status open_seq(const gs_job *j, const gs_layout *l, gs_hit_seq **hs, 
     free(file);
     free(len);
     return err->code;
+}
+
+/* Rank 0, --seq: the matched column from the residues the scan captured
+ * (gs_job_gather_seq), so any input serves, streamed and compressed ones too. */
+static gs_status captured_seq(const gs_job *j, gs_hit_seq **hs, gs_error *err)
+{
+    return gs_hit_seq_captured(j->seqcap, j->o->alphabet == GS_ALPHA_DNA, hs, err);
 }
 
 gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *hits,
@@ -113,16 +120,17 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
     r.timing[GS_T_TOTAL] = j->t[GS_T_INIT] + gs_now() - t_start;
     if (o->out_format == GS_OUT_H5)
         gs_h5_write(o->out, &r, j->comm, err);
-    else if (j->rank == 0 && ((!o->with_seq && o->out_format != GS_OUT_FASTA) ||
-                              open_seq(j, r.layout, &r.seq, err) == GS_OK)) {
-        if (o->pcr)
+    else if (j->rank == 0 && o->pcr) {
+        if (o->out_format != GS_OUT_FASTA || open_seq(j, r.layout, &r.seq, err) == GS_OK)
             gs_amp_text_write(o->out, o->out_format == GS_OUT_BED     ? GS_AMP_BED
                                       : o->out_format == GS_OUT_FASTA ? GS_AMP_FASTA
                                                                       : GS_AMP_TSV,
                               &r, err);
-        else
-            gs_text_write(o->out, o->out_format == GS_OUT_BED ? GS_TEXT_BED : GS_TEXT_TSV, &r,
-                          err);
+    } else if (j->rank == 0 && (!o->with_seq || captured_seq(j, &r.seq, err) == GS_OK)) {
+        gs_text_write(o->out, o->out_format == GS_OUT_BED   ? GS_TEXT_BED
+                              : o->out_format == GS_OUT_CAS ? GS_TEXT_CAS
+                                                            : GS_TEXT_TSV,
+                      &r, err);
     }
     gs_hit_seq_close(r.seq);
     return err->code;

@@ -70,6 +70,7 @@ typedef struct worker {
     uint64_t *tmp; /* radix scratch, tmp_cap keys */
     size_t tmp_cap;
     gs_hit_runs runs; /* one a segment with hits */
+    gs_seqcap seq;    /* want_seq: the residues of its hits */
     int oom;
 } worker;
 
@@ -145,7 +146,7 @@ static inline int short_turn(const gs_keyset *ks, const gs_segment *seg)
  * fit 64 bits keeps its hits as records, sorted the slow way. GS_ESYS when
  * out of memory (the worker reports it once it is joined). */
 static gs_status emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh,
-                           worker *w)
+                           worker *w, int want_seq)
 {
     gs_error unused = {0};
     size_t n = 0;
@@ -185,6 +186,9 @@ static gs_status emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_
         uint32_t len;
         if (!kept(ks, seg, x, &len))
             continue;
+        if (want_seq && gs_seqcap_add(&w->seq, seg->record, seg->base + x->pos, seg->text + x->pos,
+                                      len) != GS_OK)
+            goto fail;
         for (uint32_t j = ks->out_off[x->key]; j < ks->out_off[x->key + 1]; j++) {
             uint32_t out = ks->outputs[j]; /* pattern * 2 + strand */
             if (r.hits)
@@ -201,6 +205,7 @@ static gs_status emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_
         gs_radix_sort_u64(r.keys, w->tmp, n, bits); /* in place, in the run itself */
     if (gs_hit_runs_push(&w->runs, &r, &unused) == GS_OK)
         return GS_OK;
+fail:
     free(r.keys);
     free(r.hits);
     return GS_ESYS;
@@ -249,7 +254,7 @@ static gs_status scan_segment(const gs_scan_cfg *cfg, const void *compiled, cons
     for (size_t i = 0; uncount && i < w->kh.n; i++)
         if (gs_key_len(ks, w->kh.v[i].key) > seg->turn)
             w->key_counts[w->kh.v[i].key]--;
-    return cfg->want_hits ? emit_hits(ks, seg, &w->kh, w) : GS_OK;
+    return cfg->want_hits ? emit_hits(ks, seg, &w->kh, w, cfg->want_seq) : GS_OK;
 }
 
 static void *worker_main(void *arg)
@@ -493,12 +498,16 @@ fail_workers:
         gs_hit_runs all = {0};
         for (int i = 0; i < nt && st == GS_OK; i++)
             st = gs_hit_runs_move(&all, &w[i].runs, err);
+        for (int i = 0; i < nt && st == GS_OK; i++)
+            st = gs_seqcap_move(&res->seq, &w[i].seq, err);
         if (st == GS_OK)
             st = collect_hits(cfg, &all, nt, res, err);
         gs_hit_runs_free(&all);
     }
-    for (int i = 0; i < nt; i++)
+    for (int i = 0; i < nt; i++) {
         gs_hit_runs_free(&w[i].runs);
+        gs_seqcap_free(&w[i].seq);
+    }
 fail:
     cfg->engine->destroy(compiled);
     pool_free(&p);
@@ -550,6 +559,8 @@ static void feed_cpu_end(feeder *f)
         for (uint32_t k = 0; k < cfg->ks->n_keys; k++)
             f->res->key_counts[k] += f->cpu.key_counts[k];
         f->st = gs_hit_runs_move(&f->runs, &f->cpu.runs, &f->err);
+        if (f->st == GS_OK)
+            f->st = gs_seqcap_move(&f->res->seq, &f->cpu.seq, &f->err);
     }
     if (f->compiled)
         cfg->engine->destroy(f->compiled);
@@ -557,6 +568,7 @@ static void feed_cpu_end(feeder *f)
     free(f->cpu.kh.v);
     free(f->cpu.tmp);
     gs_hit_runs_free(&f->cpu.runs);
+    gs_seqcap_free(&f->cpu.seq);
 }
 
 static void *feeder_main(void *arg)
@@ -572,6 +584,8 @@ static void *feeder_main(void *arg)
         atomic_store(&p->stop, 1);
     else
         gs_gpu_set_copy_threads(g, f->copy_threads);
+    if (f->st == GS_OK && cfg->want_seq)
+        gs_gpu_set_seqcap(g, &f->res->seq);
     for (int s; (s = q_pop(p, &p->filled)) >= 0;) {
         const slot *sl = &p->slots[s];
         for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
@@ -634,6 +648,8 @@ gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan
         return GS_ESYS;
     gs_status st = cfg->use_gpu ? run_gpu(cfg, src, n_src, res, err)
                                 : run_cpu(cfg, src, n_src, res, err);
+    if (st == GS_OK && cfg->want_seq)
+        gs_seqcap_finish(&res->seq);
     res->t_scan = gs_now() - t0;
     return st;
 }
@@ -644,5 +660,6 @@ void gs_scan_res_free(gs_scan_res *res)
     free(res->counts);
     gs_hits_free(&res->hits);
     gs_tally_free(&res->tally);
+    gs_seqcap_free(&res->seq);
     memset(res, 0, sizeof *res);
 }

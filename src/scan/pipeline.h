@@ -15,6 +15,7 @@
 #include "core/gs_clock.h"
 #include "core/gs_error.h"
 #include "core/gs_tally.h"
+#include "core/gs_seqcap.h"
 #include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "match/engine.h"
@@ -38,6 +39,8 @@ typedef struct gs_scan_cfg {
     int tally_runs;          /* with want_hits: the hits are wanted only for a
                               * per-record tally of exact hits, so res->tally
                               * is made from the runs and res->hits stays empty */
+    int want_seq;            /* with want_hits: each hit's residues into res->seq
+                              * (core/gs_seqcap.h; text rows with --seq) */
     size_t block, overlap;   /* buffer capacity is block + overlap */
     /* Called from the calling thread after each of its batches with the
      * residues all readers have read (may be NULL). */
@@ -51,6 +54,8 @@ typedef struct gs_scan_res {
     uint64_t *counts;     /* NULL, or [patterns x strands] already folded (index scans) */
     gs_hits hits;         /* sorted in contract §3 order */
     gs_tally tally;       /* with cfg->tally_runs: rows by record, normalized */
+    gs_seqcap seq;        /* want_seq: the hits' residues, finished (any order of hits
+                           * finds its text by its coordinates) */
     uint64_t residues;    /* owned residues scanned */
     double t_read;        /* seconds in src->next: the longest of the readers */
     double t_transfer;    /* GPU copies */

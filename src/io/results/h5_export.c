@@ -198,7 +198,7 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
                            at + i, pat, rec, strand, f->s.path);
         gs_text_hit t = {x->rnames + (size_t)rec * x->rstride, x->pnames + (size_t)pat * x->pstride,
                          h->start[i], h->end ? h->end[i] : h->start[i] + x->plen[pat], strand,
-                         NULL, h->dist ? h->dist[i] : -1, NULL, NULL};
+                         NULL, h->dist ? h->dist[i] : -1, NULL, NULL, NULL};
         if (x->seq) { /* an edits hit may be longer than its pattern */
             if (t.end < t.start || room(&x->seq, &x->seq_cap, t.end - t.start + 1, "--seq", err)
                                        != GS_OK)
@@ -210,6 +210,7 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
                 return err->code;
             t.seq = x->seq;
             const char *p = x->pseqs ? x->pseqs + (size_t)pat * x->sstride : NULL;
+            t.pattern_seq = p;
             if (p && gs_text_hit_align(&x->al, &t, (const uint8_t *)p, strlen(p), x->edits, err)
                          != GS_OK)
                 return err->code;

@@ -1,5 +1,6 @@
-/* hit_seq.h - the matched sequence of a hit, read back from the corpus
- * through its .fai (gscan export --seq).
+/* hit_seq.h - the matched sequence of a hit: read back from the corpus
+ * through its .fai (gscan export --seq), or found among the residues the
+ * scan captured (gscan scan --seq: core/gs_seqcap.h).
  *
  * A result file keeps coordinates, not text; the text stays in the corpus,
  * which an index lets us seek into per hit. The records of the result file
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/gs_error.h"
+#include "core/gs_seqcap.h"
 
 typedef struct gs_hit_seq gs_hit_seq;
 
@@ -23,6 +25,9 @@ typedef struct gs_hit_seq gs_hit_seq;
 gs_status gs_hit_seq_open(char *const *corpus, size_t n_files, const char *names, size_t stride,
                           const uint32_t *file, const uint64_t *length, size_t n_rec, int dna,
                           gs_hit_seq **s, gs_error *err);
+/* The residues a scan captured (a finished table, which must outlive s):
+ * no file is read. */
+gs_status gs_hit_seq_captured(const gs_seqcap *cap, int dna, gs_hit_seq **s, gs_error *err);
 /* Residues [start, end) of record into out (end - start + 1 bytes, NUL
  * added): as on the forward strand, or reverse-complemented for strand -1.
  * end may pass the record's length (a hit of a circular record: the text

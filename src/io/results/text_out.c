@@ -21,8 +21,10 @@ gs_status gs_text_format_parse(const char *name, gs_text_format *f, gs_error *er
         *f = GS_TEXT_TSV;
     else if (!strcmp(name, "bed"))
         *f = GS_TEXT_BED;
+    else if (!strcmp(name, "cas"))
+        *f = GS_TEXT_CAS;
     else
-        return gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv or bed)", name);
+        return gs_fail(err, GS_EUSAGE, "unknown export format '%s' (tsv, bed or cas)", name);
     return GS_OK;
 }
 
@@ -36,7 +38,8 @@ void gs_text_hits_header(FILE *out, gs_text_format f, int with_dist, int with_se
 
 size_t gs_text_hit_row_max(const gs_text_hit *h)
 {
-    return strlen(h->record) + strlen(h->pattern) + (h->seq ? strlen(h->seq) + 1 : 0) +
+    return strlen(h->record) + strlen(h->pattern) +
+           (h->pattern_seq ? strlen(h->pattern_seq) + 1 : 0) + (h->seq ? strlen(h->seq) + 1 : 0) +
            (h->aligned ? strlen(h->aligned) + strlen(h->cigar) + 2 : 0) + 3 * 20 + 8;
 }
 
@@ -84,8 +87,30 @@ static char *put_str(char *p, const char *s)
     return p + n;
 }
 
+/* Cas-OFFinder's row: pattern sequence, record, 0-based start, the target
+ * on the pattern's strand (mismatches lowercase, - where it lacks a
+ * residue), strand, mismatches (edits). */
+static size_t cas_row(char *buf, const gs_text_hit *h)
+{
+    char *p = put_str(buf, h->pattern_seq ? h->pattern_seq : h->pattern);
+    *p++ = '\t';
+    p = put_str(p, h->record);
+    *p++ = '\t';
+    p = put_u64(p, h->start);
+    *p++ = '\t';
+    p = put_str(p, h->aligned ? h->aligned : h->seq ? h->seq : "");
+    *p++ = '\t';
+    *p++ = h->strand > 0 ? '+' : '-';
+    *p++ = '\t';
+    p = put_u64(p, h->distance > 0 ? (uint64_t)h->distance : 0);
+    *p++ = '\n';
+    return (size_t)(p - buf);
+}
+
 size_t gs_text_hit_row(char *buf, gs_text_format f, const gs_text_hit *h)
 {
+    if (f == GS_TEXT_CAS)
+        return cas_row(buf, h);
     char *p = put_str(buf, h->record);
     *p++ = '\t';
     p = put_u64(p, h->start);
@@ -159,7 +184,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
         }
         gs_text_hit t = {lay->rec[h->record].name, ps->v[h->pattern].name, h->start,
                          approx ? h->end : h->start + ps->v[h->pattern].len, h->strand, NULL,
-                         approx ? h->distance : -1, NULL, NULL};
+                         approx ? h->distance : -1, NULL, NULL, ps->v[h->pattern].text};
         if (res->seq) {
             if (t.end - t.start + 1 > seq_cap) {
                 char *b = gs_realloc(seq, t.end - t.start + 1, err, "matched sequence");

@@ -24,7 +24,10 @@
 #include "align.h"
 #include "h5out.h"
 
-typedef enum gs_text_format { GS_TEXT_TSV, GS_TEXT_BED } gs_text_format;
+/* TSV (a header, gscan's columns), BED6, or Cas-OFFinder's off-target rows
+ * (pattern sequence, record, start, aligned target, strand, mismatches; no
+ * header: the columns of Cas-OFFinder 2.4, docs/usage.md). */
+typedef enum gs_text_format { GS_TEXT_TSV, GS_TEXT_BED, GS_TEXT_CAS } gs_text_format;
 
 /* One hit as its text row needs it; names are NUL-terminated. */
 typedef struct gs_text_hit {
@@ -36,6 +39,7 @@ typedef struct gs_text_hit {
     int distance;        /* approximate modes: a "distance" column (BED: the score); -1 */
     const char *aligned; /* --aligned: the target aligned to the pattern and */
     const char *cigar;   /* its CIGAR (align.h), two last columns; or NULL */
+    const char *pattern_seq; /* GS_TEXT_CAS: the pattern's sequence (its first column) */
 } gs_text_hit;
 
 /* --aligned: the buffers of a writer's aligned columns. */
@@ -51,7 +55,7 @@ gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, 
                             int edits, gs_error *err);
 void gs_text_align_free(gs_text_align *x);
 
-/* "tsv" / "bed" into *f; anything else GS_EUSAGE naming it. */
+/* "tsv" / "bed" / "cas" into *f; anything else GS_EUSAGE naming it. */
 gs_status gs_text_format_parse(const char *name, gs_text_format *f, gs_error *err);
 /* The header line of hit rows (nothing for BED); with_dist: a column
  * "distance" after strand (approximate modes); with_seq: a column
