@@ -2,6 +2,7 @@
 # pattern-level matcher; bench_engines times the engines (docs/engines.md).
 gs_unit_test(test_keyset LIBS gs_match)
 gs_unit_test(test_hitsort LIBS gs_core)
+gs_unit_test(test_spill LIBS gs_core)
 gs_unit_test(test_tally LIBS gs_core)
 gs_unit_test(test_copy LIBS gs_core)
 gs_unit_test(test_engines LIBS gs_match)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "memory.h"
 #include "comm/mpi_check.h"
 #include "mpi/job.h"
 #include "options.h"
@@ -14,6 +15,7 @@ gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err)
 {
     gs_status st = gs_scan_opts_parse(c->argc, c->argv, &c->scan, &c->help, err);
     c->tune = c->scan.tune;
+    gs_memory_limits_read(&c->scan.node_memory);
     return st;
 }
 

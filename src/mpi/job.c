@@ -32,6 +32,7 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     const gs_scan_opts *o = j->o;
     int local_rank, local_size;
     gs_mpi_node_rank(j->comm, &local_rank, &local_size);
+    j->node_ranks = local_size;
     const gs_engine *cand = gs_policy_gpu_candidate(o->engine, o->match != GS_MATCH_EXACT);
     int ndev = gs_policy_wants_gpu(o->device, cand) ? gs_gpu_device_count() : 0;
     j->use_gpu = ndev > 0;
@@ -148,7 +149,8 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                        .gpu_device = j->gpu_device, .threads = j->threads,
                        .want_hits = j->o->report_hits || j->o->match != GS_MATCH_EXACT ||
                                     m->needs_hits || j->o->tally,
-                       .block = j->block, .overlap = j->overlap, .tune = &j->o->tune};
+                       .block = j->block, .overlap = j->overlap, .tune = &j->o->tune,
+                       .spill = main ? j->spill : NULL, .hit_budget = (size_t)j->max_memory};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
     gs_pass p = {.main = main};
@@ -177,7 +179,8 @@ static gs_status finish_hits(gs_job *j, gs_hits *hits, uint64_t *counts, gs_erro
     const int approx = o->match != GS_MATCH_EXACT;
     if (gs_policy_gather(approx, o->report_hits, j->mode->gathers_hits, o->out_format != GS_OUT_H5,
                          j->size) &&
-        gs_job_gather_hits(j, hits, err) != GS_OK)
+        (gs_job_spilled(j) ? gs_job_gather_spilled(j, hits, err) : gs_job_gather_hits(j, hits, err))
+            != GS_OK)
         return err->code;
     if (approx && j->rank == 0) {
         if (o->best_per_site)
@@ -214,6 +217,7 @@ static void job_free(gs_job *j)
     gs_patset_free(&j->ps);
     gs_keyset_free(&j->ks);
     gs_job_tally_free(j);
+    gs_spill_free(j->spill);
     if (j->mode)
         j->mode->free(j);
 }
@@ -234,7 +238,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_SETUP] = gs_now() - t_start;
-    make_plan(&j, err); /* a rank whose plan failed still takes part in the agreement */
+    if (make_plan(&j, err) == GS_OK) /* a rank whose plan failed still takes part in the agreement */
+        gs_job_spill_begin(&j, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
@@ -247,6 +252,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     j.t[GS_T_READ] = res.t_read;
     j.t[GS_T_TRANSFER] = res.t_transfer + t_send;
     j.t[GS_T_SCAN] = res.t_scan;
+    gs_job_spill_report(&j);
     sum->engine = j.engine->name;
     sum->device = j.use_gpu ? "gpu" : "cpu";
     sum->t_main = res.t_scan;
@@ -265,10 +271,12 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (j.rank == 0 && j.mode->names != GS_NAMES_NONE)
         gs_job_dups_warn(&dups, j.mode->layout(&j), o->corpus);
 
+    if (gs_job_hit_stream(&j, &res.hits, err) != GS_OK)
+        goto fail;
     gs_job_write(&j, counts, &res.hits, t_start, err);
     if (gs_mpi_agree(comm, err) == GS_OK && j.rank == 0)
         summarize(&j, counts, sum);
-    sum->n_hits = res.hits.n;
+    sum->n_hits = j.n_out_hits;
     sum->t_total = j.t[GS_T_INIT] + gs_now() - t_start;
 fail:
     gs_job_dups_join(&dups);

@@ -71,6 +71,7 @@ typedef struct worker {
     size_t tmp_cap;
     gs_hit_runs runs; /* one a segment with hits */
     int oom;
+    gs_error spill_err; /* a run that could not be spilled (a full disk) */
 } worker;
 
 static void q_push(pool *p, queue *q, int v)
@@ -228,6 +229,21 @@ static gs_status collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int thr
     return st;
 }
 
+/* A worker whose runs reached its share of the hit budget writes them,
+ * sorted, as one spilled run and starts again empty. GS_ESYS with
+ * w->spill_err set when the run cannot be written. */
+static gs_status spill_if_full(const gs_scan_cfg *cfg, worker *w)
+{
+    int nt = cfg->threads > 0 ? cfg->threads : 1;
+    if (cfg->spill == NULL || w->runs.n_hits * GS_HIT_HELD_BYTES < cfg->hit_budget / (size_t)nt)
+        return GS_OK;
+    gs_hits h = {0};
+    if (gs_hit_runs_expand(&w->runs, 1, &h, &w->spill_err) == GS_OK)
+        gs_spill_run(cfg->spill, h.v, h.n, &w->spill_err);
+    gs_hits_free(&h);
+    return w->spill_err.code;
+}
+
 /* Scan one segment on the CPU into w's key counts and, with want_hits, its
  * runs. On a circular record shorter than a key the hits are taken
  * whatever is asked, and the exact ones that kept() drops are uncounted.
@@ -246,7 +262,9 @@ static gs_status scan_segment(const gs_scan_cfg *cfg, const void *compiled, cons
     for (size_t i = 0; uncount && i < w->kh.n; i++)
         if (gs_key_len(ks, w->kh.v[i].key) > seg->turn)
             w->key_counts[w->kh.v[i].key]--;
-    return cfg->want_hits ? emit_hits(ks, seg, &w->kh, w) : GS_OK;
+    if (!cfg->want_hits || emit_hits(ks, seg, &w->kh, w) != GS_OK)
+        return cfg->want_hits ? GS_ESYS : GS_OK;
+    return spill_if_full(cfg, w);
 }
 
 static void *worker_main(void *arg)
@@ -477,6 +495,10 @@ fail_workers:
     for (int i = 0; i < started; i++)
         gs_task_join(&w[i].task);
     for (int i = 0; i < nt; i++) {
+        if (w[i].oom && st == GS_OK && w[i].spill_err.code != GS_OK) {
+            *err = w[i].spill_err;
+            st = err->code;
+        }
         if (w[i].oom && st == GS_OK)
             st = gs_fail(err, GS_ESYS, "out of memory (hits of scan thread %d)", i + 1);
         if (st == GS_OK && w[i].key_counts)
