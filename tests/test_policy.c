@@ -147,6 +147,11 @@ static void test_machine(void)
     CHECK(gs_policy_max_memory(0, &as, 1) == 1 * G);
     CHECK(gs_policy_max_memory(0, &as, 0) == 1 * G);
     CHECK(gs_policy_max_memory(0, &tiny, 8) == 1 << 20);
+    /* blocks where hits spill: within a quarter of a thread's share */
+    CHECK(gs_policy_block_memory(16 << 20, 0, 64 * G, 16) == 16 << 20);
+    CHECK(gs_policy_block_memory(16 << 20, 0, 1 * G, 16) == G / 16 / 160);
+    CHECK(gs_policy_block_memory(16 << 20, 0, 1 << 20, 2) == 64 << 10);
+    CHECK(gs_policy_block_memory(16 << 20, 16 << 20, 1 << 20, 2) == 16 << 20);
     CHECK(gs_policy_threads(0, 4, 4) == 1);
     CHECK(gs_policy_threads(0, -1, 1) == 1); /* cores unknown */
 

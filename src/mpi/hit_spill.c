@@ -28,7 +28,6 @@ enum { TAG_COUNT = 83, TAG_CHUNK = 84, GATHER_CHUNK = 1 << 15 };
 gs_status gs_job_spill_begin(gs_job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
-    j->max_memory = gs_policy_max_memory(o->max_memory, &o->node_memory, j->node_ranks);
     if (!o->report_hits || o->match != GS_MATCH_EXACT || o->tally || o->verify ||
         j->mode->after_scan)
         return GS_OK;

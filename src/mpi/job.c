@@ -32,7 +32,6 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     const gs_scan_opts *o = j->o;
     int local_rank, local_size;
     gs_mpi_node_rank(j->comm, &local_rank, &local_size);
-    j->node_ranks = local_size;
     const gs_engine *cand = gs_policy_gpu_candidate(o->engine, o->match != GS_MATCH_EXACT);
     int ndev = gs_policy_wants_gpu(o->device, cand) ? gs_gpu_device_count() : 0;
     j->use_gpu = ndev > 0;
@@ -41,6 +40,9 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     j->threads = gs_policy_threads(o->threads, sysconf(_SC_NPROCESSORS_ONLN), local_size);
     j->block = (size_t)gs_policy_block(o->block, j->use_gpu);
+    j->max_memory = gs_policy_max_memory(o->max_memory, &o->node_memory, local_size);
+    if (o->report_hits && !j->use_gpu)
+        j->block = (size_t)gs_policy_block_memory(j->block, o->block, j->max_memory, j->threads);
     if (gs_policy_gpu_engine(o->device, cand, o->match != GS_MATCH_EXACT, err) != GS_OK)
         return err->code;
     for (size_t f = 0; o->verify && j->rank == 0 && f < o->n_corpus; f++)

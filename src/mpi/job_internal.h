@@ -41,8 +41,7 @@ typedef struct gs_job {
     gs_progress prog;     /* every rank's residues, summed on rank 0 */
     gs_tally_state *tally; /* --tally: the sheet, then the tally (tally.h) */
     double t[GS_N_PHASES];
-    int node_ranks;       /* ranks on this node */
-    uint64_t max_memory;  /* bytes a rank holds: --max-memory or its default */
+    uint64_t max_memory;  /* bytes a rank holds: --max-memory or its default (setup) */
     gs_spill *spill;      /* this rank's hits beyond it (NULL: they stay in memory) */
     gs_hit_array_src held; /* the hits held, as a source */
     gs_hit_source hit_src; /* with streamed: the rank's hits for the writer */

@@ -89,6 +89,13 @@ uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ran
     return share < (1u << 20) ? (1u << 20) : share;
 }
 
+uint64_t gs_policy_block_memory(uint64_t block, uint64_t asked, uint64_t max_memory, int threads)
+{
+    uint64_t cap = max_memory / (uint64_t)(threads > 1 ? threads : 1) / 160;
+    cap = cap < (64u << 10) ? (64u << 10) : cap;
+    return asked || block <= cap ? block : cap;
+}
+
 uint64_t gs_policy_block(uint64_t asked, int use_gpu)
 {
     return asked ? asked : use_gpu ? GS_BLOCK_GPU : GS_BLOCK_CPU;

@@ -125,6 +125,13 @@ typedef struct gs_memory_limits {
  * limit known: 4G a rank). */
 uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ranks_on_node);
 
+/* Blocks where a CPU rank's hits are bounded by max_memory: a segment's
+ * hits are held whole while it is scanned (40 bytes a hit: the engine's
+ * key hit, its packed key and the sort's scratch), so unless asked, no
+ * block is larger than a quarter of each thread's share at 2 hits a
+ * residue (160 bytes a residue), and none smaller than 64K. */
+uint64_t gs_policy_block_memory(uint64_t block, uint64_t asked, uint64_t max_memory, int threads);
+
 /* Residues per block: --block-size (asked), else by device. */
 uint64_t gs_policy_block(uint64_t asked, int use_gpu);
 
