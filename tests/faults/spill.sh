@@ -7,8 +7,10 @@
 # did spill (--debug time says how many). A spill that meets a file-size
 # limit (ulimit -f) or a full file system (a small tmpfs, where mount is
 # permitted) is exit 3 naming the folder, with no result and no folder
-# left. A run under `ulimit -v` that runs out of memory without a limit
-# completes with one.
+# left. --seq reads the residues of the merged hits. SIGTERM while spilling
+# leaves no folder. A run under `ulimit -v` that runs out of memory without
+# a limit (exit 3) completes with one, and with the default, which
+# follows RLIMIT_AS.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -48,6 +50,22 @@ for n in 1 2 3; do
     fail "$n ranks, gzip: exit $?"
   h5diff -q ref.h5 z.h5 /hits /hits >/dev/null || fail "$n ranks, gzip: /hits differ"
 done
+# --seq reads each hit's residues as rank 0 writes the merged stream
+"$GSCAN" scan -q -p p.tsv --seq -o seq_ref.tsv w.fa
+"$MPIEXEC" -n 2 "$GSCAN" scan -q -p p.tsv --seq --max-memory 1M -o seq.tsv w.fa ||
+  fail "--seq, 2 ranks: exit $?"
+cmp -s seq_ref.tsv seq.tsv || fail "--seq, 2 ranks: differs"
+# a signal while spilling removes the folder (and the temporary result)
+"$GSCAN" gen -o big -s 4 -n 6M -r 3 -k 1 >/dev/null
+printf 'a\tNNNN\n' > n.tsv
+"$GSCAN" scan -q -p n.tsv --report hits --max-memory 1M -o sig.h5 big.fa 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do left && break; sleep 0.1; done
+left || echo "note: no spill folder seen before the run ended"
+kill -TERM $pid 2>/dev/null || true
+wait $pid 2>/dev/null || true
+! left || fail "SIGTERM: spill folder left"
+[ ! -e sig.h5 ] && [ -z "$(ls sig.h5.tmp.* 2>/dev/null)" ] || fail "SIGTERM: a result left"
 # a file-size limit met while spilling: exit 3, the folder named, nothing left
 set +e
 (ulimit -f 200; "$GSCAN" scan -q -p p.tsv --report hits --max-memory 1M -o f.h5 w.fa 2> err)
@@ -70,10 +88,9 @@ if mount -t tmpfs -o size=512k tmpfs small 2>/dev/null; then
 else
   echo "note: tmpfs cannot be mounted here: the full-disk case skipped"
 fi
-# under an address-space limit: 12.6 M hits need ~440 MB resident and more address space at once without
-# spilling (40 bytes a hit while they are made into records)
-"$GSCAN" gen -o big -s 4 -n 6M -r 3 -k 1 >/dev/null
-printf 'a\tNNNN\n' > n.tsv
+# under an address-space limit: 12.6 M hits take 440 MB resident at once
+# without spilling (up to 40 bytes a hit while they are made into records),
+# and fail under 600000 KB of address space; with --max-memory 64M they fit
 lim=600000
 set +e
 (ulimit -v $lim; "$GSCAN" scan -q -p n.tsv --report hits --max-memory 64G -o v1.h5 big.fa 2> err)
@@ -82,6 +99,10 @@ set -e
 [ $rc = 3 ] || echo "note: without a limit the run under ulimit -v gave exit $rc (expected 3)"
 (ulimit -v $lim; "$GSCAN" scan -q -p n.tsv --report hits --max-memory 64M -o v2.h5 big.fa) ||
   fail "ulimit -v with --max-memory 64M: exit $?"
+# the default follows RLIMIT_AS: half of it, so the same run needs no flag
+(ulimit -v $lim; "$GSCAN" scan -q -p n.tsv --report hits -o v3.h5 big.fa) ||
+  fail "ulimit -v with the default --max-memory: exit $?"
+h5diff -q v2.h5 v3.h5 /hits /hits >/dev/null 2>&1 || fail "ulimit -v: the default's /hits differ"
 [ -s v2.h5 ] && [ "$(h5dump -H v2.h5 2>/dev/null | grep -c 'DATASPACE  SIMPLE { ( 12582894 )')" -ge 1 ] ||
   fail "ulimit -v: not the 12582894 hits expected"
 ! left || fail "ulimit -v: spill folder left"
