@@ -556,9 +556,13 @@ static gs_status feed_cpu(feeder *f, const gs_segment *seg)
                                         "key counts")) == NULL ||
          cfg->engine->compile(cfg->ks, cfg->tune, &f->compiled, &f->err) != GS_OK))
         return f->err.code;
-    if (scan_segment(cfg, f->compiled, seg, &f->cpu) != GS_OK)
-        return gs_fail(&f->err, GS_ESYS, "out of memory (hits of circular records)");
-    return GS_OK;
+    if (scan_segment(cfg, f->compiled, seg, &f->cpu) == GS_OK)
+        return GS_OK;
+    if (f->cpu.spill_err.code != GS_OK) { /* a run that could not be spilled */
+        f->err = f->cpu.spill_err;
+        return f->err.code;
+    }
+    return gs_fail(&f->err, GS_ESYS, "out of memory (hits of circular records)");
 }
 
 /* What feed_cpu found, added to the GPU's results; its state freed. */
@@ -576,6 +580,23 @@ static void feed_cpu_end(feeder *f)
     free(f->cpu.kh.v);
     free(f->cpu.tmp);
     gs_hit_runs_free(&f->cpu.runs);
+}
+
+/* The batches' hits as they come back from the GPU, spilled as one sorted
+ * run once they reach the budget (expanded on the copy threads, which the
+ * readers leave free). */
+static gs_status feeder_spill(feeder *f, gs_gpu *g)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    if (gs_gpu_take_runs(g, &f->runs, &f->err) != GS_OK)
+        return f->err.code;
+    if (f->runs.n_hits * GS_HIT_HELD_BYTES < cfg->hit_budget)
+        return GS_OK;
+    gs_hits h = {0};
+    if (gs_hit_runs_expand(&f->runs, f->copy_threads, &h, &f->err) == GS_OK)
+        gs_spill_run(cfg->spill, h.v, h.n, &f->err);
+    gs_hits_free(&h);
+    return f->err.code;
 }
 
 static void *feeder_main(void *arg)
@@ -599,6 +620,8 @@ static void *feeder_main(void *arg)
                              : gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
                 atomic_store(&p->stop, 1);
         q_push(p, &p->free_q, s);
+        if (f->st == GS_OK && cfg->spill && (f->st = feeder_spill(f, g)) != GS_OK)
+            atomic_store(&p->stop, 1);
     }
     if (f->st == GS_OK)
         f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
