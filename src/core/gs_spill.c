@@ -79,13 +79,18 @@ void gs_spill_remove_all(void)
 {
     if (!atomic_load(&live))
         return;
+    /* a thread may be creating the next runs meanwhile: the ids it may
+     * take next are removed too, and the folder tried again */
     char p[PATH_MAX + 16];
-    unsigned n = atomic_load(&live_ids);
-    for (unsigned i = 0; i < n; i++) {
-        run_path(p, live_dir, i);
-        unlink(p);
+    for (int pass = 0; pass < 4; pass++) {
+        unsigned n = atomic_load(&live_ids) + 64;
+        for (unsigned i = 0; i < n; i++) {
+            run_path(p, live_dir, i);
+            unlink(p);
+        }
+        if (rmdir(live_dir) == 0)
+            return;
     }
-    rmdir(live_dir);
 }
 
 gs_status gs_spill_new(const char *out, gs_spill **sp, gs_error *err)
