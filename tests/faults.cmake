@@ -24,6 +24,10 @@ gs_unit_test(test_mapguard LIBS gs_stream)
 # inputs that change underneath or are malformed, on 1, 2 and 3 ranks
 add_test(NAME faults_inputs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/inputs.sh $<TARGET_FILE:gscan>)
 set_tests_properties(faults_inputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 600)
+# hits beyond --max-memory: spilled, merged, the same file at 1-3 ranks; a
+# full disk while spilling; a run under ulimit -v
+add_test(NAME faults_spill COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/spill.sh $<TARGET_FILE:gscan>)
+set_tests_properties(faults_spill PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 300)
 # shell runs of the Release build: under the sanitizers ulimit -v and an
 # LD_PRELOAD stand-in cannot work, and the unit tests above run there
-set_property(TEST faults_cluster faults_outputs faults_inputs APPEND PROPERTY LABELS faults)
+set_property(TEST faults_cluster faults_outputs faults_inputs faults_spill APPEND PROPERTY LABELS faults)

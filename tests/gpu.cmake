@@ -12,6 +12,12 @@ target_link_libraries(bench_gpu PRIVATE gs_gpu gs_match)
 add_test(NAME gpu_pipeline COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/pipeline.sh $<TARGET_FILE:gscan>)
 set_tests_properties(gpu_pipeline PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
 
+# Hits beyond --max-memory on the GPU path: spilled as batches come back,
+# the same /hits and text as the CPU at 1 and 2 ranks.
+add_test(NAME gpu_spill COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/spill.sh $<TARGET_FILE:gscan>)
+set_tests_properties(gpu_spill PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+
 # Approximate matching on the GPU (engine bv) against the CPU, end to end:
 # every mode x strand x K 0..4 x --best-per-site, tiny blocks, long keys, a
 # real genome, the seed filter against the full scan (match.seed.filter=-1);

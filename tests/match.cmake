@@ -3,6 +3,7 @@
 gs_unit_test(test_keyset LIBS gs_match)
 gs_unit_test(test_hitsort LIBS gs_core)
 gs_unit_test(test_seqcap LIBS gs_core)
+gs_unit_test(test_spill LIBS gs_core)
 gs_unit_test(test_tally LIBS gs_core)
 gs_unit_test(test_copy LIBS gs_core)
 gs_unit_test(test_engines LIBS gs_match)

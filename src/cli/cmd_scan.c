@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "memory.h"
 #include "comm/mpi_check.h"
 #include "mpi/job.h"
 #include "options.h"
@@ -17,6 +18,7 @@ gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err)
     if (st == GS_OK && !c->help && c->scan.out_format == GS_OUT_FASTA)
         return gs_fail(err, GS_EUSAGE, "FASTA output holds the products of gscan pcr: gscan scan "
                                        "writes h5, tsv or bed");
+    gs_memory_limits_read(&c->scan.node_memory);
     return st;
 }
 

@@ -22,7 +22,8 @@
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
        OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_ALIGNED, OPT_TUNE, OPT_DEBUG,
-       OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR, OPT_TALLY, OPT_SAMPLES, OPT_EXACT3P };
+       OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR, OPT_TALLY, OPT_SAMPLES, OPT_EXACT3P,
+       OPT_MAX_MEMORY };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -39,6 +40,7 @@ static const struct option long_opts[] = {
     {"threads", required_argument, NULL, 't'},
     {"readers", required_argument, NULL, OPT_READERS},
     {"block-size", required_argument, NULL, OPT_BLOCK},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
     {"max-expansions", required_argument, NULL, OPT_MAXEXP},
     {"max-mismatches", required_argument, NULL, OPT_MISMATCHES},
     {"max-edits", required_argument, NULL, OPT_EDITS},
@@ -76,6 +78,7 @@ gs_status gs_parse_size(const char *s, uint64_t *v)
     case 'K': shift = 10; end++; break;
     case 'M': shift = 20; end++; break;
     case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
     default: break;
     }
     if (*end != '\0' || (shift && x > (~0ULL >> shift)))
@@ -187,6 +190,7 @@ static const struct number {
     {OPT_READERS, "readers", 1, GS_MAX_READERS, NULL},
     {OPT_BLOCK, "block size", 1, 1ULL << 34, "1 to 16G residues"},
     {OPT_MAXEXP, "max-expansions", 1, UINT32_MAX, "a positive number"},
+    {OPT_MAX_MEMORY, "max-memory", 1ULL << 20, 1ULL << 60, "1M or more (K/M/G/T suffixes)"},
 };
 
 static void set_choice(parse_state *ps, int id, int v)
@@ -243,6 +247,7 @@ static gs_status apply_number(gs_scan_opts *o, const struct number *nb, const ch
     case OPT_BLOCK: o->block = n; break;
     case OPT_MAXEXP: o->max_expansions = (uint32_t)n; break;
     case OPT_EXACT3P: o->exact_3p = (uint32_t)n; break;
+    case OPT_MAX_MEMORY: o->max_memory = n; break;
     default: {
         gs_match_mode mode = nb->id == OPT_EDITS ? GS_MATCH_EDITS : GS_MATCH_MISMATCHES;
         if (o->match != GS_MATCH_EXACT && o->match != mode)

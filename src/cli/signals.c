@@ -28,11 +28,13 @@
 #include <signal.h>
 #include <string.h>
 
+#include "core/gs_spill.h"
 #include "io/stream/replace_file.h"
 
 static void on_signal(int sig)
 {
     gs_tmp_remove_all();
+    gs_spill_remove_all();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns (sa_mask blocks it until then) */
 }

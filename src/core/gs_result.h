@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gs_amplicon.h"
+#include "gs_hitmerge.h"
 #include "gs_patset.h"
 #include "gs_tally.h"
 #include "gs_tune.h"
@@ -50,6 +51,9 @@ typedef struct gs_result {
     int with_hits;             /* --report hits: write /hits */
     const gs_hit *hits;        /* this rank's hits, sorted */
     uint64_t n_hits;
+    const gs_hit_source *hit_stream; /* or NULL: else the n_hits come from here,
+                                      * in order, a chunk at a time (hits beyond
+                                      * --max-memory: core/gs_spill.h) */
     double timing[GS_N_PHASES]; /* this rank's seconds; write is filled in here */
     const char *tally_unit;    /* --tally: "record" | "file" | "sample" (NULL: none) */
     const gs_tally *tally;     /* rank 0: its rows, sorted by (unit, pattern, strand) */

@@ -659,6 +659,11 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return GS_OK;
 }
 
+gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err)
+{
+    return g->runs.n ? gs_hit_runs_move(runs, &g->runs, err) : GS_OK;
+}
+
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_gpu_times *t,
                         gs_error *err)
 {

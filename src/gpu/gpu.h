@@ -86,6 +86,10 @@ void gs_gpu_set_seqcap(gs_gpu *g, gs_seqcap *cap);
  * submission order gives the same hits once expanded. */
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_gpu_times *t,
                         gs_error *err);
+/* Moves the hits of the batches retired so far into *runs (the rest come
+ * with gs_gpu_finish), so that a caller bounding its memory can spill them
+ * as they come (src/scan). */
+gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err);
 void gs_gpu_close(gs_gpu *g);
 
 #endif

@@ -40,6 +40,9 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     j->threads = gs_policy_threads(o->threads, sysconf(_SC_NPROCESSORS_ONLN), local_size);
     j->block = (size_t)gs_policy_block(o->block, j->use_gpu);
+    j->max_memory = gs_policy_max_memory(o->max_memory, &o->node_memory, local_size);
+    if (o->report_hits && !j->use_gpu)
+        j->block = (size_t)gs_policy_block_memory(j->block, o->block, j->max_memory, j->threads);
     if (gs_policy_gpu_engine(o->device, cand, o->match != GS_MATCH_EXACT, err) != GS_OK)
         return err->code;
     for (size_t f = 0; o->verify && j->rank == 0 && f < o->n_corpus; f++)
@@ -150,7 +153,8 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                                     m->needs_hits || j->o->tally,
                        .tally_runs = gs_job_tally_from_runs(j),
                        .want_seq = main && j->o->with_seq,
-                       .block = j->block, .overlap = j->overlap, .tune = &j->o->tune};
+                       .block = j->block, .overlap = j->overlap, .tune = &j->o->tune,
+                       .spill = main ? j->spill : NULL, .hit_budget = (size_t)j->max_memory};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
     gs_pass p = {.main = main};
@@ -180,7 +184,8 @@ static gs_status finish_hits(gs_job *j, gs_scan_res *res, uint64_t *counts, gs_e
     const int approx = o->match != GS_MATCH_EXACT;
     if (gs_policy_gather(approx, o->report_hits, j->mode->gathers_hits, o->out_format != GS_OUT_H5,
                          j->size) &&
-        gs_job_gather_hits(j, hits, err) != GS_OK)
+        (gs_job_spilled(j) ? gs_job_gather_spilled(j, hits, err) : gs_job_gather_hits(j, hits, err))
+            != GS_OK)
         return err->code;
     if (approx && j->rank == 0) {
         if (o->best_per_site)
@@ -223,6 +228,7 @@ static void job_free(gs_job *j)
     gs_keyset_free(&j->ks);
     gs_job_tally_free(j);
     gs_amplicons_free(&j->amp);
+    gs_spill_free(j->spill);
     if (j->mode)
         j->mode->free(j);
 }
@@ -243,7 +249,8 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_SETUP] = gs_now() - t_start;
-    make_plan(&j, err); /* a rank whose plan failed still takes part in the agreement */
+    if (make_plan(&j, err) == GS_OK) /* a rank whose plan failed still takes part in the agreement */
+        gs_job_spill_begin(&j, err);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
@@ -256,6 +263,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     j.t[GS_T_READ] = res.t_read;
     j.t[GS_T_TRANSFER] = res.t_transfer + t_send;
     j.t[GS_T_SCAN] = res.t_scan;
+    gs_job_spill_report(&j);
     sum->engine = j.engine->name;
     sum->device = j.use_gpu ? "gpu" : "cpu";
     sum->t_main = res.t_scan;
@@ -276,10 +284,12 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (j.rank == 0 && j.mode->names != GS_NAMES_NONE)
         gs_job_dups_warn(&dups, j.mode->layout(&j), o->corpus);
 
+    if (gs_job_hit_stream(&j, &res.hits, err) != GS_OK)
+        goto fail;
     gs_job_write(&j, counts, &res.hits, t_start, err);
     if (gs_mpi_agree(comm, err) == GS_OK && j.rank == 0)
         summarize(&j, counts, sum);
-    sum->n_hits = res.hits.n;
+    sum->n_hits = j.n_out_hits;
     sum->n_products = j.amp.n;
     sum->t_total = j.t[GS_T_INIT] + gs_now() - t_start;
 fail:

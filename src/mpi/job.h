@@ -46,6 +46,8 @@ typedef struct gs_scan_opts {
     int quiet;               /* -q: no progress bar and no summary line */
     uint64_t block;          /* --block-size residues; 0: GS_BLOCK_GPU or GS_BLOCK_CPU */
     uint32_t max_expansions; /* --max-expansions */
+    uint64_t max_memory;     /* --max-memory bytes a rank holds; 0: from node_memory */
+    gs_memory_limits node_memory; /* what limits the node's memory (src/cli reads it) */
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
     uint32_t exact_3p;       /* --exact-3p N: the N 3'-most pattern positions match */

@@ -11,6 +11,7 @@
 #include "core/gs_parallel.h"
 #include "core/gs_patset.h"
 #include "core/gs_result.h"
+#include "core/gs_spill.h"
 #include "job.h"
 #include "match/engine.h"
 #include "match/keyset.h"
@@ -42,6 +43,12 @@ typedef struct gs_job {
     gs_amplicons amp;     /* gscan pcr: the products (rank 0, pcr.c) */
     const gs_seqcap *seqcap; /* --seq, rank 0: the hits' residues (gs_job_gather_seq) */
     double t[GS_N_PHASES];
+    uint64_t max_memory;  /* bytes a rank holds: --max-memory or its default (setup) */
+    gs_spill *spill;      /* this rank's hits beyond it (NULL: they stay in memory) */
+    gs_hit_array_src held; /* the hits held, as a source */
+    gs_hit_source hit_src; /* with streamed: the rank's hits for the writer */
+    int streamed;
+    uint64_t n_out_hits;  /* hits this rank writes */
 } gs_job;
 
 /* job_check.c, rank 0 before any work: -o would replace an input or a
@@ -64,6 +71,17 @@ gs_status gs_job_gather_hits(const gs_job *j, gs_hits *hits, gs_error *err);
  * counts products per unit and pair (*tally_hits: rank 0's products as
  * hits, freed by the caller; empty elsewhere). */
 gs_status gs_job_pcr(gs_job *j, const gs_hits *hits, gs_hits *tally_hits, gs_error *err);
+/* hit_spill.c: the spill of hits beyond --max-memory (made where hits can
+ * spill: exact, written as found); what it did, under --debug time;
+ * whether any rank spilled (collective); the gather of every rank's
+ * spilled and held hits into one run of rank 0 (collective, in place of
+ * gs_job_gather_hits once any rank spilled); and the writer's stream of
+ * this rank's hits (collective). */
+gs_status gs_job_spill_begin(gs_job *j, gs_error *err);
+void gs_job_spill_report(const gs_job *j);
+int gs_job_spilled(const gs_job *j);
+gs_status gs_job_gather_spilled(gs_job *j, gs_hits *hits, gs_error *err);
+gs_status gs_job_hit_stream(gs_job *j, gs_hits *hits, gs_error *err);
 
 /* One pass over this rank's share (job.c); main: the pass whose records make
  * the layout (not --verify's); *t_send: seconds rank 0 spent dealing. */

@@ -106,8 +106,10 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
                  .circular = o->circular},
         .patterns = &j->ps, .layout = j->mode->layout(j), .counts = counts,
         .n_strands = j->ks.n_strands, .with_hits = o->report_hits, .hits = hits->v,
-        .n_hits = hits->n, .tune = &o->tune, .mpi_hints = o->mpi_hints,
+        .n_hits = hits->n, .hit_stream = j->streamed ? &j->hit_src : NULL, .tune = &o->tune, .mpi_hints = o->mpi_hints,
         .n_mpi_hints = o->n_mpi_hints, .aligned = o->aligned};
+    if (j->streamed)
+        r.n_hits = j->n_out_hits;
     gs_job_tally_result(j, &r);
     if (o->pcr) {
         r.pairs = o->pcr->v;

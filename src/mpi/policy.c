@@ -74,6 +74,28 @@ int gs_policy_threads(int asked, long cores, int ranks_on_node)
     return cores > ranks_on_node ? (int)(cores / ranks_on_node) : 1;
 }
 
+uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ranks_on_node)
+{
+    if (asked)
+        return asked;
+    const uint64_t v[] = {l->physical, l->cgroup, l->rlimit_as};
+    uint64_t least = 0;
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        if (v[i] && (least == 0 || v[i] < least))
+            least = v[i];
+    if (least == 0)
+        return (uint64_t)4 << 30;
+    uint64_t share = least / 2 / (uint64_t)(ranks_on_node > 1 ? ranks_on_node : 1);
+    return share < (1u << 20) ? (1u << 20) : share;
+}
+
+uint64_t gs_policy_block_memory(uint64_t block, uint64_t asked, uint64_t max_memory, int threads)
+{
+    uint64_t cap = max_memory / (uint64_t)(threads > 1 ? threads : 1) / 160;
+    cap = cap < (64u << 10) ? (64u << 10) : cap;
+    return asked || block <= cap ? block : cap;
+}
+
 uint64_t gs_policy_block(uint64_t asked, int use_gpu)
 {
     return asked ? asked : use_gpu ? GS_BLOCK_GPU : GS_BLOCK_CPU;

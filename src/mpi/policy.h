@@ -111,6 +111,27 @@ int gs_policy_readers(int asked, int threads, int use_gpu, int index);
  * the node, at least 1. */
 int gs_policy_threads(int asked, long cores, int ranks_on_node);
 
+/* What bounds a node's memory, each 0 when unknown or unlimited (read in
+ * src/cli/memory.c). */
+typedef struct gs_memory_limits {
+    uint64_t physical;  /* the node's physical memory */
+    uint64_t cgroup;    /* the process's cgroup: memory.max (v2) or
+                         * memory.limit_in_bytes (v1), the lowest on its path */
+    uint64_t rlimit_as; /* RLIMIT_AS */
+} gs_memory_limits;
+
+/* Bytes a rank may hold (--max-memory): asked when given, else half the
+ * smallest known limit divided among the node's ranks, at least 1M (no
+ * limit known: 4G a rank). */
+uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ranks_on_node);
+
+/* Blocks where a CPU rank's hits are bounded by max_memory: a segment's
+ * hits are held whole while it is scanned (40 bytes a hit: the engine's
+ * key hit, its packed key and the sort's scratch), so unless asked, no
+ * block is larger than a quarter of each thread's share at 2 hits a
+ * residue (160 bytes a residue), and none smaller than 64K. */
+uint64_t gs_policy_block_memory(uint64_t block, uint64_t asked, uint64_t max_memory, int threads);
+
 /* Residues per block: --block-size (asked), else by device. */
 uint64_t gs_policy_block(uint64_t asked, int use_gpu);
 

@@ -72,6 +72,7 @@ typedef struct worker {
     gs_hit_runs runs; /* one a segment with hits */
     gs_seqcap seq;    /* want_seq: the residues of its hits */
     int oom;
+    gs_error spill_err; /* a run that could not be spilled (a full disk) */
 } worker;
 
 static void q_push(pool *p, queue *q, int v)
@@ -236,6 +237,21 @@ static gs_status collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int thr
     return st;
 }
 
+/* A worker whose runs reached its share of the hit budget writes them,
+ * sorted, as one spilled run and starts again empty. GS_ESYS with
+ * w->spill_err set when the run cannot be written. */
+static gs_status spill_if_full(const gs_scan_cfg *cfg, worker *w)
+{
+    int nt = cfg->threads > 0 ? cfg->threads : 1;
+    if (cfg->spill == NULL || w->runs.n_hits * GS_HIT_HELD_BYTES < cfg->hit_budget / (size_t)nt)
+        return GS_OK;
+    gs_hits h = {0};
+    if (gs_hit_runs_expand(&w->runs, 1, &h, &w->spill_err) == GS_OK)
+        gs_spill_run(cfg->spill, h.v, h.n, &w->spill_err);
+    gs_hits_free(&h);
+    return w->spill_err.code;
+}
+
 /* Scan one segment on the CPU into w's key counts and, with want_hits, its
  * runs. On a circular record shorter than a key the hits are taken
  * whatever is asked, and the exact ones that kept() drops are uncounted.
@@ -254,7 +270,9 @@ static gs_status scan_segment(const gs_scan_cfg *cfg, const void *compiled, cons
     for (size_t i = 0; uncount && i < w->kh.n; i++)
         if (gs_key_len(ks, w->kh.v[i].key) > seg->turn)
             w->key_counts[w->kh.v[i].key]--;
-    return cfg->want_hits ? emit_hits(ks, seg, &w->kh, w, cfg->want_seq) : GS_OK;
+    if (!cfg->want_hits || emit_hits(ks, seg, &w->kh, w, cfg->want_seq) != GS_OK)
+        return cfg->want_hits ? GS_ESYS : GS_OK;
+    return spill_if_full(cfg, w);
 }
 
 static void *worker_main(void *arg)
@@ -485,6 +503,10 @@ fail_workers:
     for (int i = 0; i < started; i++)
         gs_task_join(&w[i].task);
     for (int i = 0; i < nt; i++) {
+        if (w[i].oom && st == GS_OK && w[i].spill_err.code != GS_OK) {
+            *err = w[i].spill_err;
+            st = err->code;
+        }
         if (w[i].oom && st == GS_OK)
             st = gs_fail(err, GS_ESYS, "out of memory (hits of scan thread %d)", i + 1);
         if (st == GS_OK && w[i].key_counts)
@@ -546,9 +568,13 @@ static gs_status feed_cpu(feeder *f, const gs_segment *seg)
                                         "key counts")) == NULL ||
          cfg->engine->compile(cfg->ks, cfg->tune, &f->compiled, &f->err) != GS_OK))
         return f->err.code;
-    if (scan_segment(cfg, f->compiled, seg, &f->cpu) != GS_OK)
-        return gs_fail(&f->err, GS_ESYS, "out of memory (hits of circular records)");
-    return GS_OK;
+    if (scan_segment(cfg, f->compiled, seg, &f->cpu) == GS_OK)
+        return GS_OK;
+    if (f->cpu.spill_err.code != GS_OK) { /* a run that could not be spilled */
+        f->err = f->cpu.spill_err;
+        return f->err.code;
+    }
+    return gs_fail(&f->err, GS_ESYS, "out of memory (hits of circular records)");
 }
 
 /* What feed_cpu found, added to the GPU's results; its state freed. */
@@ -569,6 +595,23 @@ static void feed_cpu_end(feeder *f)
     free(f->cpu.tmp);
     gs_hit_runs_free(&f->cpu.runs);
     gs_seqcap_free(&f->cpu.seq);
+}
+
+/* The batches' hits as they come back from the GPU, spilled as one sorted
+ * run once they reach the budget (expanded on the copy threads, which the
+ * readers leave free). */
+static gs_status feeder_spill(feeder *f, gs_gpu *g)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    if (gs_gpu_take_runs(g, &f->runs, &f->err) != GS_OK)
+        return f->err.code;
+    if (f->runs.n_hits * GS_HIT_HELD_BYTES < cfg->hit_budget)
+        return GS_OK;
+    gs_hits h = {0};
+    if (gs_hit_runs_expand(&f->runs, f->copy_threads, &h, &f->err) == GS_OK)
+        gs_spill_run(cfg->spill, h.v, h.n, &f->err);
+    gs_hits_free(&h);
+    return f->err.code;
 }
 
 static void *feeder_main(void *arg)
@@ -594,6 +637,8 @@ static void *feeder_main(void *arg)
                              : gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
                 atomic_store(&p->stop, 1);
         q_push(p, &p->free_q, s);
+        if (f->st == GS_OK && cfg->spill && (f->st = feeder_spill(f, g)) != GS_OK)
+            atomic_store(&p->stop, 1);
     }
     if (f->st == GS_OK)
         f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);

@@ -16,6 +16,7 @@
 #include "core/gs_error.h"
 #include "core/gs_tally.h"
 #include "core/gs_seqcap.h"
+#include "core/gs_spill.h"
 #include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "match/engine.h"
@@ -47,7 +48,17 @@ typedef struct gs_scan_cfg {
     void (*progress)(void *ctx, uint64_t residues);
     void *progress_ctx;
     const gs_tune *tune;     /* match.*, gpu.* and --debug; NULL: the defaults */
+    /* With spill: the CPU workers' hits beyond hit_budget bytes (counted at
+     * GS_HIT_HELD_BYTES a hit, the peak of turning keys into records) go
+     * to it as sorted runs; res->hits is then the rest, and the rank's
+     * hits are the merge of both (gs_spill_stream). */
+    gs_spill *spill;
+    size_t hit_budget;
 } gs_scan_cfg;
+
+/* Bytes a hit takes at most while a rank holds it: its 8-byte key, and the
+ * 32-byte record it becomes. */
+enum { GS_HIT_HELD_BYTES = 8 + sizeof(gs_hit) };
 
 typedef struct gs_scan_res {
     uint64_t *key_counts; /* [n_keys] */

@@ -11,6 +11,7 @@
 
 #include "core/gs_error.h"
 #include "core/gs_tune.h"
+#include "core/gs_types.h"
 
 /* Deflate level 1: hit columns are sorted integers which, after the shuffle
  * filter groups their bytes, compress nearly as well at level 1 as at 4-9
@@ -60,6 +61,13 @@ hsize_t gs_h5w_chunk_rows(uint64_t n, size_t row_bytes);
  * row 0 = global row off) through d->fill. Collective: every rank calls it
  * with the same d. */
 gs_status gs_h5w_dset(wctx *w, const dspec *d, uint64_t off, uint64_t n);
+/* Datasets d[0..nc) of the same rows and chunks, this rank's rows [off,
+ * off + n) written piece by piece (piece rows, a whole number of chunks):
+ * before each piece of cnt rows pull(ctx, cnt) readies them, and each
+ * d[k].fill is called with from 0 .. cnt. Collective; every rank makes as
+ * many writes as the rank with the most pieces. */
+gs_status gs_h5w_stream(wctx *w, const dspec *d, int nc, uint64_t off, uint64_t n, uint64_t piece,
+                        gs_status (*pull)(void *ctx, size_t cnt, gs_error *err), void *ctx);
 /* One writer: datasets d[0..n) at once, their chunks compressed on all
  * cores (h5_direct.c). */
 gs_status gs_h5w_direct(wctx *w, const dspec *d, int n);
@@ -75,9 +83,19 @@ gs_status gs_h5w_attr_str_on(wctx *w, const char *obj, const char *name, const c
 gs_status gs_h5w_attr_int(wctx *w, const char *name, int value);
 gs_status gs_h5w_group(wctx *w, const char *name);
 
+/* The /hits group (h5_hits.c): what every rank knows of the file's tables,
+ * to check each hit against; whether a hit's ids fit them; and the group,
+ * every rank's hits (res->hits, or res->hit_stream) at its offset. */
+struct gs_result;
+typedef struct gs_h5w_hits_meta {
+    uint64_t n_pat, n_rec;
+    int32_t n_strands, approx; /* approx: /hits/distance and /hits/end too */
+} gs_h5w_hits_meta;
+int gs_h5w_hit_ok(const gs_hit *h, const gs_h5w_hits_meta *m);
+gs_status gs_h5w_hits(wctx *w, const struct gs_result *res, const gs_h5w_hits_meta *m);
+
 /* The /tally group (h5_tally.c): what every rank needs to write it, filled
  * on rank 0 from the result (kind 0: no tally), then the group itself. */
-struct gs_result;
 typedef struct gs_h5w_tally_meta {
     int32_t kind, approx;              /* gs_tally_unit; best_distance is written */
     uint64_t n_units, n_rows, w_unit;  /* w_unit: widest unit name */

@@ -165,6 +165,33 @@ static gs_status write_piece(wctx *w, const dspec *d, const dtarget *t, uint64_t
     return st == GS_OK ? gs_h5w_agree(w) : st;
 }
 
+/* This rank's rows [off, off + n) of d[0..nc) in pieces of `piece` rows,
+ * each column filled into t[k].buf then written: with pull, each piece is
+ * first readied by pull and filled from row 0; without, filled from its
+ * own local rows. Every rank makes as many writes as the rank with the
+ * most pieces (a failure on any rank stops all at the next agreement). */
+static gs_status write_pieces(wctx *w, const dspec *d, const dtarget *t, int nc, uint64_t off,
+                              uint64_t n, uint64_t piece,
+                              gs_status (*pull)(void *ctx, size_t cnt, gs_error *err), void *ctx)
+{
+    uint64_t mine = piece ? piece_count(off, n, piece) : 0, most = 0;
+    GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm));
+    gs_status st = gs_h5w_agree(w);
+    for (uint64_t i = 0; st == GS_OK && i < most; i++) {
+        uint64_t from = 0, cnt = 0;
+        if (i < mine)
+            piece_at(off, n, piece, i, &from, &cnt);
+        if (cnt > 0 && pull)
+            pull(ctx, (size_t)cnt, &w->e);
+        for (int k = 0; k < nc && st == GS_OK; k++) {
+            if (cnt > 0 && w->e.code == GS_OK)
+                d[k].fill(d[k].src, d[k].row_bytes, pull ? 0 : from - off, (size_t)cnt, t[k].buf);
+            st = write_piece(w, &d[k], &t[k], from, cnt);
+        }
+    }
+    return st;
+}
+
 /* Every rank makes as many H5Dwrite calls as the rank with the most
  * pieces. */
 gs_status gs_h5w_dset(wctx *w, const dspec *d, uint64_t off, uint64_t n)
@@ -173,29 +200,19 @@ gs_status gs_h5w_dset(wctx *w, const dspec *d, uint64_t off, uint64_t n)
         return gs_h5w_direct(w, d, 1);
     char dummy[16];
     dtarget t = {make_dset(w, d), -1, dummy};
-    uint64_t piece = 0, mine = 0, most = 0;
+    uint64_t piece = 0;
     if (d->n > 0) {
         uint64_t fit = PIECE_BYTES / d->row_bytes;
         if (d->chunk > 0) /* a whole number of chunks, at least one */
             piece = d->chunk * (fit / d->chunk > 0 ? fit / d->chunk : 1);
         else
             piece = fit > 0 ? fit : 1;
-        mine = piece_count(off, n, piece);
-        if (mine > 0)
+        if (piece_count(off, n, piece) > 0)
             t.buf = gs_malloc((size_t)((n < piece ? n : piece) * d->row_bytes), &w->e, d->name);
     }
     if (t.dset >= 0 && (t.fspace = H5Dget_space(t.dset)) < 0)
         gs_h5w_fail(w, "open dataspace of", d->name);
-    GS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, w->comm));
-    gs_status st = gs_h5w_agree(w);
-    for (uint64_t i = 0; st == GS_OK && i < most; i++) {
-        uint64_t from = 0, cnt = 0;
-        if (i < mine)
-            piece_at(off, n, piece, i, &from, &cnt);
-        if (cnt > 0)
-            d->fill(d->src, d->row_bytes, from - off, (size_t)cnt, t.buf);
-        st = write_piece(w, d, &t, from, cnt);
-    }
+    write_pieces(w, d, &t, 1, off, n, piece, NULL, NULL);
     if (t.buf != dummy)
         free(t.buf);
     if (t.fspace >= 0)
@@ -290,5 +307,33 @@ gs_status gs_h5w_group(wctx *w, const char *name)
         gs_h5w_fail(w, "create group", name);
     else
         H5Gclose(g);
+    return gs_h5w_agree(w);
+}
+
+gs_status gs_h5w_stream(wctx *w, const dspec *d, int nc, uint64_t off, uint64_t n, uint64_t piece,
+                        gs_status (*pull)(void *ctx, size_t cnt, gs_error *err), void *ctx)
+{
+    dtarget t[GS_H5_DIRECT_MAX] = {{0}};
+    char dummy[16];
+    size_t row = 1;
+    int made = 0;
+    for (int k = 0; k < nc; k++)
+        row = d[k].row_bytes > row ? d[k].row_bytes : row;
+    uint64_t mine = piece ? piece_count(off, n, piece) : 0;
+    void *buf = mine > 0 ? gs_malloc((size_t)(piece * row), &w->e, "/hits") : dummy;
+    for (; made < nc && w->e.code == GS_OK; made++) {
+        t[made] = (dtarget){make_dset(w, &d[made]), -1, buf ? buf : dummy};
+        if (t[made].dset >= 0 && (t[made].fspace = H5Dget_space(t[made].dset)) < 0)
+            gs_h5w_fail(w, "open dataspace of", d[made].name);
+    }
+    write_pieces(w, d, t, made, off, n, piece, pull, ctx);
+    if (buf != dummy)
+        free(buf);
+    for (int k = 0; k < made; k++) {
+        if (t[k].fspace >= 0)
+            H5Sclose(t[k].fspace);
+        if (t[k].dset >= 0 && H5Dclose(t[k].dset) < 0)
+            gs_h5w_fail(w, "close dataset", d[k].name);
+    }
     return gs_h5w_agree(w);
 }

@@ -49,10 +49,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The hit columns share one row count per chunk so a reader streaming rows
- * touches whole chunks in all of them. */
-enum { HIT_CHUNK_ROWS = 1 << 18 };
-
 /* What rank 0 knows and every rank needs to make identical collective calls. */
 typedef struct wmeta {
     uint64_t n_pat, n_rec, n_files;
@@ -215,8 +211,8 @@ typedef struct hit_check {
 
 static int hit_ok(const gs_hit *h, const wmeta *m)
 {
-    return h->pattern < m->n_pat && h->record < m->n_rec && (h->strand == 1 || h->strand == -1)
-           && !(h->strand == -1 && m->n_strands == 1);
+    const gs_h5w_hits_meta hm = {m->n_pat, m->n_rec, m->n_strands, m->approx};
+    return gs_h5w_hit_ok(h, &hm);
 }
 
 static void *check_slice(void *arg)
@@ -237,6 +233,8 @@ static void *check_slice(void *arg)
 enum { CHECK_THREADS = 16, CHECK_SLICE = 1 << 18 };
 static void check_hits(wctx *w, const gs_result *res, const wmeta *m)
 {
+    if (res->hit_stream) /* checked a piece at a time as they come (pull_hits) */
+        return;
     if (res->n_hits > 0 && res->hits == NULL) {
         gs_fail(&w->e, GS_ESYS, "invalid result: no hits on rank %d (%s)", w->rank, w->path);
         return;
@@ -331,45 +329,6 @@ static void fill_bytes(const void *src, size_t width, uint64_t from, size_t n, v
     memcpy(buf, (const char *)src + from * width, n * width);
 }
 
-/* The hit columns: one row per /hits dataset, read out of gs_hit by offset,
- * so a new attribute of a hit is one line here. */
-enum { T_U8, T_I8, T_U32, T_U64 };
-static const struct hit_col {
-    const char *name;
-    int type;      /* T_* */
-    size_t offset; /* in gs_hit */
-    int approx;    /* written in the approximate modes only */
-} hit_cols[] = {
-    {"/hits/pattern", T_U32, offsetof(gs_hit, pattern), 0},
-    {"/hits/record", T_U32, offsetof(gs_hit, record), 0},
-    {"/hits/start", T_U64, offsetof(gs_hit, start), 0},
-    {"/hits/strand", T_I8, offsetof(gs_hit, strand), 0},
-    {"/hits/distance", T_U8, offsetof(gs_hit, distance), 1},
-    {"/hits/end", T_U64, offsetof(gs_hit, end), 1},
-};
-
-typedef struct hit_src {
-    const gs_hit *hits;
-    size_t offset;
-} hit_src;
-
-/* A constant width makes each copy one load and one store (a call to
- * memcpy per hit with the width a variable). */
-#define GATHER(W)                                                                                 \
-    for (size_t i = 0; i < n; i++)                                                                \
-        memcpy(out + i * (W), (const char *)&h->hits[from + i] + h->offset, (W));
-static void fill_hit_col(const void *src, size_t width, uint64_t from, size_t n, void *buf)
-{
-    const hit_src *h = src;
-    char *out = buf;
-    switch (width) {
-    case 1: GATHER(1) break;
-    case 4: GATHER(4) break;
-    case 8: GATHER(8) break;
-    default: GATHER(width) break;
-    }
-}
-
 static gs_status write_attrs(wctx *w, const wmeta *m, const char *const *s)
 {
     static const struct {
@@ -437,36 +396,8 @@ static gs_status write_tables(wctx *w, const gs_result *res, const wmeta *m)
 
 static gs_status write_hits(wctx *w, const gs_result *res, const wmeta *m)
 {
-    uint64_t n = res->n_hits, off = 0, total = 0;
-    GS_MPI_CHECK(MPI_Exscan(&n, &off, 1, MPI_UINT64_T, MPI_SUM, w->comm));
-    if (w->rank == 0)
-        off = 0; /* MPI_Exscan leaves rank 0's result undefined */
-    GS_MPI_CHECK(MPI_Allreduce(&n, &total, 1, MPI_UINT64_T, MPI_SUM, w->comm));
-    if (gs_h5w_group(w, "/hits") != GS_OK)
-        return w->e.code;
-    hsize_t chunk = total < HIT_CHUNK_ROWS ? total : HIT_CHUNK_ROWS;
-    enum { N_COLS = sizeof hit_cols / sizeof *hit_cols };
-    dspec d[N_COLS];
-    hit_src src[N_COLS];
-    int nc = 0;
-    for (size_t c = 0; c < N_COLS; c++) {
-        const struct hit_col *hc = &hit_cols[c];
-        if (hc->approx && !m->approx)
-            continue;
-        const hid_t ft[] = {H5T_STD_U8LE, H5T_STD_I8LE, H5T_STD_U32LE, H5T_STD_U64LE};
-        const hid_t mt[] = {H5T_NATIVE_UINT8, H5T_NATIVE_INT8, H5T_NATIVE_UINT32, H5T_NATIVE_UINT64};
-        const size_t bytes[] = {1, 1, 4, 8};
-        src[nc] = (hit_src){res->hits, hc->offset};
-        d[nc] = (dspec){hc->name, ft[hc->type], mt[hc->type], bytes[hc->type], 0, total, chunk,
-                        bytes[hc->type] > 1, fill_hit_col, &src[nc]};
-        nc++;
-    }
-    if (w->size == 1 && total > 0) /* every column through one pipeline */
-        return gs_h5w_direct(w, d, nc);
-    for (int c = 0; c < nc; c++)
-        if (gs_h5w_dset(w, &d[c], off, n) != GS_OK)
-            return w->e.code;
-    return GS_OK;
+    const gs_h5w_hits_meta hm = {m->n_pat, m->n_rec, m->n_strands, m->approx};
+    return gs_h5w_hits(w, res, &hm);
 }
 
 /* /timing/<phase>: rank 0 gathers every rank's seconds and writes them. */

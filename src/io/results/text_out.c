@@ -158,6 +158,38 @@ void gs_text_counts_row(FILE *out, const char *name, const char *seq, uint32_t l
                 counts[0], counts[0]);
 }
 
+/* The hits of a result one at a time: its array, or its stream read a
+ * chunk at a time (hits beyond --max-memory). */
+typedef struct hit_cursor {
+    const gs_result *res;
+    gs_hit *buf;
+    size_t n, at;
+} hit_cursor;
+
+enum { TEXT_CHUNK = 1 << 14 };
+
+/* Hit i (the one after the last asked for); NULL on a failure. */
+static const gs_hit *hit_at(hit_cursor *c, uint64_t i, gs_error *err)
+{
+    const gs_hit_source *s = c->res->hit_stream;
+    if (s == NULL)
+        return &c->res->hits[i];
+    if (c->at == c->n) {
+        if (c->buf == NULL &&
+            (c->buf = gs_malloc(TEXT_CHUNK * sizeof *c->buf, err, "text output")) == NULL)
+            return NULL;
+        c->at = 0;
+        if (s->next(s->ctx, c->buf, TEXT_CHUNK, &c->n, err) != GS_OK)
+            return NULL;
+        if (c->n == 0) {
+            gs_fail(err, GS_ESYS, "invalid result: hits end early at hit %" PRIu64 " (text output)",
+                    i);
+            return NULL;
+        }
+    }
+    return &c->buf[c->at++];
+}
+
 static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_error *err)
 {
     const gs_patset *ps = res->patterns;
@@ -175,8 +207,11 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
     const int edits = res->info.match && !strcmp(res->info.match, "edits");
     gs_text_align al = {0};
     gs_text_hits_header(out, f, approx, res->seq != NULL, res->seq && res->aligned);
+    hit_cursor cur = {res, NULL, 0, 0};
     for (uint64_t i = 0; i < res->n_hits && !ferror(out); i++) {
-        const gs_hit *h = &res->hits[i];
+        const gs_hit *h = hit_at(&cur, i, err);
+        if (h == NULL)
+            break;
         if (h->pattern >= ps->n || h->record >= lay->n_rec) {
             gs_fail(err, GS_ESYS, "invalid hit %" PRIu64 ": pattern %" PRIu32 ", record %" PRIu32
                     " (text output)", i, h->pattern, h->record);
@@ -212,6 +247,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
     }
     free(line);
     free(seq);
+    free(cur.buf);
     gs_text_align_free(&al);
 }
 

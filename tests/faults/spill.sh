@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# spill.sh - hits beyond --max-memory: a hits-heavy scan (NNNN on both
+# strands, two hits a residue) under a 1M budget spills sorted runs beside
+# the output and merges them into the file. At 1, 2 and 3 ranks, for HDF5
+# (/hits by h5diff) and TSV (byte for byte), the result is the one of the
+# run without a limit, the spill folder is gone afterwards, and the runs
+# did spill (--debug time says how many). A spill that meets a file-size
+# limit (ulimit -f) or a full file system (a small tmpfs, where mount is
+# permitted) is exit 3 naming the folder, with no result and no folder
+# left. --seq reads the residues of the merged hits. SIGTERM while spilling
+# leaves no folder. A run under `ulimit -v` that runs out of memory without
+# a limit (exit 3) completes with one, and with the default, which
+# follows RLIMIT_AS.
+set -euo pipefail
+GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+MPIEXEC=${MPIEXEC:-mpiexec}
+dir=$(mktemp -d)
+trap 'umount "$dir/small" 2>/dev/null || true; rm -rf "$dir"' EXIT
+cd "$dir"
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+left() { find . -maxdepth 2 -name '.*gscan-spill*' | grep -q .; }
+"$GSCAN" gen -o w -s 3 -n 600K -r 7 -k 1 >/dev/null
+"$GSCAN" index w.fa
+printf 'a\tNNNN\nb\tACGT\nc\tAAAA\n' > p.tsv
+"$GSCAN" scan -q -p p.tsv --report hits -o ref.h5 w.fa
+"$GSCAN" scan -q -p p.tsv --report hits -o ref.tsv w.fa
+for n in 1 2 3; do
+  run=("$GSCAN")
+  [ $n -gt 1 ] && run=("$MPIEXEC" -n $n "$GSCAN")
+  for fmt in h5 tsv; do
+    rm -f out.$fmt
+    if ! "${run[@]}" scan -q -p p.tsv --report hits --max-memory 1M --debug time \
+         -o out.$fmt w.fa 2> err; then
+      fail "$n ranks, $fmt: exit $?"; cat err; continue
+    fi
+    grep -q 'spilled' err || fail "$n ranks, $fmt: nothing spilled"
+    if [ $fmt = h5 ]; then
+      h5diff -q ref.h5 out.h5 /hits /hits >/dev/null || fail "$n ranks, h5: /hits differ"
+      h5diff -q ref.h5 out.h5 /counts /counts >/dev/null || fail "$n ranks, h5: /counts differ"
+    else
+      cmp -s ref.tsv out.tsv || fail "$n ranks, tsv: differs"
+    fi
+    ! left || fail "$n ranks, $fmt: spill folder left"
+  done
+  # a gzip input is streamed by rank 0 and its hits gathered
+  gzip -c w.fa > wz.fa.gz
+  rm -f z.h5
+  "${run[@]}" scan -q -p p.tsv --report hits --max-memory 1M -o z.h5 wz.fa.gz ||
+    fail "$n ranks, gzip: exit $?"
+  h5diff -q ref.h5 z.h5 /hits /hits >/dev/null || fail "$n ranks, gzip: /hits differ"
+done
+# --seq reads each hit's residues as rank 0 writes the merged stream
+"$GSCAN" scan -q -p p.tsv --seq -o seq_ref.tsv w.fa
+"$MPIEXEC" -n 2 "$GSCAN" scan -q -p p.tsv --seq --max-memory 1M -o seq.tsv w.fa ||
+  fail "--seq, 2 ranks: exit $?"
+cmp -s seq_ref.tsv seq.tsv || fail "--seq, 2 ranks: differs"
+# a signal while spilling removes the folder (and the temporary result)
+"$GSCAN" gen -o big -s 4 -n 6M -r 3 -k 1 >/dev/null
+printf 'a\tNNNN\n' > n.tsv
+"$GSCAN" scan -q -p n.tsv --report hits --max-memory 1M -o sig.h5 big.fa 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do left && break; sleep 0.1; done
+left || echo "note: no spill folder seen before the run ended"
+kill -TERM $pid 2>/dev/null || true
+wait $pid 2>/dev/null || true
+! left || fail "SIGTERM: spill folder left"
+[ ! -e sig.h5 ] && [ -z "$(ls sig.h5.tmp.* 2>/dev/null)" ] || fail "SIGTERM: a result left"
+# a file-size limit met while spilling: exit 3, the folder named, nothing left
+set +e
+(ulimit -f 200; "$GSCAN" scan -q -p p.tsv --report hits --max-memory 1M -o f.h5 w.fa 2> err)
+rc=$?
+set -e
+[ $rc = 3 ] || fail "ulimit -f: exit $rc, not 3"
+grep -q 'gscan-spill' err || { fail "ulimit -f: the folder not named"; cat err; }
+[ ! -e f.h5 ] && ! left || fail "ulimit -f: a result or the folder left"
+# a full file system, where a small tmpfs can be mounted
+mkdir small
+if mount -t tmpfs -o size=512k tmpfs small 2>/dev/null; then
+  set +e
+  "$GSCAN" scan -q -p p.tsv --report hits --max-memory 1M -o small/f.h5 w.fa 2> err
+  rc=$?
+  set -e
+  [ $rc = 3 ] || fail "full tmpfs: exit $rc, not 3"
+  grep -q 'No space left.*gscan-spill' err || { fail "full tmpfs: message"; cat err; }
+  [ -z "$(ls -A small)" ] || fail "full tmpfs: left $(ls -A small)"
+  umount small
+else
+  echo "note: tmpfs cannot be mounted here: the full-disk case skipped"
+fi
+# under an address-space limit: 12.6 M hits take 440 MB resident at once
+# without spilling (up to 40 bytes a hit while they are made into records),
+# and fail under 600000 KB of address space; with --max-memory 64M they fit
+lim=600000
+set +e
+(ulimit -v $lim; "$GSCAN" scan -q -p n.tsv --report hits --max-memory 64G -o v1.h5 big.fa 2> err)
+rc=$?
+set -e
+[ $rc = 3 ] || echo "note: without a limit the run under ulimit -v gave exit $rc (expected 3)"
+(ulimit -v $lim; "$GSCAN" scan -q -p n.tsv --report hits --max-memory 64M -o v2.h5 big.fa) ||
+  fail "ulimit -v with --max-memory 64M: exit $?"
+# the default follows RLIMIT_AS: half of it, so the same run needs no flag
+(ulimit -v $lim; "$GSCAN" scan -q -p n.tsv --report hits -o v3.h5 big.fa) ||
+  fail "ulimit -v with the default --max-memory: exit $?"
+h5diff -q v2.h5 v3.h5 /hits /hits >/dev/null 2>&1 || fail "ulimit -v: the default's /hits differ"
+[ -s v2.h5 ] && [ "$(h5dump -H v2.h5 2>/dev/null | grep -c 'DATASPACE  SIMPLE { ( 12582894 )')" -ge 1 ] ||
+  fail "ulimit -v: not the 12582894 hits expected"
+! left || fail "ulimit -v: spill folder left"
+[ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "spill: all passed"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# spill.sh (GPU) - hits beyond --max-memory on the GPU path: the feeder
+# takes each batch's hits as they come back and spills them at the budget.
+# NNNN on both strands (two hits a residue) over a few MB, -d gpu with
+# --max-memory 1M at 1 and 2 ranks, HDF5 and TSV: the same /hits and text
+# as the CPU run without a limit, something spilled, no folder left.
+# Exits 77 where no GPU is visible.
+set -euo pipefail
+GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+MPIEXEC=${MPIEXEC:-mpiexec}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+printf '>r\nACGT\n' >probe.fa
+printf 'ACG\n' >probe.txt
+if ! "$GSCAN" scan -q -d gpu -p probe.txt -o probe.h5 probe.fa 2>/dev/null; then
+  echo "spill.sh: no GPU visible, skipped"
+  exit 77
+fi
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+"$GSCAN" gen -o w -s 3 -n 4M -r 7 -k 1 >/dev/null
+"$GSCAN" index w.fa
+printf 'a\tNNNN\nb\tACGT\nc\tAAAA\n' > p.tsv
+"$GSCAN" scan -q -d cpu -p p.tsv --report hits -o ref.h5 w.fa
+"$GSCAN" scan -q -d cpu -p p.tsv --report hits -o ref.tsv w.fa
+for n in 1 2; do
+  run=("$GSCAN")
+  [ $n -gt 1 ] && run=("$MPIEXEC" -n $n "$GSCAN")
+  for fmt in h5 tsv; do
+    rm -f out.$fmt
+    "${run[@]}" scan -q -d gpu -p p.tsv --report hits --max-memory 1M --debug time \
+      --block-size 256K -o out.$fmt w.fa 2> err || { fail "$n ranks, $fmt: exit $?"; cat err; continue; }
+    grep -q spilled err || fail "$n ranks, $fmt: nothing spilled"
+    if [ $fmt = h5 ]; then
+      h5diff -q ref.h5 out.h5 /hits /hits >/dev/null || fail "$n ranks, h5: /hits differ"
+    else
+      cmp -s ref.tsv out.tsv || fail "$n ranks, tsv: differs"
+    fi
+    ! find . -maxdepth 1 -name '.*gscan-spill*' | grep -q . || fail "$n ranks, $fmt: folder left"
+  done
+done
+[ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "spill (GPU): all passed"
