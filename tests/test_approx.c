@@ -9,6 +9,10 @@
  * ending against an unmapped page) with span - 1 of overlap; K = 0 equal to
  * the exact engines; a slice of E. coli with real primers (skipped when
  * data/cache is absent); --best-per-site against a transitive closure.
+ * --exact-3p: bf on hand-made zones (forward and reverse strand, gaps
+ * beside and inside the zone), then bv (with and without the seed filter)
+ * equal to bf for every mode x strand x K 0..4 x exact-3p 1..5, IUPAC
+ * patterns, a zone longer than a pattern, random text and E. coli.
  * GS_TEST_QUICK=1 (sanitizer builds) keeps the small workloads only.
  */
 #define _DEFAULT_SOURCE
@@ -55,6 +59,11 @@ static void scan_segment(const gs_engine *e, const void *compiled, const gs_keys
     free(kc);
 }
 
+/* The knobs engines compile with (NULL: as shipped) and the --exact-3p
+ * that build() gives every key. */
+static const gs_tune *scan_tune;
+static uint32_t exact3p;
+
 /* Hits of the whole text (block 0) or of segments of `block` owned
  * positions, sorted. */
 static gs_hits scan_all(const gs_engine *e, const gs_keyset *ks, const uint8_t *text, size_t n,
@@ -63,7 +72,7 @@ static gs_hits scan_all(const gs_engine *e, const gs_keyset *ks, const uint8_t *
     gs_hits h = {0};
     void *c = NULL;
     gs_error err = {0};
-    if (e->compile(ks, NULL, &c, &err) != GS_OK) {
+    if (e->compile(ks, scan_tune, &c, &err) != GS_OK) {
         fprintf(stderr, "compile %s: %s\n", e->name, err.msg);
         abort();
     }
@@ -109,6 +118,8 @@ static gs_keyset build(const gs_patset *ps, int both, gs_match_mode mode, uint32
     gs_error err = {0};
     gs_status st = mode == GS_MATCH_EXACT ? gs_keyset_build(ps, GS_ALPHA_DNA, both, 0, &ks, &err)
                                           : gs_keyset_build_approx(ps, both, mode, K, &ks, &err);
+    if (st == GS_OK && mode != GS_MATCH_EXACT)
+        st = gs_keyset_set_exact3p(&ks, ps, exact3p, &err);
     if (st != GS_OK) {
         fprintf(stderr, "keyset: %s\n", err.msg);
         abort();
@@ -234,9 +245,18 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
                 gs_keyset ks = build(ps, both, (gs_match_mode)mode, K);
                 gs_hits ref = scan_all(&gs_engine_bf, &ks, text, n, 0);
                 gs_hits got = scan_all(&gs_engine_bv, &ks, text, n, 0);
-                snprintf(what, sizeof what, "%s %s K=%u strands=%d bv", name,
-                         gs_match_mode_name((gs_match_mode)mode), K, both + 1);
+                snprintf(what, sizeof what, "%s %s K=%u strands=%d exact-3p %u bv", name,
+                         gs_match_mode_name((gs_match_mode)mode), K, both + 1, exact3p);
                 same(&got, &ref, what);
+                if (exact3p) { /* one site a hit, the same from both */
+                    gs_hits_best_per_site(&got);
+                    gs_hits sites = {0};
+                    for (size_t i = 0; i < ref.n; i++)
+                        gs_hits_push(&sites, &ref.v[i]);
+                    gs_hits_best_per_site(&sites);
+                    same(&got, &sites, "best per site");
+                    gs_hits_free(&sites);
+                }
                 gs_hits_free(&got);
                 static const size_t bl[] = {1, 2, 3, 7, 64};
                 for (int b = 0; blocks && b < 5; b++) {
@@ -268,6 +288,61 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
                 gs_hits_free(&ref);
                 gs_keyset_free(&ks);
             }
+}
+
+static int quick(void);
+
+/* bf's zones by hand: the hits it must give, all of them. */
+static void zone_case(const char *pat, int both, gs_match_mode mode, uint32_t K, uint32_t x3,
+                      const char *text, size_t n_want, const gs_hit *want)
+{
+    gs_patset ps = {0};
+    gs_test_add_pattern(&ps, pat, strlen(pat), 0);
+    exact3p = x3;
+    gs_keyset ks = build(&ps, both, mode, K);
+    exact3p = 0;
+    gs_hits h = scan_all(&gs_engine_bf, &ks, (const uint8_t *)text, strlen(text), 0);
+    gs_hits w = {0};
+    for (size_t i = 0; i < n_want; i++)
+        gs_hits_push(&w, &want[i]);
+    char what[128];
+    snprintf(what, sizeof what, "hand %s in %s exact-3p %u", pat, text, x3);
+    same(&h, &w, what);
+    gs_hits_free(&h);
+    gs_hits_free(&w);
+    gs_keyset_free(&ks);
+    gs_patset_free(&ps);
+}
+
+#define ZH(s_, e_, str_, d_) {.start = s_, .end = e_, .strand = str_, .distance = d_}
+
+static void test_exact3p_hand(void)
+{
+    const gs_match_mode MM = GS_MATCH_MISMATCHES, ED = GS_MATCH_EDITS;
+    /* mismatches: one in the zone (the last 2) loses the hit, one outside keeps it */
+    zone_case("ACGTACGT", 0, MM, 1, 2, "ACGTACGA", 0, NULL);
+    zone_case("ACGTACGT", 0, MM, 1, 2, "TCGTACGT", 1, (gs_hit[]){ZH(0, 8, 1, 1)});
+    /* the reverse strand: the zone is the leftmost residues on the text
+     * (AACCGG: 3' GG, reverse complement CCGGTT, zone CC) */
+    zone_case("AACCGG", 1, MM, 1, 2, "CCGGTA", 1, (gs_hit[]){ZH(0, 6, -1, 1)});
+    zone_case("AACCGG", 1, MM, 1, 2, "ACGGTT", 0, NULL);
+    /* a zone as long as the pattern, or longer: the pattern exact */
+    zone_case("AACCGG", 1, MM, 2, 6, "CCGGTA", 0, NULL);
+    zone_case("AACCGG", 1, MM, 2, 9, "CCGGTT", 1, (gs_hit[]){ZH(0, 6, -1, 0)});
+    /* edits, ACGTTGCA with zone GCA: a deletion before the zone ... */
+    zone_case("ACGTTGCA", 0, ED, 1, 3, "ACGTGCA", 1, (gs_hit[]){ZH(0, 7, 1, 1)});
+    /* ... an insertion just before it (the zone's 3 columns stay matches) ... */
+    zone_case("ACGTTGCA", 0, ED, 1, 3, "ACGTTAGCA", 1, (gs_hit[]){ZH(0, 9, 1, 1)});
+    /* ... but none inside it: GA is GCA less its C */
+    zone_case("ACGTTGCA", 0, ED, 1, 3, "ACGTTGA", 0, NULL);
+    /* the reverse strand (TGCAACGT, zone TGC at the hit's start) */
+    zone_case("ACGTTGCA", 1, ED, 1, 3, "TGCACGT", 1, (gs_hit[]){ZH(0, 7, -1, 1)});
+    zone_case("ACGTTGCA", 1, ED, 1, 3, "TCAACGT", 0, NULL);
+    /* the smallest start at the best distance: TGC must lead, so the hit
+     * starts at the zone even where an extra base before it costs nothing
+     * more without one (no zone: T + GCAACGT, start 0, distance 1) */
+    zone_case("ACGTTGCA", 1, ED, 1, 3, "AGCAACGT", 0, NULL);
+    zone_case("ACGTTGCA", 1, ED, 1, 0, "AGCAACGT", 1, (gs_hit[]){ZH(0, 8, -1, 1)});
 }
 
 static int quick(void)
@@ -359,6 +434,42 @@ static void test_degenerate_seeds(void)
     gs_patset_free(&ps);
 }
 
+/* ---- --exact-3p ---------------------------------------------------------- */
+
+static void test_exact3p(void)
+{
+    test_exact3p_hand();
+    uint64_t rng = 0xe3e3;
+    static const struct {
+        size_t n;
+        int pats;
+        uint32_t minl, maxl;
+        int blocks;
+    } w[] = {{500, 4, 4, 12, 1}, {1200, 5, 16, 26, 0}, {700, 2, 66, 72, 0}};
+    const gs_tune *tunes[2] = {NULL, NULL};
+    gs_tune full = {0}; /* as shipped, but */
+    full.match_seed_filter = -1; /* every key on the full scan */
+    tunes[1] = &full;
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        if (quick() && w[i].maxl > 64)
+            continue;
+        gs_patset ps = {0};
+        random_patterns(&rng, &ps, w[i].pats, w[i].minl, w[i].maxl, 1);
+        uint8_t *t = make_text(&rng, &ps, w[i].n, 1);
+        for (exact3p = 1; exact3p <= 5; exact3p++)
+            for (int f = 0; f < 2; f++) {
+                char name[64];
+                scan_tune = tunes[f];
+                snprintf(name, sizeof name, "exact-3p random %zu%s", i, f ? " full scan" : "");
+                compare_engines(&ps, t, w[i].n, name, w[i].blocks && f == 0);
+            }
+        exact3p = 0;
+        scan_tune = NULL;
+        free(t);
+        gs_patset_free(&ps);
+    }
+}
+
 /* ---- a real genome with real primers ------------------------------------- */
 
 static void test_ecoli(void)
@@ -390,6 +501,19 @@ static void test_ecoli(void)
     for (size_t at = 1000; at + 30 < n; at += 9000)
         gs_test_add_pattern(&ps, t + at, 18 + at % 13, 0);
     compare_engines(&ps, t, n, "E. coli", 0);
+    exact3p = 3; /* guides with NGG, and primers with a 3' rule */
+    gs_patset_free(&ps);
+    ps = (gs_patset){0};
+    for (size_t i = 0; i < sizeof primers / sizeof *primers; i++)
+        gs_test_add_pattern(&ps, primers[i], strlen(primers[i]), 0);
+    for (size_t at = 700; at + 30 < n && at < 8000; at += 1900) {
+        char g[24];
+        memcpy(g, t + at, 20);
+        memcpy(g + 20, "NGG", 3);
+        gs_test_add_pattern(&ps, g, 23, 0);
+    }
+    compare_engines(&ps, t, n / 2, "E. coli exact-3p 3", 0);
+    exact3p = 0;
     free(t);
     gs_patset_free(&ps);
 }
@@ -493,5 +617,6 @@ int main(void)
     test_random();
     test_degenerate_seeds();
     test_ecoli();
+    test_exact3p();
     return gs_test_done("test_approx");
 }

@@ -69,6 +69,41 @@ uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits,
     return best;
 }
 
+/* Whether z[0 .. n) matches the text bits t[0 .. n) position by position. */
+static int zone_at(const uint8_t *z, uint32_t n, const uint8_t *t)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!(z[i] & t[i]))
+            return 0;
+    return 1;
+}
+
+uint32_t gs_approx_zone_end(const uint8_t *key, uint32_t m, uint32_t n, int front,
+                            const uint8_t *bits, size_t e, uint32_t K, uint32_t *col,
+                            uint32_t *len)
+{
+    const uint32_t c = m - n; /* the core, aligned beside the zone */
+    const uint8_t *core = key + (front ? n : 0), *zone = key + (front ? 0 : c);
+    if (e < n || (!front && !zone_at(zone, n, bits + e - n)))
+        return K + 1;
+    const size_t ce = front ? e : e - n; /* where the core's text ends */
+    const size_t lmax = (size_t)c + K < e - n ? (size_t)c + K : e - n;
+    uint32_t best = K + 1, bl = 0;
+    for (uint32_t i = 0; i <= c; i++)
+        col[i] = i; /* l = 0: the core against no text */
+    for (size_t l = 0; l <= lmax; l++) {
+        if (l > 0)
+            dp_column(col, c, (uint32_t)l, core, 1, bits[ce - l]);
+        /* the zone ends where the core's text begins (front) */
+        if (col[c] <= best && (!front || zone_at(zone, n, bits + ce - l - n))) {
+            best = col[c];
+            bl = (uint32_t)l;
+        }
+    }
+    *len = bl + n;
+    return best;
+}
+
 typedef struct bv {
     const gs_keyset *ks; /* borrowed: outlives the compiled engine */
     uint64_t (*peq)[5];  /* [n_keys][base 0..3, non-base] for keys of <= 64 */
@@ -118,6 +153,7 @@ static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **com
 
 /* Per-scan state shared by the per-key loops. */
 typedef struct scan_ctx {
+    const gs_keyset *ks;
     const uint8_t *bits;
     size_t len, own, span;
     uint32_t K;
@@ -132,11 +168,20 @@ static inline int base_index(uint8_t bit)
     return ix[bit];
 }
 
-/* An end e (one past the last residue) with distance d of key k. */
+/* An end e (one past the last residue) with distance d of key k. With a
+ * zone (--exact-3p) d is the best of any alignment, a lower bound: the
+ * end's distance under the zone is found here, and may be over K. */
 static void report_edit(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, size_t e,
                         uint32_t d)
 {
-    uint32_t l = gs_approx_edit_len(key, m, c->bits, e, d, c->col);
+    int front;
+    uint32_t n = gs_key_zone(c->ks, k, &front), l;
+    if (n) {
+        d = gs_approx_zone_end(key, m, n, front, c->bits, e, c->K, c->col, &l);
+        if (d > c->K)
+            return;
+    } else
+        l = gs_approx_edit_len(key, m, c->bits, e, d, c->col);
     if (gs_keyhits_push_approx(c->out->hits, k, e - l, l, (uint8_t)d))
         c->out->oom = 1;
 }
@@ -191,6 +236,18 @@ static void edits_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, 
     }
 }
 
+/* A window of key k at text start s within K mismatches: reported unless
+ * its zone (--exact-3p) has a mismatch. */
+static void report_mismatches(scan_ctx *c, uint32_t k, size_t s, uint32_t m, uint32_t d)
+{
+    int front;
+    uint32_t n = gs_key_zone(c->ks, k, &front);
+    if (n && !gs_approx_zone_ok(gs_key(c->ks, k), m, n, front, c->bits + s))
+        return;
+    if (gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
+        c->out->oom = 1;
+}
+
 static void mismatches_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint32_t n)
 {
     const gs_keyset *ks = b->ks;
@@ -215,10 +272,8 @@ static void mismatches_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint
         }
         if (hit)
             for (uint32_t g = 0; g < n; g++)
-                if ((hit >> g & 1) &&
-                    gs_keyhits_push_approx(c->out->hits, ids[g], j + 1 - (top[g] + 1), top[g] + 1,
-                                           (uint8_t)d[g]))
-                    c->out->oom = 1;
+                if (hit >> g & 1)
+                    report_mismatches(c, ids[g], j + 1 - (top[g] + 1), top[g] + 1, d[g]);
     }
 }
 
@@ -229,8 +284,8 @@ static void mismatches_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_
         uint32_t d = 0;
         for (uint32_t i = 0; i < m && d <= c->K; i++)
             d += !(key[i] & c->bits[s + i]);
-        if (d <= c->K && gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
-            c->out->oom = 1;
+        if (d <= c->K)
+            report_mismatches(c, k, s, m, d);
     }
 }
 
@@ -262,6 +317,10 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *s
         return;
     size_t s = at - sd->off;
     const uint8_t *key = gs_key(ks, sd->key);
+    int front;
+    uint32_t n = gs_key_zone(ks, sd->key, &front);
+    if (n && !gs_approx_zone_ok(key, m, n, front, c->bits + s))
+        return; /* the exact zone first: it rejects most seed occurrences */
     for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
         uint32_t o = gs_seed_piece(m, K, r), q = gs_seed_len(m, K, r), x = 0;
         while (x < q && (key[o + x] & c->bits[s + o + x]))
@@ -273,7 +332,7 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *s
     for (uint32_t x = 0; x < m && d <= K; x++)
         d += !(key[x] & c->bits[s + x]);
     if (d <= K && gs_keyhits_push_approx(c->out->hits, sd->key, s, m, (uint8_t)d))
-        c->out->oom = 1;
+        c->out->oom = 1; /* the zone matched above */
 }
 
 /* Edits: the window of gs_seed_window. One window is one chain of
@@ -399,7 +458,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
         goto done;
     }
     gs_approx_text_bits(text, len, bits);
-    scan_ctx c = {.bits = bits, .len = len, .own = own, .span = ks->span, .K = ks->max_dist,
+    scan_ctx c = {.ks = ks, .bits = bits, .len = len, .own = own, .span = ks->span, .K = ks->max_dist,
                   .col = col, .out = out};
     /* keys of <= 64 in groups of G (in key order: a group may skip a long key) */
     uint32_t group[G], n = 0;

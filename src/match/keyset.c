@@ -391,8 +391,32 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
     return GS_OK;
 }
 
+gs_status gs_keyset_set_exact3p(gs_keyset *ks, const gs_patset *ps, uint32_t exact3p,
+                                gs_error *err)
+{
+    int any = exact3p > 0;
+    for (uint32_t p = 0; p < ps->n && !any; p++)
+        any = ps->v[p].has_exact3p && ps->v[p].exact3p > 0;
+    free(ks->zone);
+    ks->zone = NULL;
+    if (!any || ks->mode == GS_MATCH_EXACT || ks->n_keys == 0)
+        return GS_OK;
+    if ((ks->zone = gs_calloc(ks->n_keys, sizeof *ks->zone, err, "keyset")) == NULL)
+        return GS_ESYS;
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        uint32_t o = ks->outputs[ks->out_off[k]], m = gs_key_len(ks, k);
+        const gs_pattern *pat = &ps->v[o >> 1];
+        uint32_t n = pat->has_exact3p ? pat->exact3p : exact3p;
+        if (n > m)
+            n = m;
+        ks->zone[k] = n | ((o & 1) == GS_REV && n ? (uint32_t)GS_ZONE_FRONT : 0u);
+    }
+    return GS_OK;
+}
+
 void gs_keyset_free(gs_keyset *ks)
 {
+    free(ks->zone);
     free(ks->key_off);
     free(ks->key_bytes);
     free(ks->out_off);

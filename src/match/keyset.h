@@ -36,7 +36,23 @@ typedef struct gs_keyset {
     /* The longest text one hit may span: max_len, plus K with edits. Every
      * overlap (plan, blocks, GPU chunks) is span - 1, read from here only. */
     uint32_t span;
+    /* --exact-3p: per key, how many residues at the pattern's 3' end must
+     * align without mismatch or indel (the zone), clamped to the key's
+     * length, with GS_ZONE_FRONT set when they are the key's first residues
+     * (a reverse-strand key is the reverse complement, its 3' end in front).
+     * NULL when no key has a zone: matching is then exactly as without. */
+    uint32_t *zone;
 } gs_keyset;
+
+enum { GS_ZONE_FRONT = 1u << 31 };
+
+/* Residues of key k's zone (0: none); *front: whether they lead the key. */
+static inline uint32_t gs_key_zone(const gs_keyset *ks, uint32_t k, int *front)
+{
+    uint32_t z = ks->zone ? ks->zone[k] : 0;
+    *front = (z & GS_ZONE_FRONT) != 0;
+    return z & ~(uint32_t)GS_ZONE_FRONT;
+}
 
 /* Residues of overlap a block needs so that no hit is lost at its end. */
 static inline uint32_t gs_keyset_overlap(const gs_keyset *ks)
@@ -63,6 +79,11 @@ gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_stran
  * expansion. K must be below the shortest pattern (GS_EUSAGE otherwise). */
 gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match_mode mode,
                                  uint32_t max_dist, gs_keyset *ks, gs_error *err);
+/* Give every key of an approximate keyset its zone: exact3p residues, or
+ * the pattern's own exact_3p where its file gives one; a zone longer than
+ * the pattern is the whole pattern. GS_ESYS when out of memory. */
+gs_status gs_keyset_set_exact3p(gs_keyset *ks, const gs_patset *ps, uint32_t exact3p,
+                                gs_error *err);
 void gs_keyset_free(gs_keyset *ks);
 
 /* counts[p * n_strands + s] += key_counts[k] for every output of every key. */

@@ -63,9 +63,11 @@ static gs_status setup(gs_job *j, gs_error *err)
     if (gs_job_tally_setup(j, err) != GS_OK)
         return err->code;
     gs_status st = gs_patset_load(o->patterns, o->seqs, o->n_seqs, o->alphabet, &j->ps, err);
-    if (st == GS_OK && o->match != GS_MATCH_EXACT)
+    if (st == GS_OK && o->match != GS_MATCH_EXACT) {
         st = gs_keyset_build_approx(&j->ps, o->both_strands, o->match, o->max_dist, &j->ks, err);
-    else if (st == GS_OK)
+        if (st == GS_OK)
+            st = gs_keyset_set_exact3p(&j->ks, &j->ps, o->exact3p, err);
+    } else if (st == GS_OK)
         st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
     if (st != GS_OK)
         return st;
