@@ -13,6 +13,9 @@
  * beside and inside the zone), then bv (with and without the seed filter)
  * equal to bf for every mode x strand x K 0..4 x exact-3p 1..5, IUPAC
  * patterns, a zone longer than a pattern, random text and E. coli.
+ * Patterns with their own K and exact-3p (pattern file columns): bv equal
+ * to bf, and bf's hits of each pattern those of a run of it alone with its
+ * own values; the run's K is the largest.
  * GS_TEST_QUICK=1 (sanitizer builds) keeps the small workloads only.
  */
 #define _DEFAULT_SOURCE
@@ -470,6 +473,75 @@ static void test_exact3p(void)
     }
 }
 
+/* Patterns with their own K and exact-3p: bf against one run per pattern
+ * with the pattern's values as the run's, and bv against bf. */
+static void test_own_k(void)
+{
+    uint64_t rng = 0x0c0c;
+    gs_tune full = {0};
+    full.match_seed_filter = -1;
+    for (int round = 0; round < 4; round++) {
+        gs_patset ps = {0};
+        random_patterns(&rng, &ps, 6, 6, round == 3 ? 70 : 28, 1);
+        for (uint32_t p = 0; p < ps.n; p++) {
+            if (gs_test_below(&rng, 3)) {
+                ps.v[p].has_max_dist = 1;
+                ps.v[p].max_dist = (uint32_t)gs_test_below(&rng, 5);
+            }
+            if (gs_test_below(&rng, 2)) {
+                ps.v[p].has_exact3p = 1;
+                ps.v[p].exact3p = (uint32_t)gs_test_below(&rng, 6);
+            }
+        }
+        uint8_t *t = make_text(&rng, &ps, 1500, 1);
+        for (int mode = GS_MATCH_MISMATCHES; mode <= GS_MATCH_EDITS; mode++) {
+            const uint32_t K = (uint32_t)round % 3, x3 = (uint32_t)round % 2 * 2;
+            char what[96];
+            snprintf(what, sizeof what, "own K round %d %s", round,
+                     gs_match_mode_name((gs_match_mode)mode));
+            exact3p = x3;
+            gs_keyset ks = build(&ps, 1, (gs_match_mode)mode, K);
+            uint32_t most = K;
+            for (uint32_t p = 0; p < ps.n; p++)
+                if (ps.v[p].has_max_dist && ps.v[p].max_dist > most)
+                    most = ps.v[p].max_dist;
+            CHECK_EQ_U64(ks.max_dist, most); /* the run's K: the largest */
+            gs_hits ref = scan_all(&gs_engine_bf, &ks, t, 1500, 0), alone = {0};
+            for (uint32_t p = 0; p < ps.n; p++) { /* each pattern alone */
+                gs_patset one = {0};
+                gs_test_add_pattern(&one, ps.v[p].bytes, ps.v[p].len, 0);
+                exact3p = ps.v[p].has_exact3p ? ps.v[p].exact3p : x3;
+                gs_keyset k1 =
+                    build(&one, 1, (gs_match_mode)mode, ps.v[p].has_max_dist ? ps.v[p].max_dist : K);
+                gs_hits h = scan_all(&gs_engine_bf, &k1, t, 1500, 0);
+                for (size_t i = 0; i < h.n; i++) {
+                    h.v[i].pattern = p;
+                    gs_hits_push(&alone, &h.v[i]);
+                }
+                gs_hits_free(&h);
+                gs_keyset_free(&k1);
+                gs_patset_free(&one);
+            }
+            exact3p = 0;
+            if (alone.n > 1)
+                qsort(alone.v, alone.n, sizeof *alone.v, gs_hit_cmp);
+            same(&ref, &alone, what);
+            for (int f = 0; f < 2; f++) {
+                scan_tune = f ? &full : NULL;
+                gs_hits got = scan_all(&gs_engine_bv, &ks, t, 1500, f ? 0 : 7);
+                same(&got, &ref, what);
+                gs_hits_free(&got);
+            }
+            scan_tune = NULL;
+            gs_hits_free(&ref);
+            gs_hits_free(&alone);
+            gs_keyset_free(&ks);
+        }
+        free(t);
+        gs_patset_free(&ps);
+    }
+}
+
 /* ---- a real genome with real primers ------------------------------------- */
 
 static void test_ecoli(void)
@@ -618,5 +690,6 @@ int main(void)
     test_degenerate_seeds();
     test_ecoli();
     test_exact3p();
+    test_own_k();
     return gs_test_done("test_approx");
 }

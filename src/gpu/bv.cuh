@@ -56,6 +56,7 @@ typedef struct gs_bv_keys {
     const uint8_t *kbytes; /* key base sets (A=1 C=2 G=4 T=8) */
     const uint64_t *koff;  /* [n_keys] offsets into kbytes */
     const uint32_t *zone;  /* [n_keys] keyset.h's zones, or NULL: none */
+    const uint8_t *kk;     /* [n_keys] the keys' own K (keyset.h key_k), or NULL: K */
 } gs_bv_keys;
 
 /* Mismatches: whether key k's window at text codes t[0 .. m) keeps its zone. */
@@ -100,7 +101,8 @@ typedef struct gs_bv_fin {
     const uint32_t *zone;     /* keyset.h's zones, or NULL */
     const uint8_t *kbytes;    /* key base sets, for the zones */
     const uint64_t *koff;
-    uint32_t K;
+    uint32_t K;               /* the run's; a key's own where kk is not NULL */
+    const uint8_t *kk;
 } gs_bv_fin;
 
 __device__ __forceinline__ int gs_bv_step(uint32_t eq, uint32_t &pv, uint32_t &mv, int hin,
@@ -295,7 +297,8 @@ enum { GS_BV_QCAP = 1024 };
 __device__ __forceinline__ void gs_bv_verify(const gs_bv_fview &v, const gs_gpu_scan &a,
                                              const uint8_t *tx, uint32_t t0, uint32_t at, uint2 x)
 {
-    const uint32_t k = x.x, off = x.y & 0xFFFFu, rank = x.y >> 16, m = v.keys.mlen[k], K = v.K;
+    const uint32_t k = x.x, off = x.y & 0xFFFFu, rank = x.y >> 16, m = v.keys.mlen[k];
+    const uint32_t K = v.keys.kk ? v.keys.kk[k] : v.K; /* the key's pigeonhole (seeds.h) */
     if (!v.edits) {
         if (at < off || at - off + m > v.stop)
             return;
@@ -404,7 +407,12 @@ __global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin
     uint32_t e = (uint32_t)(x >> 32), lo = (uint32_t)x;
     uint32_t k = lo & ((1u << GS_BV_KEYBITS) - 1u), d = lo >> GS_BV_KEYBITS, m = f.mlen[k];
     const uint32_t z = f.zone ? f.zone[k] : 0, zn = z & ~(uint32_t)GS_ZONE_FRONT;
+    const uint32_t K = f.kk ? f.kk[k] : f.K;
     const int front = (z & GS_ZONE_FRONT) != 0;
+    if (d > K) { /* within the run's K, not the key's own */
+        keys[i] = GS_BV_DROPPED;
+        return;
+    }
     uint32_t l = !f.edits  ? m
                  : m <= 64 ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d)
                            : 0;
@@ -416,8 +424,8 @@ __global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin
         }
     } else if (zn && m <= 64) { /* d was the unconstrained best, a lower bound */
         d = gs_bv_zone_end64(f.rpeq + 4 * (size_t)k, f.kbytes + f.koff[k], m, zn, front, f.text,
-                             e, f.K, &l);
-        if (d > f.K) {
+                             e, K, &l);
+        if (d > K) {
             keys[i] = GS_BV_DROPPED;
             return;
         }

@@ -481,12 +481,13 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
             int front;
             uint32_t zn = gs_key_zone(ks, k, &front), zl = 0;
             if (zn) /* the end's distance under the zone, from the text before it */
-                w = (uint32_t)std::min<uint64_t>(m + ks->max_dist, e);
+                w = (uint32_t)std::min<uint64_t>(m + gs_key_k(ks, k), e);
             gs_approx_text_bits(s->h_text + (e - w), w, bits);
             uint64_t l = zn ? 0 : gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
             if (zn) {
-                d = gs_approx_zone_end(gs_key(ks, k), m, zn, front, bits, w, ks->max_dist, col, &zl);
-                if (d > ks->max_dist)
+                d = gs_approx_zone_end(gs_key(ks, k), m, zn, front, bits, w, gs_key_k(ks, k), col,
+                                       &zl);
+                if (d > gs_key_k(ks, k))
                     continue; /* dropped */
                 l = zl;
                 x = (x & ~gs_hitkey_mask(lay.b_dist)) | d; /* the distance is lowest */

@@ -35,6 +35,7 @@ static void bf_destroy(void *p)
     free(b->ks.key_off);
     free(b->ks.key_bytes);
     free(b->ks.zone);
+    free(b->ks.key_k);
     free(b);
 }
 
@@ -56,8 +57,11 @@ static gs_status bf_compile(const gs_keyset *ks, const gs_tune *tune, void **com
     b->ids = gs_malloc((size_t)(ks->n_keys ? ks->n_keys : 1) * sizeof *b->ids, err, "bf engine");
     if (ks->zone && (b->ks.zone = gs_malloc(ks->n_keys * sizeof *ks->zone, err, "bf engine")))
         memcpy(b->ks.zone, ks->zone, ks->n_keys * sizeof *ks->zone);
+    if (ks->key_k && (b->ks.key_k = gs_malloc(ks->n_keys, err, "bf engine")))
+        memcpy(b->ks.key_k, ks->key_k, ks->n_keys);
+    b->ks.max_dist = ks->max_dist;
     if (b->ids == NULL || b->ks.key_off == NULL || b->ks.key_bytes == NULL ||
-        (ks->zone && b->ks.zone == NULL)) {
+        (ks->zone && b->ks.zone == NULL) || (ks->key_k && b->ks.key_k == NULL)) {
         bf_destroy(b);
         return GS_ESYS;
     }
@@ -80,7 +84,6 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
                            gs_match_out *out)
 {
     const gs_keyset *ks = &b->ks;
-    const uint32_t K = b->max_dist;
     size_t stop = own + b->span - 1 < len ? own + b->span - 1 : len;
     uint8_t *bits = malloc(len + 1), *best = malloc(stop + 1);
     size_t *from = malloc((stop + 1) * sizeof *from);
@@ -90,7 +93,7 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
     gs_approx_text_bits(text, len, bits);
     for (uint32_t k = 0; k < ks->n_keys; k++) {
         const uint8_t *key = gs_key(ks, k);
-        uint32_t m = gs_key_len(ks, k);
+        const uint32_t m = gs_key_len(ks, k), K = gs_key_k(ks, k);
         int front;
         const uint32_t z = gs_key_zone(ks, k, &front), zlo = front ? 0 : m - z;
         if (b->mode == GS_MATCH_MISMATCHES) {

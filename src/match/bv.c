@@ -168,19 +168,21 @@ static inline int base_index(uint8_t bit)
     return ix[bit];
 }
 
-/* An end e (one past the last residue) with distance d of key k. With a
- * zone (--exact-3p) d is the best of any alignment, a lower bound: the
- * end's distance under the zone is found here, and may be over K. */
+/* An end e (one past the last residue) with distance d of key k (within
+ * the run's K, which may be over the key's own). With a zone (--exact-3p)
+ * d is the best of any alignment, a lower bound: the end's distance under
+ * the zone is found here, and may be over K. */
 static void report_edit(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, size_t e,
                         uint32_t d)
 {
     int front;
-    uint32_t n = gs_key_zone(c->ks, k, &front), l;
-    if (n) {
-        d = gs_approx_zone_end(key, m, n, front, c->bits, e, c->K, c->col, &l);
-        if (d > c->K)
-            return;
-    } else
+    const uint32_t n = gs_key_zone(c->ks, k, &front), K = gs_key_k(c->ks, k);
+    uint32_t l;
+    if (n)
+        d = gs_approx_zone_end(key, m, n, front, c->bits, e, K, c->col, &l);
+    if (d > K)
+        return;
+    if (n == 0)
         l = gs_approx_edit_len(key, m, c->bits, e, d, c->col);
     if (gs_keyhits_push_approx(c->out->hits, k, e - l, l, (uint8_t)d))
         c->out->oom = 1;
@@ -236,13 +238,14 @@ static void edits_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, 
     }
 }
 
-/* A window of key k at text start s within K mismatches: reported unless
- * its zone (--exact-3p) has a mismatch. */
+/* A window of key k at text start s within the run's K mismatches:
+ * reported when within the key's own K and its zone (--exact-3p) matches. */
 static void report_mismatches(scan_ctx *c, uint32_t k, size_t s, uint32_t m, uint32_t d)
 {
     int front;
     uint32_t n = gs_key_zone(c->ks, k, &front);
-    if (n && !gs_approx_zone_ok(gs_key(c->ks, k), m, n, front, c->bits + s))
+    if (d > gs_key_k(c->ks, k) ||
+        (n && !gs_approx_zone_ok(gs_key(c->ks, k), m, n, front, c->bits + s)))
         return;
     if (gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
         c->out->oom = 1;
@@ -312,7 +315,7 @@ static int cand_cmp(const void *a, const void *b)
 static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *sd, size_t at,
                               size_t stop)
 {
-    const uint32_t K = c->K, m = gs_key_len(ks, sd->key);
+    const uint32_t K = gs_key_k(ks, sd->key), m = gs_key_len(ks, sd->key);
     if (at < sd->off || at - sd->off + m > stop)
         return;
     size_t s = at - sd->off;
@@ -343,12 +346,12 @@ typedef struct window {
     size_t w0, lo, hi; /* steps from w0, ends lo + 1 .. hi are reported */
 } window;
 
-static window edit_window(const scan_ctx *c, const bv *b, const gs_seed *sd, size_t at,
-                          size_t stop)
+static window edit_window(const bv *b, const gs_seed *sd, size_t at, size_t stop)
 {
     window w = {.key = sd->key};
     uint64_t w0, lo, hi;
-    gs_seed_window(at, sd->off, gs_key_len(b->ks, sd->key), c->K, stop, &w0, &lo, &hi);
+    gs_seed_window(at, sd->off, gs_key_len(b->ks, sd->key), gs_key_k(b->ks, sd->key), stop, &w0,
+                   &lo, &hi);
     w.w0 = (size_t)w0;
     w.lo = (size_t)lo;
     w.hi = (size_t)hi;
@@ -359,7 +362,7 @@ static void verify_edits(scan_ctx *c, const bv *b, const window *w, uint32_t n, 
 {
     enum { MAXW = 64 + 3 * 64 }; /* m + 3K, K < m <= 64 */
     uint64_t eq[MAXW][G], high[G], pv[G], mv[G];
-    uint32_t score[G];
+    uint32_t score[G], K[G];
     size_t steps = 0;
     for (uint32_t g = 0; g < n; g++)
         steps = w[g].hi - w[g].w0 > steps ? w[g].hi - w[g].w0 : steps;
@@ -373,13 +376,13 @@ static void verify_edits(scan_ctx *c, const bv *b, const window *w, uint32_t n, 
         pv[g] = ~0ull;
         mv[g] = 0;
         score[g] = m;
+        K[g] = g < n ? gs_key_k(b->ks, w[g].key) : 0; /* the window's, from that K */
     }
-    const uint32_t K = c->K;
     for (size_t s = 0; s < steps; s++) {
         uint32_t hit = 0;
         for (uint32_t g = 0; g < G; g++) {
             score[g] += (uint32_t)gs_bv_edit_step64(eq[s][g], &pv[g], &mv[g], 0, high[g]);
-            hit |= (uint32_t)(score[g] <= K) << g;
+            hit |= (uint32_t)(score[g] <= K[g]) << g;
         }
         for (uint32_t g = 0; hit && g < n; g++) {
             size_t j = w[g].w0 + s;
@@ -421,7 +424,7 @@ static void scan_filtered(scan_ctx *c, const bv *b)
             for (uint32_t i = off[cq]; i < off[cq + 1]; i++) {
                 const gs_seed *sd = &b->seeds.seeds[q][i];
                 if (edits) {
-                    pend[n_pend++] = edit_window(c, b, sd, j + 1 - q, stop);
+                    pend[n_pend++] = edit_window(b, sd, j + 1 - q, stop);
                     if (n_pend == G) {
                         verify_edits(c, b, pend, n_pend, &cv);
                         n_pend = 0;

@@ -32,7 +32,8 @@ typedef struct gs_keyset {
     uint32_t n_patterns;
     int n_strands;      /* 1 (forward) or 2 (forward, reverse) */
     gs_match_mode mode; /* exact: codes; approximate: base-set keys */
-    uint32_t max_dist;  /* K of --max-mismatches / --max-edits (0 when exact) */
+    uint32_t max_dist;  /* K of --max-mismatches / --max-edits (0 when exact); with
+                         * per-pattern K (key_k), the largest */
     /* The longest text one hit may span: max_len, plus K with edits. Every
      * overlap (plan, blocks, GPU chunks) is span - 1, read from here only. */
     uint32_t span;
@@ -42,7 +43,17 @@ typedef struct gs_keyset {
      * (a reverse-strand key is the reverse complement, its 3' end in front).
      * NULL when no key has a zone: matching is then exactly as without. */
     uint32_t *zone;
+    /* Per key, its K where the pattern file gives patterns their own K
+     * (then max_dist is the largest), or NULL: max_dist for every key. A
+     * key's hits are its ends (starts) whose distance is within its K. */
+    uint8_t *key_k;
 } gs_keyset;
+
+/* K of key k. */
+static inline uint32_t gs_key_k(const gs_keyset *ks, uint32_t k)
+{
+    return ks->key_k ? ks->key_k[k] : ks->max_dist;
+}
 
 enum { GS_ZONE_FRONT = 1u << 31 };
 
@@ -76,7 +87,8 @@ static inline const uint8_t *gs_key(const gs_keyset *ks, uint32_t k)
 gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_strands,
                           uint32_t max_expansions, gs_keyset *ks, gs_error *err);
 /* Approximate modes (dna only): one base-set key per (pattern, strand), no
- * expansion. K must be below the shortest pattern (GS_EUSAGE otherwise). */
+ * expansion. K is max_dist, or a pattern's own (gs_pattern.has_max_dist);
+ * it must be below the pattern's length (GS_EUSAGE otherwise). */
 gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match_mode mode,
                                  uint32_t max_dist, gs_keyset *ks, gs_error *err);
 /* Give every key of an approximate keyset its zone: exact3p residues, or
