@@ -150,7 +150,7 @@ int main(int argc, char **argv)
             if (j == L || tries > 1000)
                 break;
         }
-        ps.v[p] = (gs_pattern){NULL, NULL, b, L, p + 1};
+        ps.v[p] = (gs_pattern){.bytes = b, .len = L, .line = p + 1};
     }
     ps.n = n_pat;
 

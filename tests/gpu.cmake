@@ -26,6 +26,13 @@ add_test(NAME gpu_approx COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
          $<TARGET_FILE:gscan> ${PROJECT_SOURCE_DIR}/data/cache)
 set_tests_properties(gpu_approx PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 3600)
 
+# --exact-3p alone (approx.sh's exact3p-* workloads): mode x strand x K x
+# exact-3p x --best-per-site, the seed filter on and off, guides, long keys.
+add_test(NAME gpu_exact3p COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
+         $<TARGET_FILE:gscan> ${PROJECT_SOURCE_DIR}/data/cache)
+set_tests_properties(gpu_exact3p PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 3600
+                     ENVIRONMENT GS_APPROX_ONLY=exact3p)
+
 # bench_bv (bench/gpu/): the seeds' edit-distance workload on the bv kernels.
 if(GS_HAVE_CUDA)
   add_executable(bench_bv ${PROJECT_SOURCE_DIR}/bench/gpu/bench_bv.cu)

@@ -9,6 +9,13 @@
  * ending against an unmapped page) with span - 1 of overlap; K = 0 equal to
  * the exact engines; a slice of E. coli with real primers (skipped when
  * data/cache is absent); --best-per-site against a transitive closure.
+ * --exact-3p: bf on hand-made zones (forward and reverse strand, gaps
+ * beside and inside the zone), then bv (with and without the seed filter)
+ * equal to bf for every mode x strand x K 0..4 x exact-3p 1..5, IUPAC
+ * patterns, a zone longer than a pattern, random text and E. coli.
+ * Patterns with their own K and exact-3p (pattern file columns): bv equal
+ * to bf, and bf's hits of each pattern those of a run of it alone with its
+ * own values; the run's K is the largest.
  * GS_TEST_QUICK=1 (sanitizer builds) keeps the small workloads only.
  */
 #define _DEFAULT_SOURCE
@@ -55,6 +62,11 @@ static void scan_segment(const gs_engine *e, const void *compiled, const gs_keys
     free(kc);
 }
 
+/* The knobs engines compile with (NULL: as shipped) and the --exact-3p
+ * that build() gives every key. */
+static const gs_tune *scan_tune;
+static uint32_t exact3p;
+
 /* Hits of the whole text (block 0) or of segments of `block` owned
  * positions, sorted. */
 static gs_hits scan_all(const gs_engine *e, const gs_keyset *ks, const uint8_t *text, size_t n,
@@ -63,7 +75,7 @@ static gs_hits scan_all(const gs_engine *e, const gs_keyset *ks, const uint8_t *
     gs_hits h = {0};
     void *c = NULL;
     gs_error err = {0};
-    if (e->compile(ks, NULL, &c, &err) != GS_OK) {
+    if (e->compile(ks, scan_tune, &c, &err) != GS_OK) {
         fprintf(stderr, "compile %s: %s\n", e->name, err.msg);
         abort();
     }
@@ -109,6 +121,8 @@ static gs_keyset build(const gs_patset *ps, int both, gs_match_mode mode, uint32
     gs_error err = {0};
     gs_status st = mode == GS_MATCH_EXACT ? gs_keyset_build(ps, GS_ALPHA_DNA, both, 0, &ks, &err)
                                           : gs_keyset_build_approx(ps, both, mode, K, &ks, &err);
+    if (st == GS_OK && mode != GS_MATCH_EXACT)
+        st = gs_keyset_set_exact3p(&ks, ps, exact3p, &err);
     if (st != GS_OK) {
         fprintf(stderr, "keyset: %s\n", err.msg);
         abort();
@@ -234,9 +248,18 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
                 gs_keyset ks = build(ps, both, (gs_match_mode)mode, K);
                 gs_hits ref = scan_all(&gs_engine_bf, &ks, text, n, 0);
                 gs_hits got = scan_all(&gs_engine_bv, &ks, text, n, 0);
-                snprintf(what, sizeof what, "%s %s K=%u strands=%d bv", name,
-                         gs_match_mode_name((gs_match_mode)mode), K, both + 1);
+                snprintf(what, sizeof what, "%s %s K=%u strands=%d exact-3p %u bv", name,
+                         gs_match_mode_name((gs_match_mode)mode), K, both + 1, exact3p);
                 same(&got, &ref, what);
+                if (exact3p) { /* one site a hit, the same from both */
+                    gs_hits_best_per_site(&got);
+                    gs_hits sites = {0};
+                    for (size_t i = 0; i < ref.n; i++)
+                        gs_hits_push(&sites, &ref.v[i]);
+                    gs_hits_best_per_site(&sites);
+                    same(&got, &sites, "best per site");
+                    gs_hits_free(&sites);
+                }
                 gs_hits_free(&got);
                 static const size_t bl[] = {1, 2, 3, 7, 64};
                 for (int b = 0; blocks && b < 5; b++) {
@@ -268,6 +291,61 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
                 gs_hits_free(&ref);
                 gs_keyset_free(&ks);
             }
+}
+
+static int quick(void);
+
+/* bf's zones by hand: the hits it must give, all of them. */
+static void zone_case(const char *pat, int both, gs_match_mode mode, uint32_t K, uint32_t x3,
+                      const char *text, size_t n_want, const gs_hit *want)
+{
+    gs_patset ps = {0};
+    gs_test_add_pattern(&ps, pat, strlen(pat), 0);
+    exact3p = x3;
+    gs_keyset ks = build(&ps, both, mode, K);
+    exact3p = 0;
+    gs_hits h = scan_all(&gs_engine_bf, &ks, (const uint8_t *)text, strlen(text), 0);
+    gs_hits w = {0};
+    for (size_t i = 0; i < n_want; i++)
+        gs_hits_push(&w, &want[i]);
+    char what[128];
+    snprintf(what, sizeof what, "hand %s in %s exact-3p %u", pat, text, x3);
+    same(&h, &w, what);
+    gs_hits_free(&h);
+    gs_hits_free(&w);
+    gs_keyset_free(&ks);
+    gs_patset_free(&ps);
+}
+
+#define ZH(s_, e_, str_, d_) {.start = s_, .end = e_, .strand = str_, .distance = d_}
+
+static void test_exact3p_hand(void)
+{
+    const gs_match_mode MM = GS_MATCH_MISMATCHES, ED = GS_MATCH_EDITS;
+    /* mismatches: one in the zone (the last 2) loses the hit, one outside keeps it */
+    zone_case("ACGTACGT", 0, MM, 1, 2, "ACGTACGA", 0, NULL);
+    zone_case("ACGTACGT", 0, MM, 1, 2, "TCGTACGT", 1, (gs_hit[]){ZH(0, 8, 1, 1)});
+    /* the reverse strand: the zone is the leftmost residues on the text
+     * (AACCGG: 3' GG, reverse complement CCGGTT, zone CC) */
+    zone_case("AACCGG", 1, MM, 1, 2, "CCGGTA", 1, (gs_hit[]){ZH(0, 6, -1, 1)});
+    zone_case("AACCGG", 1, MM, 1, 2, "ACGGTT", 0, NULL);
+    /* a zone as long as the pattern, or longer: the pattern exact */
+    zone_case("AACCGG", 1, MM, 2, 6, "CCGGTA", 0, NULL);
+    zone_case("AACCGG", 1, MM, 2, 9, "CCGGTT", 1, (gs_hit[]){ZH(0, 6, -1, 0)});
+    /* edits, ACGTTGCA with zone GCA: a deletion before the zone ... */
+    zone_case("ACGTTGCA", 0, ED, 1, 3, "ACGTGCA", 1, (gs_hit[]){ZH(0, 7, 1, 1)});
+    /* ... an insertion just before it (the zone's 3 columns stay matches) ... */
+    zone_case("ACGTTGCA", 0, ED, 1, 3, "ACGTTAGCA", 1, (gs_hit[]){ZH(0, 9, 1, 1)});
+    /* ... but none inside it: GA is GCA less its C */
+    zone_case("ACGTTGCA", 0, ED, 1, 3, "ACGTTGA", 0, NULL);
+    /* the reverse strand (TGCAACGT, zone TGC at the hit's start) */
+    zone_case("ACGTTGCA", 1, ED, 1, 3, "TGCACGT", 1, (gs_hit[]){ZH(0, 7, -1, 1)});
+    zone_case("ACGTTGCA", 1, ED, 1, 3, "TCAACGT", 0, NULL);
+    /* the smallest start at the best distance: TGC must lead, so the hit
+     * starts at the zone even where an extra base before it costs nothing
+     * more without one (no zone: T + GCAACGT, start 0, distance 1) */
+    zone_case("ACGTTGCA", 1, ED, 1, 3, "AGCAACGT", 0, NULL);
+    zone_case("ACGTTGCA", 1, ED, 1, 0, "AGCAACGT", 1, (gs_hit[]){ZH(0, 8, -1, 1)});
 }
 
 static int quick(void)
@@ -359,6 +437,111 @@ static void test_degenerate_seeds(void)
     gs_patset_free(&ps);
 }
 
+/* ---- --exact-3p ---------------------------------------------------------- */
+
+static void test_exact3p(void)
+{
+    test_exact3p_hand();
+    uint64_t rng = 0xe3e3;
+    static const struct {
+        size_t n;
+        int pats;
+        uint32_t minl, maxl;
+        int blocks;
+    } w[] = {{500, 4, 4, 12, 1}, {1200, 5, 16, 26, 0}, {700, 2, 66, 72, 0}};
+    const gs_tune *tunes[2] = {NULL, NULL};
+    gs_tune full = {0}; /* as shipped, but */
+    full.match_seed_filter = -1; /* every key on the full scan */
+    tunes[1] = &full;
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        if (quick() && w[i].maxl > 64)
+            continue;
+        gs_patset ps = {0};
+        random_patterns(&rng, &ps, w[i].pats, w[i].minl, w[i].maxl, 1);
+        uint8_t *t = make_text(&rng, &ps, w[i].n, 1);
+        for (exact3p = quick() ? 2 : 1; exact3p <= 5; exact3p += quick() ? 3 : 1)
+            for (int f = 0; f < 2; f++) {
+                char name[64];
+                scan_tune = tunes[f];
+                snprintf(name, sizeof name, "exact-3p random %zu%s", i, f ? " full scan" : "");
+                compare_engines(&ps, t, w[i].n, name, w[i].blocks && f == 0);
+            }
+        exact3p = 0;
+        scan_tune = NULL;
+        free(t);
+        gs_patset_free(&ps);
+    }
+}
+
+/* Patterns with their own K and exact-3p: bf against one run per pattern
+ * with the pattern's values as the run's, and bv against bf. */
+static void test_own_k(void)
+{
+    uint64_t rng = 0x0c0c;
+    gs_tune full = {0};
+    full.match_seed_filter = -1;
+    for (int round = 0; round < (quick() ? 3 : 4); round++) { /* round 3: long keys */
+        gs_patset ps = {0};
+        random_patterns(&rng, &ps, 6, 6, round == 3 ? 70 : 28, 1);
+        for (uint32_t p = 0; p < ps.n; p++) {
+            if (gs_test_below(&rng, 3)) {
+                ps.v[p].has_max_dist = 1;
+                ps.v[p].max_dist = (uint32_t)gs_test_below(&rng, 5);
+            }
+            if (gs_test_below(&rng, 2)) {
+                ps.v[p].has_exact3p = 1;
+                ps.v[p].exact3p = (uint32_t)gs_test_below(&rng, 6);
+            }
+        }
+        uint8_t *t = make_text(&rng, &ps, 1500, 1);
+        for (int mode = GS_MATCH_MISMATCHES; mode <= GS_MATCH_EDITS; mode++) {
+            const uint32_t K = (uint32_t)round % 3, x3 = (uint32_t)round % 2 * 2;
+            char what[96];
+            snprintf(what, sizeof what, "own K round %d %s", round,
+                     gs_match_mode_name((gs_match_mode)mode));
+            exact3p = x3;
+            gs_keyset ks = build(&ps, 1, (gs_match_mode)mode, K);
+            uint32_t most = K;
+            for (uint32_t p = 0; p < ps.n; p++)
+                if (ps.v[p].has_max_dist && ps.v[p].max_dist > most)
+                    most = ps.v[p].max_dist;
+            CHECK_EQ_U64(ks.max_dist, most); /* the run's K: the largest */
+            gs_hits ref = scan_all(&gs_engine_bf, &ks, t, 1500, 0), alone = {0};
+            for (uint32_t p = 0; p < ps.n; p++) { /* each pattern alone */
+                gs_patset one = {0};
+                gs_test_add_pattern(&one, ps.v[p].bytes, ps.v[p].len, 0);
+                exact3p = ps.v[p].has_exact3p ? ps.v[p].exact3p : x3;
+                gs_keyset k1 =
+                    build(&one, 1, (gs_match_mode)mode, ps.v[p].has_max_dist ? ps.v[p].max_dist : K);
+                gs_hits h = scan_all(&gs_engine_bf, &k1, t, 1500, 0);
+                for (size_t i = 0; i < h.n; i++) {
+                    h.v[i].pattern = p;
+                    gs_hits_push(&alone, &h.v[i]);
+                }
+                gs_hits_free(&h);
+                gs_keyset_free(&k1);
+                gs_patset_free(&one);
+            }
+            exact3p = 0;
+            if (alone.n > 1)
+                qsort(alone.v, alone.n, sizeof *alone.v, gs_hit_cmp);
+            same(&ref, &alone, what);
+            for (int f = 0; f < 2; f++) {
+                scan_tune = f ? &full : NULL;
+                gs_hits got = scan_all(&gs_engine_bv, &ks, t, 1500, f ? 0 : 7);
+                same(&got, &ref, what);
+                gs_hits_free(&got);
+            }
+            scan_tune = NULL;
+            gs_hits_free(&ref);
+            gs_hits_free(&alone);
+            gs_keyset_free(&ks);
+        }
+        free(t);
+        gs_patset_free(&ps);
+    }
+}
+
 /* ---- a real genome with real primers ------------------------------------- */
 
 static void test_ecoli(void)
@@ -390,6 +573,19 @@ static void test_ecoli(void)
     for (size_t at = 1000; at + 30 < n; at += 9000)
         gs_test_add_pattern(&ps, t + at, 18 + at % 13, 0);
     compare_engines(&ps, t, n, "E. coli", 0);
+    exact3p = 3; /* guides with NGG, and primers with a 3' rule */
+    gs_patset_free(&ps);
+    ps = (gs_patset){0};
+    for (size_t i = 0; i < sizeof primers / sizeof *primers; i++)
+        gs_test_add_pattern(&ps, primers[i], strlen(primers[i]), 0);
+    for (size_t at = 700; at + 30 < n && at < 8000; at += 1900) {
+        char g[24];
+        memcpy(g, t + at, 20);
+        memcpy(g + 20, "NGG", 3);
+        gs_test_add_pattern(&ps, g, 23, 0);
+    }
+    compare_engines(&ps, t, n / 2, "E. coli exact-3p 3", 0);
+    exact3p = 0;
     free(t);
     gs_patset_free(&ps);
 }
@@ -493,5 +689,7 @@ int main(void)
     test_random();
     test_degenerate_seeds();
     test_ecoli();
+    test_exact3p();
+    test_own_k();
     return gs_test_done("test_approx");
 }

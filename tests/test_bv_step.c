@@ -10,8 +10,10 @@
  * filter kernel (gs_bv_filter): chunks with their margins, per-thread
  * cursors through the flat tables, a small queue that overflows, windows
  * verified with seeds.h's steps, duplicates removed as the device does.
- * Keys are random base sets (IUPAC), texts random with N runs and
- * lowercase.
+ * The GPU's end DP under --exact-3p (gs_bv_zone_end64) against the CPU
+ * engine's scalar one (gs_approx_zone_end), whose results test_approx
+ * checks against the brute force. Keys are random base sets (IUPAC),
+ * texts random with N runs and lowercase.
  */
 #include "match/approx.h"
 #include "match/bv_step.h"
@@ -500,6 +502,36 @@ static void check_filter(gs_match_mode mode, uint32_t K, int degenerate)
     free(bits);
 }
 
+/* gs_bv_zone_end64 = gs_approx_zone_end at every end, both zone sides,
+ * zones of 1 .. m residues. */
+static void check_zone(uint32_t m, size_t n, int two)
+{
+    uint8_t key[64], *t = malloc(n), *bits = malloc(n);
+    uint64_t wpeq[4], rpeq[4];
+    uint32_t col[65];
+    random_key(key, m);
+    make_peq(key, m, wpeq, rpeq);
+    random_text(t, n, two);
+    for (size_t i = 0; i + m <= n && i < n / 2; i += 1 + rnd(8)) /* copies of the key */
+        for (uint32_t j = 0; j < m; j++)
+            if (rnd(5))
+                t[i + j] = "ACGT"[__builtin_ctz(key[j])];
+    gs_approx_text_bits(t, n, bits);
+    for (uint32_t K = 0; K < m && K <= 4; K++)
+        for (uint32_t z = 1; z <= m; z += 1 + z / 3)
+            for (int front = 0; front <= 1; front++)
+                for (size_t e = 0; e <= n; e++) {
+                    uint32_t la = 0, lb = 0;
+                    uint32_t a = gs_approx_zone_end(key, m, z, front, bits, e, K, col, &la);
+                    uint32_t b = gs_bv_zone_end64(rpeq, key, m, z, front, t, e, K, &lb);
+                    CHECKF(a == b && (a > K || la == lb),
+                           "zone m=%u z=%u front=%d K=%u e=%zu: %u/%u, expected %u/%u", m, z,
+                           front, K, e, b, lb, a, la);
+                }
+    free(t);
+    free(bits);
+}
+
 int main(void)
 {
     for (int b = 0; b < 256; b++) /* the code arithmetic is gs_dna_code */
@@ -518,5 +550,7 @@ int main(void)
             check_filter(GS_MATCH_EDITS, K, rep & 1);
             check_filter(GS_MATCH_MISMATCHES, K, rep & 1);
         }
+    for (uint32_t m = 1; m <= 64; m += 1 + m / 4)
+        check_zone(m, 150, m & 1);
     return gs_test_done("test_bv_step");
 }

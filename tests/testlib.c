@@ -71,6 +71,7 @@ void gs_test_add_pattern(gs_patset *ps, const void *seq, size_t len, uint32_t li
     }
     ps->v = v;
     gs_pattern *p = &ps->v[ps->n];
+    *p = (gs_pattern){0}; /* no K or exact_3p of its own */
     p->name = malloc(24);
     p->text = malloc(len + 1);
     p->bytes = malloc(len + 1);

@@ -17,7 +17,12 @@ gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err)
     c->tune = c->scan.tune;
     if (st == GS_OK && !c->help && c->scan.out_format == GS_OUT_FASTA)
         return gs_fail(err, GS_EUSAGE, "FASTA output holds the products of gscan pcr: gscan scan "
-                                       "writes h5, tsv or bed");
+                                       "writes h5, tsv, bed or cas");
+    /* here, not in the parser: gscan pcr parses the same options and is
+     * always in mismatch mode */
+    if (st == GS_OK && !c->help && c->scan.exact3p && c->scan.match == GS_MATCH_EXACT)
+        return gs_fail(err, GS_EUSAGE,
+                       "--exact-3p needs --max-mismatches or --max-edits (gscan scan)");
     gs_memory_limits_read(&c->scan.node_memory);
     return st;
 }

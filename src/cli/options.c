@@ -21,8 +21,8 @@
 
 enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_REPORT, OPT_VERIFY,
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
-       OPT_MISMATCHES, OPT_EDITS, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_ALIGNED, OPT_TUNE, OPT_DEBUG,
-       OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR, OPT_TALLY, OPT_SAMPLES, OPT_EXACT3P,
+       OPT_MISMATCHES, OPT_EDITS, OPT_EXACT3P, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_ALIGNED,
+       OPT_TUNE, OPT_DEBUG, OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR, OPT_TALLY, OPT_SAMPLES,
        OPT_MAX_MEMORY };
 enum { REPORT_UNSET = -1 };
 
@@ -185,7 +185,7 @@ static const struct number {
 } numbers[] = {
     {OPT_MISMATCHES, NULL, 0, GS_MAX_DIST, NULL},
     {OPT_EDITS, NULL, 0, GS_MAX_DIST, NULL},
-    {OPT_EXACT3P, NULL, 0, 255, NULL},
+    {OPT_EXACT3P, NULL, 0, GS_MAX_EXACT3P, NULL},
     {'t', "threads", 1, 1024, NULL},
     {OPT_READERS, "readers", 1, GS_MAX_READERS, NULL},
     {OPT_BLOCK, "block size", 1, 1ULL << 34, "1 to 16G residues"},
@@ -246,7 +246,7 @@ static gs_status apply_number(gs_scan_opts *o, const struct number *nb, const ch
     case OPT_READERS: o->readers = (int)n; break;
     case OPT_BLOCK: o->block = n; break;
     case OPT_MAXEXP: o->max_expansions = (uint32_t)n; break;
-    case OPT_EXACT3P: o->exact_3p = (uint32_t)n; break;
+    case OPT_EXACT3P: o->exact3p = (uint32_t)n; break;
     case OPT_MAX_MEMORY: o->max_memory = n; break;
     default: {
         gs_match_mode mode = nb->id == OPT_EDITS ? GS_MATCH_EDITS : GS_MATCH_MISMATCHES;
@@ -580,8 +580,6 @@ static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
         return gs_fail(err, GS_EUSAGE,
                        "--index scans without the records' ends: scan the corpus files for "
                        "--circular (gscan scan)");
-    if (o->exact_3p)
-        return gs_fail(err, GS_EUSAGE, "--exact-3p is not in this build of gscan: give 0");
     if (o->best_per_site && o->match == GS_MATCH_EXACT)
         return gs_fail(err, GS_EUSAGE,
                        "--best-per-site needs --max-mismatches or --max-edits (gscan scan)");

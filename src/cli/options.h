@@ -27,6 +27,9 @@ void gs_scan_print_usage(FILE *out);
 /* Largest K of --max-mismatches / --max-edits (the distance is a uint8 and
  * bit-sliced mismatch counters hold 4 bits). */
 #define GS_MAX_DIST 15
+/* Largest --exact-3p: longer than any key an engine filters (a larger N
+ * makes every pattern exact, as the largest does). */
+#define GS_MAX_EXACT3P 4096
 
 /* Parse a size with an optional K/M/G suffix (powers of 1024): GS_OK, or
  * GS_EUSAGE when s is not one (err is not touched: the caller names the

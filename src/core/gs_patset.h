@@ -16,6 +16,10 @@ typedef struct gs_pattern {
     uint8_t *bytes; /* dna: uppercase IUPAC with U as T; bytes: escapes decoded */
     uint32_t len;   /* residues in bytes[] (the length of every hit) */
     uint32_t line;  /* 1-based line in the file where the pattern starts */
+    /* the pattern file's own K and exact_3p columns (text format); a value
+     * is used only where its has_ flag is set, else the run's */
+    uint8_t has_max_dist, has_exact3p;
+    uint32_t max_dist, exact3p;
 } gs_pattern;
 
 typedef struct gs_patset {

@@ -52,6 +52,8 @@ typedef struct bv_state {
     uint32_t smem; /* bytes a block may take */
     bv_class cls[NCLASS];
     uint32_t *d_mlen, *d_woff, *d_out_off, *d_outputs;
+    uint32_t *d_zone; /* keyset.h's zones, or NULL */
+    uint8_t *d_kk;    /* keyset.h's key_k, or NULL */
     uint64_t *d_wpeq, *d_rpeq, *d_koff;
     uint8_t *d_kbytes;
     uint16_t *profile;
@@ -72,6 +74,8 @@ static void bv_close(void *p)
     cudaFree(st->d_rpeq);
     cudaFree(st->d_koff);
     cudaFree(st->d_kbytes);
+    cudaFree(st->d_zone);
+    cudaFree(st->d_kk);
     cudaFree(st->d_tab);
     cudaFree(st->d_ent);
     gs_seeds_free(&st->seeds);
@@ -173,7 +177,9 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gp
         gs_gpu_upload((void **)&st->d_outputs, ks->outputs, (size_t)ks->out_off[ks->n_keys] * 4,
                       err) ||
         gs_gpu_upload((void **)&st->d_koff, ks->key_off, (size_t)ks->n_keys * 8, err) ||
-        gs_gpu_upload((void **)&st->d_kbytes, ks->key_bytes, ks->key_off[ks->n_keys], err))
+        gs_gpu_upload((void **)&st->d_kbytes, ks->key_bytes, ks->key_off[ks->n_keys], err) ||
+        (ks->zone && gs_gpu_upload((void **)&st->d_zone, ks->zone, (size_t)ks->n_keys * 4, err)) ||
+        (ks->key_k && gs_gpu_upload((void **)&st->d_kk, ks->key_k, ks->n_keys, err)))
         goto fail;
     if (st->seeds.n_filtered) {
         uint32_t *tab = NULL, *ent = NULL;
@@ -197,7 +203,8 @@ fail:
 
 static gs_bv_keys bv_keys(const bv_state *st)
 {
-    return gs_bv_keys{st->d_mlen, st->d_woff, st->d_wpeq, st->d_kbytes, st->d_koff};
+    return gs_bv_keys{st->d_mlen, st->d_woff, st->d_wpeq, st->d_kbytes, st->d_koff, st->d_zone,
+                      st->d_kk};
 }
 
 /* Size one class's launch for `stop` ends: keys per block, pieces per
@@ -399,8 +406,9 @@ gs_status gs_gpu_bv_finish(void *state, const uint8_t *text, const unsigned long
                            cudaStream_t s, gs_error *err)
 {
     const bv_state *st = (const bv_state *)state;
-    gs_bv_fin f = {text,          st->edits,      st->d_mlen, st->d_rpeq,
-                   st->d_out_off, st->d_outputs, pbits,      lbits};
+    gs_bv_fin f = {text,          st->edits,     st->d_mlen, st->d_rpeq,  st->d_out_off,
+                   st->d_outputs, pbits,         lbits,      st->d_zone,  st->d_kbytes,
+                   st->d_koff,    st->K,         st->d_kk};
     if (n == 0)
         return GS_OK;
     gs_bv_finish<<<gs_gpu_div_up(n, 256), 256, 0, s>>>(kh, n, f, keys);

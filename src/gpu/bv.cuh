@@ -30,6 +30,13 @@
  *
  * A hit is pushed as (end << 32 | distance << 27 | key); gs_bv_finish turns
  * it into a sort key once the start is known.
+ *
+ * --exact-3p (keyset.h's zone): mismatch kernels test the zone before they
+ * push a window (the seed filter before it counts one, so the exact zone
+ * rejects most seed occurrences); edit kernels push every end within K of
+ * the unconstrained DP, a superset, and gs_bv_finish finds each end's
+ * distance and start under the zone (gs_bv_zone_end64), turning an end
+ * with none within K into GS_BV_DROPPED, which sorts last and is cut off.
  */
 #ifndef GS_GPU_BV_CUH
 #define GS_GPU_BV_CUH
@@ -48,7 +55,24 @@ typedef struct gs_bv_keys {
     const uint64_t *wpeq;  /* [words][4]: bit i of word w: row 64 w + i holds the base */
     const uint8_t *kbytes; /* key base sets (A=1 C=2 G=4 T=8) */
     const uint64_t *koff;  /* [n_keys] offsets into kbytes */
+    const uint32_t *zone;  /* [n_keys] keyset.h's zones, or NULL: none */
+    const uint8_t *kk;     /* [n_keys] the keys' own K (keyset.h key_k), or NULL: K */
 } gs_bv_keys;
+
+/* Mismatches: whether key k's window at text codes t[0 .. m) keeps its zone. */
+__device__ __forceinline__ bool gs_bv_zone_codes(const gs_bv_keys &ks, uint32_t k, uint32_t m,
+                                                 const uint8_t *t)
+{
+    const uint32_t z = ks.zone ? ks.zone[k] : 0, n = z & ~(uint32_t)GS_ZONE_FRONT;
+    if (n == 0)
+        return true;
+    const uint32_t o = (z & GS_ZONE_FRONT) ? 0 : m - n;
+    const uint8_t *key = ks.kbytes + ks.koff[k];
+    for (uint32_t i = o; i < o + n; i++)
+        if (!(__ldg(&key[i]) >> t[i] & 1u)) /* code 4: no key bit */
+            return false;
+    return true;
+}
 
 /* One launch: the keys of one class over one segment. */
 typedef struct gs_bv_view {
@@ -74,6 +98,11 @@ typedef struct gs_bv_fin {
     const uint64_t *rpeq;     /* [n_keys][4]: reversed keys of <= 64 (bv_step.h) */
     const uint32_t *out_off, *outputs;
     uint32_t pbits, lbits;    /* bits of a pattern id and of a hit length */
+    const uint32_t *zone;     /* keyset.h's zones, or NULL */
+    const uint8_t *kbytes;    /* key base sets, for the zones */
+    const uint64_t *koff;
+    uint32_t K;               /* the run's; a key's own where kk is not NULL */
+    const uint8_t *kk;
 } gs_bv_fin;
 
 __device__ __forceinline__ int gs_bv_step(uint32_t eq, uint32_t &pv, uint32_t &mv, int hin,
@@ -177,7 +206,7 @@ __global__ void __launch_bounds__(GS_BV_THREADS) gs_bv_kernel(const __grid_const
                 uint32_t d = gs_bv_ham_get(c, sh);
                 if (v.profile)
                     v.profile[j] = (uint16_t)d;
-                if (d <= K)
+                if (d <= K && gs_bv_zone_codes(v.keys, k, m, sm + (j - sh - t0)))
                     gs_bv_hit(a, j + 1, d, k);
             }
         }
@@ -268,12 +297,15 @@ enum { GS_BV_QCAP = 1024 };
 __device__ __forceinline__ void gs_bv_verify(const gs_bv_fview &v, const gs_gpu_scan &a,
                                              const uint8_t *tx, uint32_t t0, uint32_t at, uint2 x)
 {
-    const uint32_t k = x.x, off = x.y & 0xFFFFu, rank = x.y >> 16, m = v.keys.mlen[k], K = v.K;
+    const uint32_t k = x.x, off = x.y & 0xFFFFu, rank = x.y >> 16, m = v.keys.mlen[k];
+    const uint32_t K = v.keys.kk ? v.keys.kk[k] : v.K; /* the key's pigeonhole (seeds.h) */
     if (!v.edits) {
         if (at < off || at - off + m > v.stop)
             return;
         const uint32_t s = at - off;
         const uint8_t *key = v.keys.kbytes + v.keys.koff[k];
+        if (!gs_bv_zone_codes(v.keys, k, m, tx + (s - t0)))
+            return; /* the exact zone first: it rejects most seed occurrences */
         uint32_t d = gs_seed_mismatches(key, m, K, rank, tx + (s - t0));
         if (d <= K)
             gs_bv_hit(a, s + m, d, k);
@@ -374,9 +406,30 @@ __global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin
     unsigned long long x = kh[i];
     uint32_t e = (uint32_t)(x >> 32), lo = (uint32_t)x;
     uint32_t k = lo & ((1u << GS_BV_KEYBITS) - 1u), d = lo >> GS_BV_KEYBITS, m = f.mlen[k];
+    const uint32_t z = f.zone ? f.zone[k] : 0, zn = z & ~(uint32_t)GS_ZONE_FRONT;
+    const uint32_t K = f.kk ? f.kk[k] : f.K;
+    const int front = (z & GS_ZONE_FRONT) != 0;
+    if (d > K) { /* within the run's K, not the key's own */
+        keys[i] = GS_BV_DROPPED;
+        return;
+    }
     uint32_t l = !f.edits  ? m
                  : m <= 64 ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d)
                            : 0;
+    if (zn && !f.edits) { /* the kernels tested it; long keys are tested here */
+        const uint8_t *key = f.kbytes + f.koff[k];
+        if (!gs_bv_zone_ok(key + (front ? 0 : m - zn), zn, f.text + e - (front ? m : zn))) {
+            keys[i] = GS_BV_DROPPED;
+            return;
+        }
+    } else if (zn && m <= 64) { /* d was the unconstrained best, a lower bound */
+        d = gs_bv_zone_end64(f.rpeq + 4 * (size_t)k, f.kbytes + f.koff[k], m, zn, front, f.text,
+                             e, K, &l);
+        if (d > K) {
+            keys[i] = GS_BV_DROPPED;
+            return;
+        }
+    }
     uint32_t o = f.outputs[f.out_off[k]];
     const gs_key_layout lay = {GS_BV_DBITS, (uint8_t)f.lbits, (uint8_t)f.pbits};
     keys[i] = gs_hitkey_pack(lay, e - l, o, l, d);

@@ -470,10 +470,15 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
         const gs_keyset *ks = g->ks;
         const gs_key_layout lay = g->lay;
         const int s_pos = gs_hitkey_s_pos(lay);
+        uint32_t kept = 0;
+        while (n > 0 && g->h_sorted[n - 1] == GS_BV_DROPPED)
+            n--; /* ends with no alignment under --exact-3p (bv.cuh), sorted last */
         for (uint32_t i = 0; i < n; i++) {
             uint64_t x = g->h_sorted[i];
-            if (gs_hitkey_len(lay, x) != 0)
+            if (gs_hitkey_len(lay, x) != 0) {
+                g->h_sorted[kept++] = x;
                 continue;
+            }
             uint32_t d = gs_hitkey_dist(lay, x), pat = gs_hitkey_pattern(lay, x);
             uint32_t strand = gs_hitkey_strand(lay, x);
             uint64_t e = gs_hitkey_pos(lay, x);
@@ -485,11 +490,24 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
                 if (bits == NULL || col == NULL)
                     goto fail;
             }
+            int front;
+            uint32_t zn = gs_key_zone(ks, k, &front), zl = 0;
+            if (zn) /* the end's distance under the zone, from the text before it */
+                w = (uint32_t)std::min<uint64_t>(m + gs_key_k(ks, k), e);
             gs_approx_text_bits(s->h_text + (e - w), w, bits);
-            uint64_t l = gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
-            g->h_sorted[i] = gs_hitkey_at(lay, e - l, (x & gs_hitkey_mask(s_pos)) | l << gs_hitkey_s_len(lay));
+            uint64_t l = zn ? 0 : gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
+            if (zn) {
+                d = gs_approx_zone_end(gs_key(ks, k), m, zn, front, bits, w, gs_key_k(ks, k), col,
+                                       &zl);
+                if (d > gs_key_k(ks, k))
+                    continue; /* dropped */
+                l = zl;
+                x = (x & ~gs_hitkey_mask(lay.b_dist)) | d; /* the distance is lowest */
+            }
+            g->h_sorted[kept++] = gs_hitkey_at(lay, e - l, (x & gs_hitkey_mask(s_pos)) | l << gs_hitkey_s_len(lay));
             moved = 1;
         }
+        n = kept;
         if (moved)
             std::sort(g->h_sorted, g->h_sorted + n);
         if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, 1, g->lay, ks->span,

@@ -71,7 +71,9 @@ extern const gs_gpu_engine gs_gpu_engine_ac, gs_gpu_engine_wm, gs_gpu_engine_rk,
  * distance << 27 | key); this queues their conversion into n 64-bit sort
  * keys (core/gs_hitkey.h, layout {4, lbits, pbits}), where a length of 0
  * (edit keys over 64 residues) leaves the start to the host. text: the
- * scanned segment on the device. */
+ * scanned segment on the device. A hit that --exact-3p rules out becomes
+ * GS_BV_DROPPED, above every sort key, and is cut off after the sort. */
+#define GS_BV_DROPPED (~0ull)
 gs_status gs_gpu_bv_finish(void *state, const uint8_t *text, const unsigned long long *kh,
                            uint32_t n, uint32_t pbits, uint32_t lbits, unsigned long long *keys,
                            cudaStream_t s, gs_error *err);

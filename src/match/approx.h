@@ -21,4 +21,28 @@ void gs_approx_text_bits(const uint8_t *text, size_t len, uint8_t *bits);
 uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits, size_t e,
                             uint32_t d, uint32_t *col);
 
+/* --exact-3p (keyset.h's zone): whether the zone of n residues of key[0 ..
+ * m) (its first n when front, else its last n) matches the text bits of
+ * the window w[0 .. m) position by position. */
+static inline int gs_approx_zone_ok(const uint8_t *key, uint32_t m, uint32_t n, int front,
+                                    const uint8_t *w)
+{
+    uint32_t o = front ? 0 : m - n;
+    for (uint32_t i = o; i < o + n; i++)
+        if (!(key[i] & w[i]))
+            return 0;
+    return 1;
+}
+
+/* Edits with a zone: the best distance at end e of an alignment of key[0 ..
+ * m) whose zone of n residues (front: the first n, else the last n) is n
+ * matched columns, i.e. the zone matches text exactly and the rest of the
+ * key (the core) aligns to the text beside it; *len gets the length of the
+ * longest such text ending at e (the smallest start). Returns K + 1 when no
+ * such alignment is within K. Backward DP over the core from the zone's
+ * edge, O((m - n) (m - n + K)) cells, paid per candidate end. col: m + 1. */
+uint32_t gs_approx_zone_end(const uint8_t *key, uint32_t m, uint32_t n, int front,
+                            const uint8_t *bits, size_t e, uint32_t K, uint32_t *col,
+                            uint32_t *len);
+
 #endif

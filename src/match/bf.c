@@ -21,7 +21,7 @@
 typedef struct bf {
     gs_match_mode mode;
     uint32_t max_dist, span;
-    gs_keyset ks;         /* a private copy of the keys (offsets and bytes only) */
+    gs_keyset ks;         /* a private copy of the keys (offsets, bytes, zones only) */
     uint32_t first[257];  /* keys whose first symbol is c: ids[first[c] .. first[c+1]) */
     uint32_t *ids;
 } bf;
@@ -34,6 +34,8 @@ static void bf_destroy(void *p)
     free(b->ids);
     free(b->ks.key_off);
     free(b->ks.key_bytes);
+    free(b->ks.zone);
+    free(b->ks.key_k);
     free(b);
 }
 
@@ -53,7 +55,13 @@ static gs_status bf_compile(const gs_keyset *ks, const gs_tune *tune, void **com
     b->ks.key_off = gs_malloc(no, err, "bf engine");
     b->ks.key_bytes = gs_malloc(nb, err, "bf engine");
     b->ids = gs_malloc((size_t)(ks->n_keys ? ks->n_keys : 1) * sizeof *b->ids, err, "bf engine");
-    if (b->ids == NULL || b->ks.key_off == NULL || b->ks.key_bytes == NULL) {
+    if (ks->zone && (b->ks.zone = gs_malloc(ks->n_keys * sizeof *ks->zone, err, "bf engine")))
+        memcpy(b->ks.zone, ks->zone, ks->n_keys * sizeof *ks->zone);
+    if (ks->key_k && (b->ks.key_k = gs_malloc(ks->n_keys, err, "bf engine")))
+        memcpy(b->ks.key_k, ks->key_k, ks->n_keys);
+    b->ks.max_dist = ks->max_dist;
+    if (b->ids == NULL || b->ks.key_off == NULL || b->ks.key_bytes == NULL ||
+        (ks->zone && b->ks.zone == NULL) || (ks->key_k && b->ks.key_k == NULL)) {
         bf_destroy(b);
         return GS_ESYS;
     }
@@ -76,7 +84,6 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
                            gs_match_out *out)
 {
     const gs_keyset *ks = &b->ks;
-    const uint32_t K = b->max_dist;
     size_t stop = own + b->span - 1 < len ? own + b->span - 1 : len;
     uint8_t *bits = malloc(len + 1), *best = malloc(stop + 1);
     size_t *from = malloc((stop + 1) * sizeof *from);
@@ -86,13 +93,17 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
     gs_approx_text_bits(text, len, bits);
     for (uint32_t k = 0; k < ks->n_keys; k++) {
         const uint8_t *key = gs_key(ks, k);
-        uint32_t m = gs_key_len(ks, k);
+        const uint32_t m = gs_key_len(ks, k), K = gs_key_k(ks, k);
+        int front;
+        const uint32_t z = gs_key_zone(ks, k, &front), zlo = front ? 0 : m - z;
         if (b->mode == GS_MATCH_MISMATCHES) {
             for (size_t s = 0; s + m <= stop; s++) {
-                uint32_t d = 0;
-                for (uint32_t i = 0; i < m; i++)
+                uint32_t d = 0, zbad = 0;
+                for (uint32_t i = 0; i < m; i++) {
                     d += (key[i] & bits[s + i]) == 0;
-                if (d <= K && gs_keyhits_push_approx(out->hits, k, s, m, (uint8_t)d))
+                    zbad |= i >= zlo && i < zlo + z && (key[i] & bits[s + i]) == 0;
+                }
+                if (d <= K && !zbad && gs_keyhits_push_approx(out->hits, k, s, m, (uint8_t)d))
                     goto oom;
             }
             continue;
@@ -101,25 +112,40 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
         if ((col = malloc(((size_t)m + 1) * sizeof *col)) == NULL)
             goto oom;
         memset(best, 0xff, stop + 1);
+        /* With a zone of z residues (--exact-3p) an alignment is the zone
+         * matched residue by residue beside the rest of the key (the core,
+         * key[cb .. cb + c)), which aligns to the text between: before the
+         * zone's text when it ends the key, after it when it leads. */
+        const uint32_t c = m - z, cb = front ? z : 0, pre = front ? z : 0, post = front ? 0 : z;
         for (size_t s = 0; s < stop; s++) {
-            /* D[i][l] = distance of key[0 .. i) to text[s .. s + l), by columns l */
-            for (uint32_t i = 0; i <= m; i++)
+            uint32_t zi = 0;
+            while (front && zi < z && s + zi < stop && (key[zi] & bits[s + zi]))
+                zi++;
+            if (front && zi < z)
+                continue; /* the zone does not lead here */
+            /* D[i][l] = distance of core[0 .. i) to text[s + pre .. s + pre + l), by columns l */
+            for (uint32_t i = 0; i <= c; i++)
                 col[i] = i;
-            for (size_t l = 1; s + l <= stop && l <= (size_t)m + K; l++) {
-                uint32_t diag = col[0];
-                col[0] = (uint32_t)l;
-                for (uint32_t i = 1; i <= m; i++) {
-                    uint32_t v = diag + ((key[i - 1] & bits[s + l - 1]) == 0);
-                    if (col[i] + 1 < v)
-                        v = col[i] + 1;
-                    if (col[i - 1] + 1 < v)
-                        v = col[i - 1] + 1;
-                    diag = col[i];
-                    col[i] = v;
+            for (size_t l = 0; s + pre + l + post <= stop && l <= (size_t)c + K; l++) {
+                if (l > 0) {
+                    uint32_t diag = col[0];
+                    col[0] = (uint32_t)l;
+                    for (uint32_t i = 1; i <= c; i++) {
+                        uint32_t v = diag + ((key[cb + i - 1] & bits[s + pre + l - 1]) == 0);
+                        if (col[i] + 1 < v)
+                            v = col[i] + 1;
+                        if (col[i - 1] + 1 < v)
+                            v = col[i - 1] + 1;
+                        diag = col[i];
+                        col[i] = v;
+                    }
                 }
-                size_t e = s + l;
-                if (col[m] <= K && col[m] < best[e]) {
-                    best[e] = (uint8_t)col[m];
+                size_t e = s + pre + l + post;
+                uint32_t zj = 0;
+                while (zj < post && (key[c + zj] & bits[e - post + zj]))
+                    zj++;
+                if (zj == post && col[c] <= K && col[c] < best[e]) {
+                    best[e] = (uint8_t)col[c];
                     from[e] = s;
                 }
             }

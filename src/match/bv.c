@@ -69,11 +69,50 @@ uint32_t gs_approx_edit_len(const uint8_t *key, uint32_t m, const uint8_t *bits,
     return best;
 }
 
+/* Whether z[0 .. n) matches the text bits t[0 .. n) position by position. */
+static int zone_at(const uint8_t *z, uint32_t n, const uint8_t *t)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!(z[i] & t[i]))
+            return 0;
+    return 1;
+}
+
+uint32_t gs_approx_zone_end(const uint8_t *key, uint32_t m, uint32_t n, int front,
+                            const uint8_t *bits, size_t e, uint32_t K, uint32_t *col,
+                            uint32_t *len)
+{
+    const uint32_t c = m - n; /* the core, aligned beside the zone */
+    const uint8_t *core = key + (front ? n : 0), *zone = key + (front ? 0 : c);
+    if (e < n || (!front && !zone_at(zone, n, bits + e - n)))
+        return K + 1;
+    const size_t ce = front ? e : e - n; /* where the core's text ends */
+    const size_t lmax = (size_t)c + K < e - n ? (size_t)c + K : e - n;
+    uint32_t best = K + 1, bl = 0;
+    for (uint32_t i = 0; i <= c; i++)
+        col[i] = i; /* l = 0: the core against no text */
+    for (size_t l = 0; l <= lmax; l++) {
+        if (l > 0)
+            dp_column(col, c, (uint32_t)l, core, 1, bits[ce - l]);
+        /* the zone ends where the core's text begins (front) */
+        if (col[c] <= best && (!front || zone_at(zone, n, bits + ce - l - n))) {
+            best = col[c];
+            bl = (uint32_t)l;
+        }
+    }
+    *len = bl + n;
+    return best;
+}
+
 typedef struct bv {
     const gs_keyset *ks; /* borrowed: outlives the compiled engine */
     uint64_t (*peq)[5];  /* [n_keys][base 0..3, non-base] for keys of <= 64 */
     uint32_t max_len;
     gs_seeds seeds;      /* the pigeonhole filter (seeds.h), shared with the GPU */
+    /* mismatch keys off the filter with a selective zone (--exact-3p), by
+     * zone: keys zkeys[zrun[i] .. zrun[i + 1]) share one (scan_zoned) */
+    uint32_t *zkeys, *zrun, n_zrun;
+    uint8_t *zoned;      /* [n_keys]: 1 for those keys, or NULL */
 } bv;
 
 static void bv_destroy(void *p)
@@ -82,8 +121,57 @@ static void bv_destroy(void *p)
     if (b == NULL)
         return;
     free(b->peq);
+    free(b->zkeys);
+    free(b->zrun);
+    free(b->zoned);
     gs_seeds_free(&b->seeds);
     free(b);
+}
+
+/* Whether keys a and b have the same zone (residues, side). */
+static int same_zone(const gs_keyset *ks, uint32_t a, uint32_t b)
+{
+    int fa, fb;
+    uint32_t na = gs_key_zone(ks, a, &fa), nb = gs_key_zone(ks, b, &fb);
+    const uint8_t *za = gs_key(ks, a) + (fa ? 0 : gs_key_len(ks, a) - na);
+    const uint8_t *zb = gs_key(ks, b) + (fb ? 0 : gs_key_len(ks, b) - nb);
+    return na == nb && fa == fb && memcmp(za, zb, na) == 0;
+}
+
+/* Mismatch keys the filter does not take and whose zone lets at most one
+ * text position in four through (NGG: one in 16) are scanned from their
+ * zone's occurrences (scan_zoned), grouped by zone. */
+static gs_status zone_groups(bv *b, gs_error *err)
+{
+    const gs_keyset *ks = b->ks;
+    if (ks->zone == NULL || ks->mode != GS_MATCH_MISMATCHES)
+        return GS_OK;
+    b->zoned = gs_calloc(ks->n_keys, 1, err, "bv engine");
+    b->zkeys = gs_malloc(ks->n_keys * sizeof *b->zkeys, err, "bv engine");
+    b->zrun = gs_malloc((ks->n_keys + 1) * sizeof *b->zrun, err, "bv engine");
+    if (!b->zoned || !b->zkeys || !b->zrun)
+        return GS_ESYS;
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        int front;
+        uint32_t n = gs_key_zone(ks, k, &front), pass = 1u << 16; /* of 2^16 positions */
+        const uint8_t *z = gs_key(ks, k) + (front ? 0 : gs_key_len(ks, k) - n);
+        for (uint32_t i = 0; i < n && pass; i++)
+            pass = pass * (uint32_t)__builtin_popcount(z[i]) / 4;
+        b->zoned[k] = n && pass <= 1u << 14 && !(b->seeds.filtered && b->seeds.filtered[k]);
+    }
+    uint32_t nz = 0;
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        if (b->zoned[k] != 1)
+            continue;
+        b->zrun[b->n_zrun++] = nz;
+        for (uint32_t j = k; j < ks->n_keys; j++)
+            if (b->zoned[j] == 1 && same_zone(ks, k, j)) {
+                b->zoned[j] = 2; /* placed */
+                b->zkeys[nz++] = j;
+            }
+    }
+    b->zrun[b->n_zrun] = nz;
+    return GS_OK;
 }
 
 static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
@@ -108,7 +196,7 @@ static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **com
                 if (gs_key(ks, k)[i] & (1u << c))
                     b->peq[k][c] |= 1ull << i;
     }
-    if (gs_seeds_build(ks, tune, &b->seeds, err) != GS_OK) {
+    if (gs_seeds_build(ks, tune, &b->seeds, err) != GS_OK || zone_groups(b, err) != GS_OK) {
         bv_destroy(b);
         return GS_ESYS;
     }
@@ -118,6 +206,7 @@ static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **com
 
 /* Per-scan state shared by the per-key loops. */
 typedef struct scan_ctx {
+    const gs_keyset *ks;
     const uint8_t *bits;
     size_t len, own, span;
     uint32_t K;
@@ -132,11 +221,22 @@ static inline int base_index(uint8_t bit)
     return ix[bit];
 }
 
-/* An end e (one past the last residue) with distance d of key k. */
+/* An end e (one past the last residue) with distance d of key k (within
+ * the run's K, which may be over the key's own). With a zone (--exact-3p)
+ * d is the best of any alignment, a lower bound: the end's distance under
+ * the zone is found here, and may be over K. */
 static void report_edit(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, size_t e,
                         uint32_t d)
 {
-    uint32_t l = gs_approx_edit_len(key, m, c->bits, e, d, c->col);
+    int front;
+    const uint32_t n = gs_key_zone(c->ks, k, &front), K = gs_key_k(c->ks, k);
+    uint32_t l;
+    if (n)
+        d = gs_approx_zone_end(key, m, n, front, c->bits, e, K, c->col, &l);
+    if (d > K)
+        return;
+    if (n == 0)
+        l = gs_approx_edit_len(key, m, c->bits, e, d, c->col);
     if (gs_keyhits_push_approx(c->out->hits, k, e - l, l, (uint8_t)d))
         c->out->oom = 1;
 }
@@ -191,6 +291,19 @@ static void edits_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, 
     }
 }
 
+/* A window of key k at text start s within the run's K mismatches:
+ * reported when within the key's own K and its zone (--exact-3p) matches. */
+static void report_mismatches(scan_ctx *c, uint32_t k, size_t s, uint32_t m, uint32_t d)
+{
+    int front;
+    uint32_t n = gs_key_zone(c->ks, k, &front);
+    if (d > gs_key_k(c->ks, k) ||
+        (n && !gs_approx_zone_ok(gs_key(c->ks, k), m, n, front, c->bits + s)))
+        return;
+    if (gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
+        c->out->oom = 1;
+}
+
 static void mismatches_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint32_t n)
 {
     const gs_keyset *ks = b->ks;
@@ -215,10 +328,8 @@ static void mismatches_group(scan_ctx *c, const bv *b, const uint32_t *ids, uint
         }
         if (hit)
             for (uint32_t g = 0; g < n; g++)
-                if ((hit >> g & 1) &&
-                    gs_keyhits_push_approx(c->out->hits, ids[g], j + 1 - (top[g] + 1), top[g] + 1,
-                                           (uint8_t)d[g]))
-                    c->out->oom = 1;
+                if (hit >> g & 1)
+                    report_mismatches(c, ids[g], j + 1 - (top[g] + 1), top[g] + 1, d[g]);
     }
 }
 
@@ -229,8 +340,8 @@ static void mismatches_long(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_
         uint32_t d = 0;
         for (uint32_t i = 0; i < m && d <= c->K; i++)
             d += !(key[i] & c->bits[s + i]);
-        if (d <= c->K && gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
-            c->out->oom = 1;
+        if (d <= c->K)
+            report_mismatches(c, k, s, m, d);
     }
 }
 
@@ -257,11 +368,15 @@ static int cand_cmp(const void *a, const void *b)
 static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *sd, size_t at,
                               size_t stop)
 {
-    const uint32_t K = c->K, m = gs_key_len(ks, sd->key);
+    const uint32_t K = gs_key_k(ks, sd->key), m = gs_key_len(ks, sd->key);
     if (at < sd->off || at - sd->off + m > stop)
         return;
     size_t s = at - sd->off;
     const uint8_t *key = gs_key(ks, sd->key);
+    int front;
+    uint32_t n = gs_key_zone(ks, sd->key, &front);
+    if (n && !gs_approx_zone_ok(key, m, n, front, c->bits + s))
+        return; /* the exact zone first: it rejects most seed occurrences */
     for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
         uint32_t o = gs_seed_piece(m, K, r), q = gs_seed_len(m, K, r), x = 0;
         while (x < q && (key[o + x] & c->bits[s + o + x]))
@@ -273,7 +388,7 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *s
     for (uint32_t x = 0; x < m && d <= K; x++)
         d += !(key[x] & c->bits[s + x]);
     if (d <= K && gs_keyhits_push_approx(c->out->hits, sd->key, s, m, (uint8_t)d))
-        c->out->oom = 1;
+        c->out->oom = 1; /* the zone matched above */
 }
 
 /* Edits: the window of gs_seed_window. One window is one chain of
@@ -284,12 +399,12 @@ typedef struct window {
     size_t w0, lo, hi; /* steps from w0, ends lo + 1 .. hi are reported */
 } window;
 
-static window edit_window(const scan_ctx *c, const bv *b, const gs_seed *sd, size_t at,
-                          size_t stop)
+static window edit_window(const bv *b, const gs_seed *sd, size_t at, size_t stop)
 {
     window w = {.key = sd->key};
     uint64_t w0, lo, hi;
-    gs_seed_window(at, sd->off, gs_key_len(b->ks, sd->key), c->K, stop, &w0, &lo, &hi);
+    gs_seed_window(at, sd->off, gs_key_len(b->ks, sd->key), gs_key_k(b->ks, sd->key), stop, &w0,
+                   &lo, &hi);
     w.w0 = (size_t)w0;
     w.lo = (size_t)lo;
     w.hi = (size_t)hi;
@@ -300,7 +415,7 @@ static void verify_edits(scan_ctx *c, const bv *b, const window *w, uint32_t n, 
 {
     enum { MAXW = 64 + 3 * 64 }; /* m + 3K, K < m <= 64 */
     uint64_t eq[MAXW][G], high[G], pv[G], mv[G];
-    uint32_t score[G];
+    uint32_t score[G], K[G];
     size_t steps = 0;
     for (uint32_t g = 0; g < n; g++)
         steps = w[g].hi - w[g].w0 > steps ? w[g].hi - w[g].w0 : steps;
@@ -314,13 +429,13 @@ static void verify_edits(scan_ctx *c, const bv *b, const window *w, uint32_t n, 
         pv[g] = ~0ull;
         mv[g] = 0;
         score[g] = m;
+        K[g] = g < n ? gs_key_k(b->ks, w[g].key) : 0; /* the window's, from that K */
     }
-    const uint32_t K = c->K;
     for (size_t s = 0; s < steps; s++) {
         uint32_t hit = 0;
         for (uint32_t g = 0; g < G; g++) {
             score[g] += (uint32_t)gs_bv_edit_step64(eq[s][g], &pv[g], &mv[g], 0, high[g]);
-            hit |= (uint32_t)(score[g] <= K) << g;
+            hit |= (uint32_t)(score[g] <= K[g]) << g;
         }
         for (uint32_t g = 0; hit && g < n; g++) {
             size_t j = w[g].w0 + s;
@@ -362,7 +477,7 @@ static void scan_filtered(scan_ctx *c, const bv *b)
             for (uint32_t i = off[cq]; i < off[cq + 1]; i++) {
                 const gs_seed *sd = &b->seeds.seeds[q][i];
                 if (edits) {
-                    pend[n_pend++] = edit_window(c, b, sd, j + 1 - q, stop);
+                    pend[n_pend++] = edit_window(b, sd, j + 1 - q, stop);
                     if (n_pend == G) {
                         verify_edits(c, b, pend, n_pend, &cv);
                         n_pend = 0;
@@ -383,6 +498,42 @@ static void scan_filtered(scan_ctx *c, const bv *b)
     free(cv.v);
 }
 
+/* The keys of zone_groups: at each text position where a group's zone
+ * matches, each key of the group counts the mismatches of the window that
+ * puts its zone there, leaving off past its K. */
+static void scan_zoned(scan_ctx *c, const bv *b)
+{
+    const gs_keyset *ks = b->ks;
+    const size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
+    for (uint32_t r = 0; r < b->n_zrun && !c->out->oom; r++) {
+        const uint32_t *keys = b->zkeys + b->zrun[r], nk = b->zrun[r + 1] - b->zrun[r];
+        int front;
+        const uint32_t n = gs_key_zone(ks, keys[0], &front);
+        const uint8_t *z = gs_key(ks, keys[0]) + (front ? 0 : gs_key_len(ks, keys[0]) - n);
+        for (size_t p = 0; p + n <= stop; p++) {
+            uint32_t i = 0;
+            while (i < n && (z[i] & c->bits[p + i]))
+                i++;
+            if (i < n)
+                continue;
+            for (uint32_t x = 0; x < nk; x++) {
+                const uint32_t k = keys[x], m = gs_key_len(ks, k), K = gs_key_k(ks, k);
+                const uint32_t lo = front ? n : 0, hi = front ? m : m - n; /* the core */
+                const uint32_t before = front ? 0 : m - n; /* window start to zone */
+                if (p < before || p - before + m > stop)
+                    continue; /* the window would leave the text */
+                const size_t s = p - before;
+                const uint8_t *key = gs_key(ks, k), *t = c->bits + s;
+                uint32_t d = 0;
+                for (uint32_t j = lo; j < hi && d <= K; j++)
+                    d += !(key[j] & t[j]);
+                if (d <= K && gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
+                    c->out->oom = 1;
+            }
+        }
+    }
+}
+
 static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_t own,
                     gs_match_out *out)
 {
@@ -399,15 +550,15 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
         goto done;
     }
     gs_approx_text_bits(text, len, bits);
-    scan_ctx c = {.bits = bits, .len = len, .own = own, .span = ks->span, .K = ks->max_dist,
+    scan_ctx c = {.ks = ks, .bits = bits, .len = len, .own = own, .span = ks->span, .K = ks->max_dist,
                   .col = col, .out = out};
     /* keys of <= 64 in groups of G (in key order: a group may skip a long key) */
     uint32_t group[G], n = 0;
     for (uint32_t k = 0; k < ks->n_keys && !out->oom; k++) {
         uint32_t m = gs_key_len(ks, k);
         const uint8_t *key = gs_key(ks, k);
-        if (b->seeds.filtered && b->seeds.filtered[k])
-            continue; /* found through the seeds below */
+        if ((b->seeds.filtered && b->seeds.filtered[k]) || (b->zoned && b->zoned[k]))
+            continue; /* found through the seeds or the zones below */
         if (m > 64) {
             if (ks->mode == GS_MATCH_EDITS)
                 edits_long(&c, k, key, m, col + b->max_len + 1);
@@ -425,6 +576,8 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
         (ks->mode == GS_MATCH_EDITS ? edits_group : mismatches_group)(&c, b, group, n);
     if (b->seeds.n_filtered && !out->oom)
         scan_filtered(&c, b);
+    if (b->n_zrun && !out->oom)
+        scan_zoned(&c, b);
 done:
     free(bits);
     free(col);

@@ -117,4 +117,49 @@ GS_BV_FN uint32_t gs_bv_edit_len64(const uint64_t *rpeq, uint32_t m, const uint8
     return best;
 }
 
+/* --exact-3p: whether key residues zk[0 .. n) (base sets, A=1 C=2 G=4 T=8)
+ * match the text bytes t[0 .. n) position by position (a non-base never). */
+GS_BV_FN int gs_bv_zone_ok(const uint8_t *zk, uint32_t n, const uint8_t *t)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!(zk[i] >> gs_bv_code(t[i]) & 1u)) /* code 4: above the four base bits */
+            return 0;
+    return 1;
+}
+
+/* Edits under a zone of n residues of a key of m <= 64 (the first n when
+ * front, else the last n; key: its base sets, rpeq: gs_bv_edit_len64's
+ * reversed masks): gs_approx_zone_end's contract, i.e. the best distance
+ * at end e of an alignment whose zone is n matched columns (K + 1 when
+ * none is within K) and in *len the longest text at that distance. The
+ * core beside the zone runs backwards from the zone's edge with hin = +1,
+ * its reversed masks being rpeq without the zone's bits. */
+GS_BV_FN uint32_t gs_bv_zone_end64(const uint64_t *rpeq, const uint8_t *key, uint32_t m,
+                                   uint32_t n, int front, const uint8_t *text, uint64_t e,
+                                   uint32_t K, uint32_t *len)
+{
+    const uint32_t c = m - n;
+    const uint8_t *zk = key + (front ? 0 : c);
+    if (e < n || (!front && !gs_bv_zone_ok(zk, n, text + (e - n))))
+        return K + 1;
+    const uint64_t ce = front ? e : e - n, lmax = (uint64_t)c + K < e - n ? (uint64_t)c + K : e - n;
+    const uint64_t keep = c == 64 ? ~(uint64_t)0 : ((uint64_t)1 << c) - 1;
+    uint64_t p[4], pv = ~(uint64_t)0, mv = 0, hb = c ? (uint64_t)1 << (c - 1) : 0;
+    for (int x = 0; x < 4; x++)
+        p[x] = front ? rpeq[x] & keep : rpeq[x] >> n; /* bit j: core residue c - 1 - j */
+    uint32_t score = c, best = K + 1, bl = 0;
+    for (uint64_t l = 0; l <= lmax; l++) {
+        if (l > 0 && c > 0)
+            score += gs_bv_edit_step64(gs_bv_eq64(p, gs_bv_code(text[ce - l])), &pv, &mv, +1, hb);
+        else if (l > 0)
+            score++; /* no core: every residue is an insertion */
+        if (score <= best && (!front || gs_bv_zone_ok(zk, n, text + (ce - l - n)))) {
+            best = score;
+            bl = (uint32_t)l;
+        }
+    }
+    *len = bl + n;
+    return best;
+}
+
 #endif

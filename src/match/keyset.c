@@ -328,8 +328,9 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
                                  uint32_t max_dist, gs_keyset *ks, gs_error *err)
 {
     const char *path = ps->path ? ps->path : "patterns";
-    int ns = both_strands ? 2 : 1;
+    int ns = both_strands ? 2 : 1, own_k = 0;
     uint64_t total = 0;
+    uint32_t most = max_dist;
     memset(ks, 0, sizeof *ks);
     if (ps->n > UINT32_MAX / 2)
         return gs_fail(err, GS_EINPUT, "too many patterns (%s)", path);
@@ -337,10 +338,13 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
         if (ps->v[p].len == 0)
             return gs_fail(err, GS_EINPUT, "empty pattern %s (%s:%u)", ps->v[p].name, path,
                            ps->v[p].line);
-        if (ps->v[p].len <= max_dist)
+        uint32_t K = ps->v[p].has_max_dist ? ps->v[p].max_dist : max_dist;
+        if (ps->v[p].len <= K)
             return gs_fail(err, GS_EUSAGE,
                            "K = %u must be below the length of every pattern; %s has %u (%s:%u)",
-                           max_dist, ps->v[p].name, ps->v[p].len, path, ps->v[p].line);
+                           K, ps->v[p].name, ps->v[p].len, path, ps->v[p].line);
+        own_k |= ps->v[p].has_max_dist && K != max_dist;
+        most = K > most ? K : most;
         total += (uint64_t)ps->v[p].len * (uint64_t)ns;
     }
     uint32_t n_keys = ps->n * (uint32_t)ns;
@@ -348,7 +352,9 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
     ks->key_bytes = gs_malloc(total ? total : 1, err, "keyset");
     ks->out_off = gs_malloc(((size_t)n_keys + 1) * sizeof *ks->out_off, err, "keyset");
     ks->outputs = gs_malloc((n_keys ? n_keys : 1) * sizeof *ks->outputs, err, "keyset");
-    if (!ks->key_off || !ks->key_bytes || !ks->out_off || !ks->outputs) {
+    if (own_k)
+        ks->key_k = gs_malloc(n_keys ? n_keys : 1, err, "keyset");
+    if (!ks->key_off || !ks->key_bytes || !ks->out_off || !ks->outputs || (own_k && !ks->key_k)) {
         gs_keyset_free(ks);
         return GS_ESYS;
     }
@@ -361,6 +367,8 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
             ks->key_off[k] = at;
             ks->out_off[k] = k;
             ks->outputs[k] = p * 2 + (uint32_t)s;
+            if (own_k)
+                ks->key_k[k] = (uint8_t)(pat->has_max_dist ? pat->max_dist : max_dist);
             for (uint32_t i = 0; i < pat->len; i++) {
                 uint8_t m = s == GS_FWD ? gs_iupac_mask(pat->bytes[i])
                                         : mask_complement(gs_iupac_mask(pat->bytes[pat->len - 1 - i]));
@@ -386,13 +394,38 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
     ks->n_patterns = ps->n;
     ks->n_strands = ns;
     ks->mode = mode;
-    ks->max_dist = max_dist;
-    ks->span = ks->max_len + (mode == GS_MATCH_EDITS ? max_dist : 0);
+    ks->max_dist = most;
+    ks->span = ks->max_len + (mode == GS_MATCH_EDITS ? most : 0);
+    return GS_OK;
+}
+
+gs_status gs_keyset_set_exact3p(gs_keyset *ks, const gs_patset *ps, uint32_t exact3p,
+                                gs_error *err)
+{
+    int any = exact3p > 0;
+    for (uint32_t p = 0; p < ps->n && !any; p++)
+        any = ps->v[p].has_exact3p && ps->v[p].exact3p > 0;
+    free(ks->zone);
+    ks->zone = NULL;
+    if (!any || ks->mode == GS_MATCH_EXACT || ks->n_keys == 0)
+        return GS_OK;
+    if ((ks->zone = gs_calloc(ks->n_keys, sizeof *ks->zone, err, "keyset")) == NULL)
+        return GS_ESYS;
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        uint32_t o = ks->outputs[ks->out_off[k]], m = gs_key_len(ks, k);
+        const gs_pattern *pat = &ps->v[o >> 1];
+        uint32_t n = pat->has_exact3p ? pat->exact3p : exact3p;
+        if (n > m)
+            n = m;
+        ks->zone[k] = n | ((o & 1) == GS_REV && n ? (uint32_t)GS_ZONE_FRONT : 0u);
+    }
     return GS_OK;
 }
 
 void gs_keyset_free(gs_keyset *ks)
 {
+    free(ks->zone);
+    free(ks->key_k);
     free(ks->key_off);
     free(ks->key_bytes);
     free(ks->out_off);

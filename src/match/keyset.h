@@ -32,11 +32,38 @@ typedef struct gs_keyset {
     uint32_t n_patterns;
     int n_strands;      /* 1 (forward) or 2 (forward, reverse) */
     gs_match_mode mode; /* exact: codes; approximate: base-set keys */
-    uint32_t max_dist;  /* K of --max-mismatches / --max-edits (0 when exact) */
+    uint32_t max_dist;  /* K of --max-mismatches / --max-edits (0 when exact); with
+                         * per-pattern K (key_k), the largest */
     /* The longest text one hit may span: max_len, plus K with edits. Every
      * overlap (plan, blocks, GPU chunks) is span - 1, read from here only. */
     uint32_t span;
+    /* --exact-3p: per key, how many residues at the pattern's 3' end must
+     * align without mismatch or indel (the zone), clamped to the key's
+     * length, with GS_ZONE_FRONT set when they are the key's first residues
+     * (a reverse-strand key is the reverse complement, its 3' end in front).
+     * NULL when no key has a zone: matching is then exactly as without. */
+    uint32_t *zone;
+    /* Per key, its K where the pattern file gives patterns their own K
+     * (then max_dist is the largest), or NULL: max_dist for every key. A
+     * key's hits are its ends (starts) whose distance is within its K. */
+    uint8_t *key_k;
 } gs_keyset;
+
+/* K of key k. */
+static inline uint32_t gs_key_k(const gs_keyset *ks, uint32_t k)
+{
+    return ks->key_k ? ks->key_k[k] : ks->max_dist;
+}
+
+enum { GS_ZONE_FRONT = 1u << 31 };
+
+/* Residues of key k's zone (0: none); *front: whether they lead the key. */
+static inline uint32_t gs_key_zone(const gs_keyset *ks, uint32_t k, int *front)
+{
+    uint32_t z = ks->zone ? ks->zone[k] : 0;
+    *front = (z & GS_ZONE_FRONT) != 0;
+    return z & ~(uint32_t)GS_ZONE_FRONT;
+}
 
 /* Residues of overlap a block needs so that no hit is lost at its end. */
 static inline uint32_t gs_keyset_overlap(const gs_keyset *ks)
@@ -60,9 +87,15 @@ static inline const uint8_t *gs_key(const gs_keyset *ks, uint32_t k)
 gs_status gs_keyset_build(const gs_patset *ps, gs_alphabet alpha, int both_strands,
                           uint32_t max_expansions, gs_keyset *ks, gs_error *err);
 /* Approximate modes (dna only): one base-set key per (pattern, strand), no
- * expansion. K must be below the shortest pattern (GS_EUSAGE otherwise). */
+ * expansion. K is max_dist, or a pattern's own (gs_pattern.has_max_dist);
+ * it must be below the pattern's length (GS_EUSAGE otherwise). */
 gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match_mode mode,
                                  uint32_t max_dist, gs_keyset *ks, gs_error *err);
+/* Give every key of an approximate keyset its zone: exact3p residues, or
+ * the pattern's own exact_3p where its file gives one; a zone longer than
+ * the pattern is the whole pattern. GS_ESYS when out of memory. */
+gs_status gs_keyset_set_exact3p(gs_keyset *ks, const gs_patset *ps, uint32_t exact3p,
+                                gs_error *err);
 void gs_keyset_free(gs_keyset *ks);
 
 /* counts[p * n_strands + s] += key_counts[k] for every output of every key. */

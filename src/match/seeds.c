@@ -79,14 +79,13 @@ void gs_seeds_free(gs_seeds *s)
 
 gs_status gs_seeds_build(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s, gs_error *err)
 {
-    const uint32_t K = ks->max_dist;
     *s = (gs_seeds){0};
     if (ks->n_keys == 0 || ks->mode == GS_MATCH_EXACT || (tune && tune->match_seed_filter < 0))
         return GS_OK;
     if ((s->filtered = gs_calloc(ks->n_keys, 1, err, "bv seeds")) == NULL)
         return GS_ESYS;
     for (uint32_t k = 0; k < ks->n_keys; k++) {
-        uint32_t m = gs_key_len(ks, k);
+        uint32_t m = gs_key_len(ks, k), K = gs_key_k(ks, k); /* the key's own pigeonhole */
         int ok = m / (K + 1) >= GS_SEED_MIN && m <= GS_SEED_MAX_KEY &&
                  (ks->mode == GS_MATCH_MISMATCHES || m <= 64);
         for (uint32_t r = 0; r <= K && ok; r++)
@@ -115,7 +114,7 @@ gs_status gs_seeds_build(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s, 
         }
         for (p.pass = 0; p.pass < 2; p.pass++) { /* count, then place */
             for (uint32_t k = 0; k < ks->n_keys; k++) {
-                uint32_t m = gs_key_len(ks, k);
+                uint32_t m = gs_key_len(ks, k), K = gs_key_k(ks, k);
                 for (uint32_t r = 0; r <= K && s->filtered[k]; r++) {
                     if (gs_seed_len(m, K, r) != q)
                         continue;

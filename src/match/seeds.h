@@ -31,7 +31,8 @@ enum {
 };
 
 /* One table entry: piece `rank` (0..K) of key `key` starts `off` residues
- * into the key. */
+ * into the key. K is the key's own (gs_key_k): pieces, windows and ranks
+ * of a key all use it. */
 typedef struct gs_seed {
     uint32_t key, off, rank;
 } gs_seed;

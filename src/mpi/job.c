@@ -66,9 +66,18 @@ static gs_status setup(gs_job *j, gs_error *err)
     if (gs_job_tally_setup(j, err) != GS_OK)
         return err->code;
     gs_status st = gs_patset_load(o->patterns, o->seqs, o->n_seqs, o->alphabet, &j->ps, err);
-    if (st == GS_OK && o->match != GS_MATCH_EXACT)
+    for (uint32_t p = 0; st == GS_OK && o->match == GS_MATCH_EXACT && p < j->ps.n; p++)
+        if (j->ps.v[p].has_max_dist || j->ps.v[p].has_exact3p)
+            st = gs_fail(err, GS_EUSAGE,
+                         "pattern %s has its own %s: give --max-mismatches or --max-edits, "
+                         "which say what K counts (%s:%u)",
+                         j->ps.v[p].name, j->ps.v[p].has_max_dist ? "K" : "exact_3p", o->patterns,
+                         j->ps.v[p].line);
+    if (st == GS_OK && o->match != GS_MATCH_EXACT) {
         st = gs_keyset_build_approx(&j->ps, o->both_strands, o->match, o->max_dist, &j->ks, err);
-    else if (st == GS_OK)
+        if (st == GS_OK)
+            st = gs_keyset_set_exact3p(&j->ks, &j->ps, o->exact3p, err);
+    } else if (st == GS_OK)
         st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
     if (st != GS_OK)
         return st;

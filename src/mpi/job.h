@@ -50,7 +50,7 @@ typedef struct gs_scan_opts {
     gs_memory_limits node_memory; /* what limits the node's memory (src/cli reads it) */
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
-    uint32_t exact_3p;       /* --exact-3p N: the N 3'-most pattern positions match */
+    uint32_t exact3p;        /* --exact-3p: 3'-most residues that align without edit */
     int best_per_site;       /* --best-per-site */
     int circular;            /* --circular: every record is circular */
     gs_tally_unit tally;     /* --tally: hits counted per record, file or sample */

@@ -102,7 +102,7 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
                  .strand_mode = o->both_strands ? "both" : "forward",
                  .report = o->report_hits ? "hits" : "counts", .n_ranks = j->size,
                  .n_gpus = j->n_gpus, .match = gs_match_mode_name(o->match),
-                 .max_dist = (int)o->max_dist, .best_per_site = o->best_per_site,
+                 .max_dist = (int)j->ks.max_dist, .best_per_site = o->best_per_site,
                  .circular = o->circular},
         .patterns = &j->ps, .layout = j->mode->layout(j), .counts = counts,
         .n_strands = j->ks.n_strands, .with_hits = o->report_hits, .hits = hits->v,

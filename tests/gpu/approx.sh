@@ -14,6 +14,12 @@
 # wherever it applies; the "filter-*" workloads (primers of 18..30 with and
 # without N, K = 0..4) also run the GPU's full scan (--tune match.seed.filter=-1) and
 # compare both with the CPU (bf, bv), at blocks of 37, 1000 and 16M.
+# The "exact3p-*" workloads add --exact-3p 1..5 (and one longer than some
+# patterns): the zone tested in the mismatch kernels and before a seed is
+# verified, edit ends rescored under the zone in gs_bv_finish (keys of
+# <= 64) or on the host (longer keys), dropped ends cut off after the sort;
+# short keys with IUPAC codes, primers with the filter on and off,
+# CRISPR-like guides (20 + NGG), long keys.
 #
 #   tests/gpu/approx.sh build-cu/gscan [data/cache]
 #
@@ -46,15 +52,17 @@ same() { # ref.h5 out.h5: counts and hits equal
 }
 
 # name ref_engine min_len "K values" "blocks" fasta patterns; $tune (--tune
-# KEY=VALUE ...) goes to both sides
+# KEY=VALUE ...) goes to both sides, and so does --exact-3p X for each X of $x3s
 run_cases() {
   local name=$1 ref=$2 fa=$5 pat=$6
   [[ "$name" =~ $only ]] || return 0
   for mode in mismatches edits; do
     for strand in both forward; do
       for K in $3; do
+        for x in ${x3s:-none}; do
         for bps in "" --best-per-site; do
           opts=(--max-$mode "$K" --strand "$strand" $bps --report hits -p "$pat")
+          [ "$x" = none ] || opts+=(--exact-3p "$x")
           r=$ref; [ -n "$bps" ] && r=bv # the post-pass is the same code on both sides
           # shellcheck disable=SC2086 # $tune: words
           "$GSCAN" scan ${tune:-} -q -d cpu -e "$r" -t "$(nproc)" "${opts[@]}" -o ref.h5 "$fa" || { result "$name ref" 1; continue; }
@@ -63,9 +71,10 @@ run_cases() {
               st=0
               # shellcheck disable=SC2086
               "$GSCAN" scan ${tune:-} ${nof:+--tune match.seed.filter=$nof} -q -d "$DEV" -e bv --block-size "$block" "${opts[@]}" -o out.h5 "$fa" && same ref.h5 out.h5 || st=1
-              result "$name --max-$mode $K --strand $strand ${bps:-all-hits} block=$block${nof:+ nofilter} (vs $r)" $st
+              result "$name --max-$mode $K ${x3s:+--exact-3p $x }--strand $strand ${bps:-all-hits} block=$block${nof:+ nofilter} (vs $r)" $st
             done
           done
+        done
         done
       done
     done
@@ -141,6 +150,17 @@ AWK
 else
   echo "SKIP real genome: no ecoli_mg1655.fa.gz or lambda_virus.fa.gz under $CACHE"
 fi
+
+# --exact-3p: the zone on every kernel path
+x3s="1 3 5" run_cases exact3p-short-keys bf "0 1 2 4" "16M 1000" w1.fa w1.patterns
+variants=-1
+x3s=3 run_cases exact3p-primers bv "2 4" "16M 1000" wf.fa wf-n.patterns
+variants=""
+"$GSCAN" gen -o wc -s 33 -n 300K -r 1 -k 40 --min-length 20 --max-length 20 --planted 1 \
+  --mutations 3
+awk -F'\t' '{ print $1 "\t" $2 "NGG" }' wc.patterns >guides.txt
+x3s=3 run_cases exact3p-guides bv "3 4" "16M" wc.fa guides.txt
+x3s="2 70" run_cases exact3p-long-keys bv "1 4" "16M" w3.fa w3.patterns
 
 # --verify checks the GPU against the CPU bv in the same run; auto picks the GPU
 for mode in mismatches edits; do

@@ -9,8 +9,8 @@
 # FIFOs, read once by rank 0. BGZF gives the
 # same counts and hits as its plain text, and each rank reads only about its
 # share of the compressed bytes. Approximate matching (--max-edits,
-# --max-mismatches, --best-per-site) gives the same file at every rank count
-# and block size.
+# --max-mismatches, --best-per-site, --exact-3p, patterns with their own K
+# and exact_3p) gives the same file at every rank count and block size.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -118,8 +118,12 @@ fi
 "$GSCAN" gen -o a -s 21 -n 60K -r 5 -k 30 --min-length 12 --max-length 30 --planted 0.8 \
   --mutations 2 --degenerate 0.1 --n-runs 5 --lowercase 0.1
 gzip -c a.fa > a.fa.gz
+awk -F'\t' '{ print $1 "\t" $2 "\t" (NR % 3 ? NR % 4 : "-") "\t" (NR % 2 ? NR % 6 : "-") }' \
+  a.patterns >ak.patterns # every third pattern with the run's K, every other its exact_3p
 for input in a.fa a.fa.gz; do
-  modes=("--max-edits 3" "--max-mismatches 2" "--max-edits 3 --best-per-site")
+  modes=("--max-edits 3" "--max-mismatches 2" "--max-edits 3 --best-per-site"
+    "--max-edits 2 --exact-3p 3" "--max-mismatches 3 --exact-3p 2 --best-per-site"
+    "--max-edits 1 -p ak.patterns" "--max-mismatches 1 --exact-3p 1 -p ak.patterns")
   [ $input = a.fa.gz ] && modes=("--max-edits 3 --best-per-site") # streamed: one mode
   for mode in "${modes[@]}"; do
     read -r -a m <<<"$mode"

@@ -11,6 +11,7 @@ TSV rows of gscan pcr (header included), each primer site found position by
 position and every (forward site, reverse site, pair, kind) tried.
 """
 import random
+import os
 import sys
 
 IUPAC = {'A': 'A', 'C': 'C', 'G': 'G', 'T': 'T', 'U': 'T', 'R': 'AG', 'Y': 'CT', 'S': 'CG',
@@ -100,6 +101,10 @@ def dist(p, t):
 def sites(text, L, p, K, circular, reverse):
     q = rc(p) if reverse else p
     m = len(q)
+    # --exact-3p: the primer's 3'-most E3 positions match exactly; on the
+    # reverse strand they are the site's leftmost on the forward text
+    e3 = min(int(os.environ.get('PCR_E3', '0')), m)
+    zone = slice(0, e3) if reverse else slice(m - e3, m)
     out = []
     last = L if circular else L - m + 1
     if m > L:
@@ -107,7 +112,7 @@ def sites(text, L, p, K, circular, reverse):
     ext = text + text if circular else text
     for s in range(max(last, 0)):
         d = dist(q, ext[s:s + m])
-        if d <= K:
+        if d <= K and (e3 == 0 or dist(q[zone], ext[s:s + m][zone]) == 0):
             out.append((s, s + m, d))
     return out
 

@@ -66,6 +66,19 @@ for K in 0 1 2; do
 done
 grep -q $'a_wrap\t450\t560\tforward' want.tsv || fail "no product across the origin planted"
 
+# --exact-3p: a site binds only where its primer's 3' end matches exactly
+for e3 in 2 5; do
+  PCR_E3=$e3 python3 "$BRUTE" products pairs.tsv 2 1 4000 1 a.fa b.fa > want.tsv
+  pcr --max-mismatches 2 --exact-3p $e3 --circular -o - a.fa b.fa > got.tsv
+  same want.tsv got.tsv "--exact-3p $e3, circular"
+  $MPIEXEC -n 2 "$GSCAN" pcr -q "${dev[@]}" -p pairs.tsv --max-mismatches 2 --exact-3p $e3 \
+    --block-size 300 -o - a.fa b.fa > got.tsv
+  PCR_E3=$e3 python3 "$BRUTE" products pairs.tsv 2 1 4000 0 a.fa b.fa > want.tsv
+  same want.tsv got.tsv "--exact-3p $e3, 2 ranks"
+done
+cmp -s want.tsv <(python3 "$BRUTE" products pairs.tsv 2 1 4000 0 a.fa b.fa) &&
+  fail "--exact-3p 5 removed no product: the case tests nothing"
+
 # --product-size for the pairs without a window of their own
 python3 "$BRUTE" products pairs.tsv 2 100 800 0 a.fa b.fa > want.tsv
 pcr --max-mismatches 2 --product-size 100-800 -o - a.fa b.fa > got.tsv

@@ -9,6 +9,8 @@
  * '>' means FASTA, anything else the line form. Rules of the line form:
  *   - a line starting with '#' is a comment, a blank line is skipped;
  *   - "name<TAB>sequence" or just "sequence" (named p<N>, N = pattern number);
+ *   - dna: "name<TAB>sequence<TAB>K[<TAB>exact_3p]" gives the pattern its own
+ *     K and exact-3p for the approximate modes ("-": the run's value);
  *   - dna: a '#' after the sequence starts a comment, and spaces, tabs and '\r'
  *     around name and sequence are trimmed. A space inside the sequence is an
  *     invalid symbol, not dropped: "gag ACGT" (space instead of TAB) must not
@@ -239,6 +241,49 @@ static gs_status fasta_sequence_line(parser *P, pending *pd, const uint8_t *s, s
     return GS_OK;
 }
 
+/* The columns after a dna sequence, s[0 .. n) (from K on): K, then
+ * exact_3p, each a number or "-" (the run's value). */
+static gs_status pattern_columns(parser *P, const uint8_t *s, size_t n, uint32_t line,
+                                 gs_pattern *pt)
+{
+    static const char *const what[2] = {"K", "exact_3p"};
+    static const uint32_t most[2] = {GS_PATTERN_MAX_K, GS_PATTERN_MAX_EXACT3P};
+    size_t i = 0;
+    for (int c = 0;; c++) {
+        const uint8_t *tab = memchr(s + i, '\t', n - i);
+        size_t a = i, b = tab ? (size_t)(tab - s) : n;
+        if (c == 2)
+            return gs_fail(P->err, GS_EINPUT,
+                           "too many columns: name<TAB>sequence<TAB>K<TAB>exact_3p (%s:%u)",
+                           P->path, line);
+        while (a < b && is_blank(s[a]))
+            a++;
+        while (b > a && is_blank(s[b - 1]))
+            b--;
+        uint64_t v = 0;
+        size_t d = a;
+        while (d < b && d - a < 10 && s[d] >= '0' && s[d] <= '9')
+            v = v * 10 + (uint64_t)(s[d++] - '0');
+        int dash = b - a == 1 && s[a] == '-';
+        if (!dash && (d == a || d < b || v > most[c]))
+            return gs_fail(P->err, GS_EINPUT,
+                           "the %s column of pattern %s must be a number from 0 to %u or -, "
+                           "not '%.*s' (%s:%u)",
+                           what[c], pt->name, most[c], (int)(b - a > 20 ? 20 : b - a),
+                           (const char *)s + a, P->path, line);
+        if (!dash && c == 0) {
+            pt->has_max_dist = 1;
+            pt->max_dist = (uint32_t)v;
+        } else if (!dash) {
+            pt->has_exact3p = 1;
+            pt->exact3p = (uint32_t)v;
+        }
+        if (tab == NULL)
+            return GS_OK;
+        i = (size_t)(tab - s) + 1;
+    }
+}
+
 /* One line of the line form (without its '\n'); comment lines never get here. */
 static gs_status text_line(parser *P, pending *pd, const uint8_t *s, size_t n, uint32_t line)
 {
@@ -256,14 +301,19 @@ static gs_status text_line(parser *P, pending *pd, const uint8_t *s, size_t n, u
     }
     if (n == 0)
         return GS_OK;
-    const uint8_t *tab = memchr(s, '\t', n);
+    const uint8_t *tab = memchr(s, '\t', n), *cols = NULL;
     const uint8_t *name = NULL, *seq = s;
-    size_t name_len = 0, seq_len = n;
+    size_t name_len = 0, seq_len = n, cols_len = 0;
     if (tab) {
         name = s;
         name_len = (size_t)(tab - s);
         seq = tab + 1;
         seq_len = n - name_len - 1;
+    }
+    if (tab && P->alpha == GS_ALPHA_DNA && (cols = memchr(seq, '\t', seq_len)) != NULL) {
+        cols_len = seq_len - (size_t)(cols - seq) - 1;
+        seq_len = (size_t)(cols - seq);
+        cols++;
     }
     if (P->alpha == GS_ALPHA_DNA) {
         while (name_len > 0 && is_blank(name[0]))
@@ -276,7 +326,8 @@ static gs_status text_line(parser *P, pending *pd, const uint8_t *s, size_t n, u
             seq_len--;
     }
     if (open_pattern(P, pd, name, name_len, line) || add_sequence(P, pd, seq, seq_len, line) ||
-        finish_pattern(P, pd))
+        finish_pattern(P, pd) ||
+        (cols && pattern_columns(P, cols, cols_len, line, &P->ps->v[P->ps->n - 1])))
         return P->err->code;
     return GS_OK;
 }
