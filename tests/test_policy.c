@@ -135,10 +135,11 @@ static void test_machine(void)
     CHECK(gs_policy_threads(0, 64, 4) == 16);
     CHECK(gs_policy_threads(0, 6, 4) == 1);
     /* --max-memory: asked, else half the least of physical, cgroup and
-     * RLIMIT_AS (0: none) among the node's ranks, at least 1M */
+     * RLIMIT_AS (0: none; less what is mapped) among the node's ranks, at
+     * least 1M */
     const uint64_t G = 1ULL << 30;
-    gs_memory_limits none = {0, 0, 0}, phys = {64 * G, 0, 0}, cg = {64 * G, 8 * G, 0},
-                     as = {64 * G, 8 * G, 2 * G}, tiny = {64 * G, 0, 4ULL << 20};
+    gs_memory_limits none = {0, 0, 0, 0}, phys = {64 * G, 0, 0, 0}, cg = {64 * G, 8 * G, 0, 0},
+                     as = {64 * G, 8 * G, 2 * G, 0}, tiny = {64 * G, 0, 4ULL << 20, 0};
     CHECK(gs_policy_max_memory(3 << 20, &as, 4) == 3 << 20);
     CHECK(gs_policy_max_memory(0, &none, 1) == 4 * G);
     CHECK(gs_policy_max_memory(0, &phys, 1) == 32 * G);
@@ -147,6 +148,11 @@ static void test_machine(void)
     CHECK(gs_policy_max_memory(0, &as, 1) == 1 * G);
     CHECK(gs_policy_max_memory(0, &as, 0) == 1 * G);
     CHECK(gs_policy_max_memory(0, &tiny, 8) == 1 << 20);
+    /* under RLIMIT_AS only what is not mapped yet: 600M less 300M mapped */
+    gs_memory_limits mapped = {64 * G, 0, 600ULL << 20, 300ULL << 20},
+                     full = {64 * G, 0, 600ULL << 20, 700ULL << 20};
+    CHECK(gs_policy_max_memory(0, &mapped, 1) == 150ULL << 20);
+    CHECK(gs_policy_max_memory(0, &full, 1) == 1 << 20);
     /* blocks where hits spill: within a quarter of a thread's share */
     CHECK(gs_policy_block_memory(16 << 20, 0, 64 * G, 16) == 16 << 20);
     CHECK(gs_policy_block_memory(16 << 20, 0, 1 * G, 16) == G / 16 / 160);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "memory.h"
 #include "comm/mpi_check.h"
 #include "io/seq/pairs.h"
 #include "options.h"
@@ -169,6 +170,7 @@ void gs_cmd_pcr_free(gs_cli *c)
 
 gs_status gs_cmd_pcr_run(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
+    gs_memory_limits_read(&c->scan.node_memory);
     const gs_scan_opts *o = &c->scan;
     int rank;
     GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));

@@ -23,7 +23,6 @@ gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err)
     if (st == GS_OK && !c->help && c->scan.exact3p && c->scan.match == GS_MATCH_EXACT)
         return gs_fail(err, GS_EUSAGE,
                        "--exact-3p needs --max-mismatches or --max-edits (gscan scan)");
-    gs_memory_limits_read(&c->scan.node_memory);
     return st;
 }
 
@@ -44,6 +43,7 @@ static void summary_line(const gs_scan_opts *o, const gs_job_summary *s)
 
 gs_status gs_cmd_scan_run(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
+    gs_memory_limits_read(&c->scan.node_memory);
     const gs_scan_opts *o = &c->scan;
     int rank;
     GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));

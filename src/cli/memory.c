@@ -81,6 +81,20 @@ static uint64_t cgroup_limit(void)
     return low;
 }
 
+/* VmSize of /proc/self/status in bytes, 0 when unknown. */
+static uint64_t mapped_now(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return (uint64_t)kb << 10;
+}
+
 void gs_memory_limits_read(gs_memory_limits *l)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -89,4 +103,5 @@ void gs_memory_limits_read(gs_memory_limits *l)
     l->cgroup = cgroup_limit();
     l->rlimit_as = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY
                        ? (uint64_t)as.rlim_cur : 0;
+    l->as_mapped = l->rlimit_as ? mapped_now() : 0;
 }

@@ -78,7 +78,10 @@ uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ran
 {
     if (asked)
         return asked;
-    const uint64_t v[] = {l->physical, l->cgroup, l->rlimit_as};
+    const uint64_t as_free = l->rlimit_as == 0 ? 0
+                             : l->rlimit_as > l->as_mapped + (2u << 20) ? l->rlimit_as - l->as_mapped
+                                                                        : (2u << 20);
+    const uint64_t v[] = {l->physical, l->cgroup, as_free};
     uint64_t least = 0;
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         if (v[i] && (least == 0 || v[i] < least))

@@ -118,11 +118,15 @@ typedef struct gs_memory_limits {
     uint64_t cgroup;    /* the process's cgroup: memory.max (v2) or
                          * memory.limit_in_bytes (v1), the lowest on its path */
     uint64_t rlimit_as; /* RLIMIT_AS */
+    uint64_t as_mapped; /* address space already mapped when read (VmSize):
+                         * libraries, MPI's and UCX's reservations, which
+                         * count against RLIMIT_AS but are not memory to hold */
 } gs_memory_limits;
 
 /* Bytes a rank may hold (--max-memory): asked when given, else half the
  * smallest known limit divided among the node's ranks, at least 1M (no
- * limit known: 4G a rank). */
+ * limit known: 4G a rank); of RLIMIT_AS only what is not mapped yet
+ * counts. */
 uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ranks_on_node);
 
 /* Blocks where a CPU rank's hits are bounded by max_memory: a segment's
