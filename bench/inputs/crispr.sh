@@ -24,13 +24,17 @@ if [ -z "$genome" ]; then
   [ -s genome.fa ] || "$G" gen -o genome -n "${N:-3G}" -r 24 -k 1 -s 21 >/dev/null || exit 1
 fi
 reps=${REPS:-3} T=${THREADS:-16} n_guides=${GUIDES:-100}
-# guides: 20-mers of ACGT from the first 4 Mb of sequence, at even steps
-# (the next clean 20-mer after each; no rand(): awks differ in its seeding)
-gzip -cdf "$genome" | head -c 67108864 | grep -v '^>' | tr -d '\n\r' | head -c 4000000 |
-  awk -v n="$n_guides" '{ s = s toupper($0) } END { step = int((length(s) - 40) / n); k = 0
-    for (at = 1; k < n && at + 20 <= length(s); at += step) {
-      while (at + 20 <= length(s) && substr(s, at, 20) !~ /^[ACGT]+$/) at += 20
-      if (at + 20 <= length(s)) printf "guide%d\t%sNGG\n", k++, substr(s, at, 20) } }' >guides.txt
+# guides: 20-mers of ACGT from the first 64 MiB of sequence, spread evenly
+# (every (clean / GUIDES)-th clean 20-mer at stride 20; no rand(): awks
+# differ in its seeding;
+# a human chromosome may open with megabases of N)
+gzip -cdf "$genome" | head -c 67108864 | grep -v '^>' | tr -d '\n\r' |
+  awk -v n="$n_guides" '{ s = s toupper($0) }
+    function clean(at) { return substr(s, at, 20) ~ /^[ACGT]+$/ }
+    END { for (at = 1; at + 20 <= length(s); at += 20) c += clean(at) # clean 20-mers at stride 20
+      step = int(c / n); k = 0; i = 0
+      for (at = 1; k < n && step > 0 && at + 20 <= length(s); at += 20)
+        if (clean(at) && i++ % step == 0) printf "guide%d\t%sNGG\n", k++, substr(s, at, 20) }' >guides.txt
 [ "$(wc -l <guides.txt)" = "$n_guides" ] || { echo "crispr.sh: could not cut $n_guides guides" >&2; exit 1; }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
