@@ -1,4 +1,5 @@
-/* pipeline.c - read -> match -> collect for one rank.
+/* pipeline.c - read -> match -> collect for one rank (the GPU feeder is
+ * pipeline_gpu.c; what both share, pipeline_internal.h).
  *
  * Readers (the calling thread, plus one thread per further source) read
  * segments into a pool of batch buffers (each up to two blocks; short
@@ -17,7 +18,7 @@
  * (gs_hit_runs_expand).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "pipeline.h"
+#include "pipeline_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -31,51 +32,7 @@
 #include "core/gs_parallel.h"
 #include "gpu/gpu.h"
 
-/* A batch of segments in one buffer. Short records (ESTs, contigs) are
- * packed many to a batch, so a worker is woken once per block of residues,
- * not once per record. */
-typedef struct slot {
-    uint8_t *buf;    /* 2 x (block + overlap) bytes */
-    gs_segment *seg;
-    size_t n, cap;
-} slot;
-
-/* A bounded queue of slot indices guarded by one mutex. */
-typedef struct queue {
-    int *v;
-    int cap, head, n;
-    int closed;
-    pthread_cond_t cond;
-} queue;
-
-typedef struct pool {
-    const gs_scan_cfg *cfg;
-    const void *compiled; /* the CPU engine's compiled keyset */
-    slot *slots;
-    int n_slots;
-    queue filled, free_q;
-    pthread_mutex_t mu;
-    int sync;         /* mu and the conditions are initialised */
-    atomic_int stop;  /* a reader or consumer failed: read no further */
-    atomic_ullong residues; /* owned residues read so far, all readers */
-    int helpers;            /* reading threads besides the calling one still reading (mu) */
-    pthread_cond_t helper_done;
-} pool;
-
-typedef struct worker {
-    pool *p;
-    gs_task task;
-    uint64_t *key_counts;
-    gs_keyhits kh;
-    uint64_t *tmp; /* radix scratch, tmp_cap keys */
-    size_t tmp_cap;
-    gs_hit_runs runs; /* one a segment with hits */
-    gs_seqcap seq;    /* want_seq: the residues of its hits */
-    int oom;
-    gs_error spill_err; /* a run that could not be spilled (a full disk) */
-} worker;
-
-static void q_push(pool *p, queue *q, int v)
+void gs_pipe_push(pool *p, queue *q, int v)
 {
     pthread_mutex_lock(&p->mu);
     q->v[(q->head + q->n) % q->cap] = v;
@@ -85,7 +42,7 @@ static void q_push(pool *p, queue *q, int v)
 }
 
 /* -1 when the queue is closed and empty. */
-static int q_pop(pool *p, queue *q)
+int gs_pipe_pop(pool *p, queue *q)
 {
     pthread_mutex_lock(&p->mu);
     while (q->n == 0 && !q->closed)
@@ -133,13 +90,6 @@ static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyh
     if (seg->turn && (seg->base + x->pos >= seg->turn || x->len > seg->turn))
         return 0;
     return !(seg->base > 0 && x->pos + x->len < ks->span);
-}
-
-/* A circular record shorter than a key: the key may match its text read
- * more than once round, which is no hit (see kept). */
-static inline int short_turn(const gs_keyset *ks, const gs_segment *seg)
-{
-    return seg->turn && seg->turn < ks->span;
 }
 
 /* The segment's hits as one run of packed keys, radix-sorted here (on all
@@ -212,7 +162,7 @@ fail:
     return GS_ESYS;
 }
 
-static int debug_time(const gs_scan_cfg *cfg)
+int gs_pipe_debug_time(const gs_scan_cfg *cfg)
 {
     return cfg->tune && (cfg->tune->debug & GS_DEBUG_TIME);
 }
@@ -222,7 +172,7 @@ static int debug_time(const gs_scan_cfg *cfg)
  * sorted whole (but for the few rows approximate neighbours share), and
  * each run is expanded straight into its place. With tally_runs, the runs'
  * per-record tally instead. */
-static gs_status collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int threads,
+gs_status gs_pipe_collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int threads,
                               gs_scan_res *res, gs_error *err)
 {
     double t0 = gs_now();
@@ -230,7 +180,7 @@ static gs_status collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int thr
     gs_status st = cfg->tally_runs ? gs_tally_add_runs(&res->tally, runs, cfg->ks->n_patterns, err)
                                    : gs_hit_runs_expand(runs, threads, &res->hits, err);
     res->t_hits = gs_now() - t0;
-    if (debug_time(cfg)) /* the part of the scan phase the records take */
+    if (gs_pipe_debug_time(cfg)) /* the part of the scan phase the records take */
         fprintf(stderr, "gscan: hits: %zu from %zu runs %s in %.3f s on %d threads\n", n_hits,
                 n_runs, cfg->tally_runs ? "tallied" : "expanded", res->t_hits,
                 cfg->tally_runs ? 1 : threads);
@@ -256,11 +206,11 @@ static gs_status spill_if_full(const gs_scan_cfg *cfg, worker *w)
  * runs. On a circular record shorter than a key the hits are taken
  * whatever is asked, and the exact ones that kept() drops are uncounted.
  * GS_ESYS when out of memory. */
-static gs_status scan_segment(const gs_scan_cfg *cfg, const void *compiled, const gs_segment *seg,
+gs_status gs_pipe_scan_segment(const gs_scan_cfg *cfg, const void *compiled, const gs_segment *seg,
                               worker *w)
 {
     const gs_keyset *ks = cfg->ks;
-    const int uncount = ks->mode == GS_MATCH_EXACT && short_turn(ks, seg);
+    const int uncount = ks->mode == GS_MATCH_EXACT && gs_pipe_short_turn(ks, seg);
     gs_match_out out = {.key_counts = w->key_counts,
                         .hits = cfg->want_hits || uncount ? &w->kh : NULL, .oom = 0};
     w->kh.n = 0;
@@ -281,22 +231,22 @@ static void *worker_main(void *arg)
     pool *p = w->p;
     const gs_scan_cfg *cfg = p->cfg;
     for (;;) {
-        int s = q_pop(p, &p->filled);
+        int s = gs_pipe_pop(p, &p->filled);
         if (s < 0)
             break;
         slot *sl = &p->slots[s];
         for (size_t i = 0; i < sl->n && !w->oom; i++)
-            if (scan_segment(cfg, p->compiled, &sl->seg[i], w) != GS_OK) {
+            if (gs_pipe_scan_segment(cfg, p->compiled, &sl->seg[i], w) != GS_OK) {
                 w->oom = 1;
                 atomic_store(&p->stop, 1);
             }
-        q_push(p, &p->free_q, s);
+        gs_pipe_push(p, &p->free_q, s);
     }
     return NULL;
 }
 
 /* Buffers and queues for n_slots batches, all in free_q. */
-static gs_status pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_error *err)
+gs_status gs_pipe_pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_error *err)
 {
     *p = (pool){.cfg = cfg, .n_slots = n_slots};
     p->slots = gs_calloc((size_t)n_slots, sizeof *p->slots, err, "scan buffers");
@@ -318,7 +268,7 @@ static gs_status pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_erro
     return GS_OK;
 }
 
-static void pool_free(pool *p)
+void gs_pipe_pool_free(pool *p)
 {
     for (int i = 0; p->slots && i < p->n_slots; i++) {
         free(p->slots[i].buf);
@@ -358,7 +308,7 @@ static void *reader_main(void *arg)
     const gs_scan_cfg *cfg = p->cfg;
     r->st = GS_OK;
     for (int more = 1; more && !atomic_load(&p->stop);) {
-        int s = q_pop(p, &p->free_q);
+        int s = gs_pipe_pop(p, &p->free_q);
         slot *sl = &p->slots[s];
         size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
         sl->n = 0;
@@ -384,12 +334,12 @@ static void *reader_main(void *arg)
         r->t_read += gs_now() - t0;
         if (r->st != GS_OK) {
             atomic_store(&p->stop, 1);
-            q_push(p, &p->free_q, s);
+            gs_pipe_push(p, &p->free_q, s);
             break;
         }
         if (r->first && cfg->progress)
             cfg->progress(cfg->progress_ctx, atomic_load(&p->residues));
-        q_push(p, sl->n ? &p->filled : &p->free_q, s);
+        gs_pipe_push(p, sl->n ? &p->filled : &p->free_q, s);
     }
     return NULL;
 }
@@ -410,7 +360,7 @@ static void *helper_main(void *arg)
  * single source needs) and the others on threads of their own; filled is
  * closed once all are done. The first error in source order is returned;
  * t_read is the longest any reader spent in its source. */
-static gs_status read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res, gs_error *err)
+gs_status gs_pipe_read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res, gs_error *err)
 {
     gs_status st = GS_OK;
     int started = 1;
@@ -477,7 +427,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
     worker *w = gs_calloc((size_t)nt, sizeof *w, err, "scan workers");
     int started = 0;
     void *compiled = NULL;
-    if ((st = pool_init(&p, cfg, nt + 1 + n_src, err)) != GS_OK || w == NULL) {
+    if ((st = gs_pipe_pool_init(&p, cfg, nt + 1 + n_src, err)) != GS_OK || w == NULL) {
         st = GS_ESYS;
         goto fail;
     }
@@ -496,7 +446,7 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
             st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
             goto fail_workers;
         }
-    st = read_all(&p, src, n_src, res, err);
+    st = gs_pipe_read_all(&p, src, n_src, res, err);
 
 fail_workers:
     q_close(&p, &p.filled);
@@ -523,7 +473,7 @@ fail_workers:
         for (int i = 0; i < nt && st == GS_OK; i++)
             st = gs_seqcap_move(&res->seq, &w[i].seq, err);
         if (st == GS_OK)
-            st = collect_hits(cfg, &all, nt, res, err);
+            st = gs_pipe_collect_hits(cfg, &all, nt, res, err);
         gs_hit_runs_free(&all);
     }
     for (int i = 0; i < nt; i++) {
@@ -532,154 +482,8 @@ fail_workers:
     }
 fail:
     cfg->engine->destroy(compiled);
-    pool_free(&p);
+    gs_pipe_pool_free(&p);
     free(w);
-    return st;
-}
-
-/* Copying into pinned memory reaches the memory's speed on a few threads. */
-enum { COPY_THREADS = 8 };
-
-/* GPU: one feeding thread opens the GPU, submits the batches the readers
- * queue, in the order they come (one reader: corpus order), and collects
- * the results; so reading overlaps the GPU's setup (context, pinned
- * buffers, tables) and the copy of every segment into pinned memory, and
- * only the feeder makes CUDA calls. */
-typedef struct feeder {
-    pool *p;
-    gs_scan_res *res;
-    gs_hit_runs runs; /* each batch's sorted keys, 8 bytes a hit */
-    int copy_threads; /* the threads the readers leave, at most COPY_THREADS */
-    gs_status st;
-    gs_error err;
-    gs_gpu_times t;
-    worker cpu;     /* circular records shorter than a key (feed_cpu) */
-    void *compiled; /* the CPU engine, compiled at the first of them */
-} feeder;
-
-/* A circular record shorter than a key is scanned by the CPU engine of the
- * same name, whose hits kept() filters (the kernels know nothing of turns);
- * such records are shorter than a pattern, so this costs little. */
-static gs_status feed_cpu(feeder *f, const gs_segment *seg)
-{
-    const gs_scan_cfg *cfg = f->p->cfg;
-    if (f->cpu.key_counts == NULL &&
-        ((f->cpu.key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), &f->err,
-                                        "key counts")) == NULL ||
-         cfg->engine->compile(cfg->ks, cfg->tune, &f->compiled, &f->err) != GS_OK))
-        return f->err.code;
-    if (scan_segment(cfg, f->compiled, seg, &f->cpu) == GS_OK)
-        return GS_OK;
-    if (f->cpu.spill_err.code != GS_OK) { /* a run that could not be spilled */
-        f->err = f->cpu.spill_err;
-        return f->err.code;
-    }
-    return gs_fail(&f->err, GS_ESYS, "out of memory (hits of circular records)");
-}
-
-/* What feed_cpu found, added to the GPU's results; its state freed. */
-static void feed_cpu_end(feeder *f)
-{
-    const gs_scan_cfg *cfg = f->p->cfg;
-    if (f->st == GS_OK && f->cpu.key_counts) {
-        for (uint32_t k = 0; k < cfg->ks->n_keys; k++)
-            f->res->key_counts[k] += f->cpu.key_counts[k];
-        f->st = gs_hit_runs_move(&f->runs, &f->cpu.runs, &f->err);
-        if (f->st == GS_OK)
-            f->st = gs_seqcap_move(&f->res->seq, &f->cpu.seq, &f->err);
-    }
-    if (f->compiled)
-        cfg->engine->destroy(f->compiled);
-    free(f->cpu.key_counts);
-    free(f->cpu.kh.v);
-    free(f->cpu.tmp);
-    gs_hit_runs_free(&f->cpu.runs);
-    gs_seqcap_free(&f->cpu.seq);
-}
-
-/* The batches' hits as they come back from the GPU, spilled as one sorted
- * run once they reach the budget (expanded on the copy threads, which the
- * readers leave free). */
-static gs_status feeder_spill(feeder *f, gs_gpu *g)
-{
-    const gs_scan_cfg *cfg = f->p->cfg;
-    if (gs_gpu_take_runs(g, &f->runs, &f->err) != GS_OK)
-        return f->err.code;
-    if (f->runs.n_hits * GS_HIT_HELD_BYTES < cfg->hit_budget)
-        return GS_OK;
-    gs_hits h = {0};
-    if (gs_hit_runs_expand(&f->runs, f->copy_threads, &h, &f->err) == GS_OK)
-        gs_spill_run(cfg->spill, h.v, h.n, &f->err);
-    gs_hits_free(&h);
-    return f->err.code;
-}
-
-static void *feeder_main(void *arg)
-{
-    feeder *f = arg;
-    pool *p = f->p;
-    const gs_scan_cfg *cfg = p->cfg;
-    gs_gpu *g = NULL;
-    gs_gpu_args args = {.device = cfg->gpu_device, .engine = cfg->engine->name,
-                        .want_hits = cfg->want_hits, .block = cfg->block, .tune = cfg->tune};
-    f->st = gs_gpu_open(&args, cfg->ks, &g, &f->err);
-    if (f->st != GS_OK)
-        atomic_store(&p->stop, 1);
-    else
-        gs_gpu_set_copy_threads(g, f->copy_threads);
-    if (f->st == GS_OK && cfg->want_seq)
-        gs_gpu_set_seqcap(g, &f->res->seq);
-    for (int s; (s = q_pop(p, &p->filled)) >= 0;) {
-        const slot *sl = &p->slots[s];
-        for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
-            if ((f->st = short_turn(cfg->ks, &sl->seg[i])
-                             ? feed_cpu(f, &sl->seg[i])
-                             : gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
-                atomic_store(&p->stop, 1);
-        q_push(p, &p->free_q, s);
-        if (f->st == GS_OK && cfg->spill && (f->st = feeder_spill(f, g)) != GS_OK)
-            atomic_store(&p->stop, 1);
-    }
-    if (f->st == GS_OK)
-        f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
-    feed_cpu_end(f);
-    gs_gpu_close(g);
-    return NULL;
-}
-
-static gs_status run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,
-                        gs_error *err)
-{
-    pool p;
-    int spare = cfg->threads - n_src;
-    feeder f = {.p = &p, .res = res, .st = GS_OK,
-                .copy_threads = spare < 1 ? 1 : spare > COPY_THREADS ? COPY_THREADS : spare};
-    gs_task task;
-    gs_status st = pool_init(&p, cfg, 2 + n_src, err);
-    if (st != GS_OK)
-        goto fail;
-    if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
-        st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
-        goto fail;
-    }
-    st = read_all(&p, src, n_src, res, err);
-    gs_task_join(&task);
-    /* a read error comes first: the GPU side may only have stopped after it */
-    if (st == GS_OK && f.st != GS_OK) {
-        *err = f.err;
-        st = f.st;
-    }
-    res->t_transfer += f.t.transfer;
-    if (debug_time(cfg))
-        fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
-                "(on the feeding thread)\n", f.t.kernel, f.t.transfer, f.t.hits);
-    /* the feeder only kept each batch's keys: the records are made here, on
-     * all threads, once the GPU is done */
-    if (st == GS_OK && cfg->want_hits)
-        st = collect_hits(cfg, &f.runs, cfg->threads > 0 ? cfg->threads : 1, res, err);
-fail:
-    gs_hit_runs_free(&f.runs);
-    pool_free(&p);
     return st;
 }
 
@@ -691,7 +495,7 @@ gs_status gs_scan_run(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan
     res->key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), err, "key counts");
     if (res->key_counts == NULL)
         return GS_ESYS;
-    gs_status st = cfg->use_gpu ? run_gpu(cfg, src, n_src, res, err)
+    gs_status st = cfg->use_gpu ? gs_pipe_run_gpu(cfg, src, n_src, res, err)
                                 : run_cpu(cfg, src, n_src, res, err);
     if (st == GS_OK && cfg->want_seq)
         gs_seqcap_finish(&res->seq);

@@ -1,0 +1,159 @@
+/* pipeline_gpu.c - the GPU side of one rank's pipeline (pipeline.c has the
+ * readers, the pool and the CPU workers): one feeding thread opens the GPU
+ * and submits the batches the readers queue; each batch's hits come back as
+ * a sorted run of packed keys (sorted on the device), spilled past the
+ * budget, and are collected like the CPU workers' runs once the GPU is done.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "pipeline_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gpu/gpu.h"
+
+/* Copying into pinned memory reaches the memory's speed on a few threads. */
+enum { COPY_THREADS = 8 };
+
+/* GPU: one feeding thread opens the GPU, submits the batches the readers
+ * queue, in the order they come (one reader: corpus order), and collects
+ * the results; so reading overlaps the GPU's setup (context, pinned
+ * buffers, tables) and the copy of every segment into pinned memory, and
+ * only the feeder makes CUDA calls. */
+typedef struct feeder {
+    pool *p;
+    gs_scan_res *res;
+    gs_hit_runs runs; /* each batch's sorted keys, 8 bytes a hit */
+    int copy_threads; /* the threads the readers leave, at most COPY_THREADS */
+    gs_status st;
+    gs_error err;
+    gs_gpu_times t;
+    worker cpu;     /* circular records shorter than a key (feed_cpu) */
+    void *compiled; /* the CPU engine, compiled at the first of them */
+} feeder;
+
+/* A circular record shorter than a key is scanned by the CPU engine of the
+ * same name, whose hits kept() filters (the kernels know nothing of turns);
+ * such records are shorter than a pattern, so this costs little. */
+static gs_status feed_cpu(feeder *f, const gs_segment *seg)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    if (f->cpu.key_counts == NULL &&
+        ((f->cpu.key_counts = gs_calloc(cfg->ks->n_keys, sizeof(uint64_t), &f->err,
+                                        "key counts")) == NULL ||
+         cfg->engine->compile(cfg->ks, cfg->tune, &f->compiled, &f->err) != GS_OK))
+        return f->err.code;
+    if (gs_pipe_scan_segment(cfg, f->compiled, seg, &f->cpu) == GS_OK)
+        return GS_OK;
+    if (f->cpu.spill_err.code != GS_OK) { /* a run that could not be spilled */
+        f->err = f->cpu.spill_err;
+        return f->err.code;
+    }
+    return gs_fail(&f->err, GS_ESYS, "out of memory (hits of circular records)");
+}
+
+/* What feed_cpu found, added to the GPU's results; its state freed. */
+static void feed_cpu_end(feeder *f)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    if (f->st == GS_OK && f->cpu.key_counts) {
+        for (uint32_t k = 0; k < cfg->ks->n_keys; k++)
+            f->res->key_counts[k] += f->cpu.key_counts[k];
+        f->st = gs_hit_runs_move(&f->runs, &f->cpu.runs, &f->err);
+        if (f->st == GS_OK)
+            f->st = gs_seqcap_move(&f->res->seq, &f->cpu.seq, &f->err);
+    }
+    if (f->compiled)
+        cfg->engine->destroy(f->compiled);
+    free(f->cpu.key_counts);
+    free(f->cpu.kh.v);
+    free(f->cpu.tmp);
+    gs_hit_runs_free(&f->cpu.runs);
+    gs_seqcap_free(&f->cpu.seq);
+}
+
+/* The batches' hits as they come back from the GPU, spilled as one sorted
+ * run once they reach the budget (expanded on the copy threads, which the
+ * readers leave free). */
+static gs_status feeder_spill(feeder *f, gs_gpu *g)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    if (gs_gpu_take_runs(g, &f->runs, &f->err) != GS_OK)
+        return f->err.code;
+    if (f->runs.n_hits * GS_HIT_HELD_BYTES < cfg->hit_budget)
+        return GS_OK;
+    gs_hits h = {0};
+    if (gs_hit_runs_expand(&f->runs, f->copy_threads, &h, &f->err) == GS_OK)
+        gs_spill_run(cfg->spill, h.v, h.n, &f->err);
+    gs_hits_free(&h);
+    return f->err.code;
+}
+
+static void *feeder_main(void *arg)
+{
+    feeder *f = arg;
+    pool *p = f->p;
+    const gs_scan_cfg *cfg = p->cfg;
+    gs_gpu *g = NULL;
+    gs_gpu_args args = {.device = cfg->gpu_device, .engine = cfg->engine->name,
+                        .want_hits = cfg->want_hits, .block = cfg->block, .tune = cfg->tune};
+    f->st = gs_gpu_open(&args, cfg->ks, &g, &f->err);
+    if (f->st != GS_OK)
+        atomic_store(&p->stop, 1);
+    else
+        gs_gpu_set_copy_threads(g, f->copy_threads);
+    if (f->st == GS_OK && cfg->want_seq)
+        gs_gpu_set_seqcap(g, &f->res->seq);
+    for (int s; (s = gs_pipe_pop(p, &p->filled)) >= 0;) {
+        const slot *sl = &p->slots[s];
+        for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
+            if ((f->st = gs_pipe_short_turn(cfg->ks, &sl->seg[i])
+                             ? feed_cpu(f, &sl->seg[i])
+                             : gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
+                atomic_store(&p->stop, 1);
+        gs_pipe_push(p, &p->free_q, s);
+        if (f->st == GS_OK && cfg->spill && (f->st = feeder_spill(f, g)) != GS_OK)
+            atomic_store(&p->stop, 1);
+    }
+    if (f->st == GS_OK)
+        f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
+    feed_cpu_end(f);
+    gs_gpu_close(g);
+    return NULL;
+}
+
+gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,
+                          gs_error *err)
+{
+    pool p;
+    int spare = cfg->threads - n_src;
+    feeder f = {.p = &p, .res = res, .st = GS_OK,
+                .copy_threads = spare < 1 ? 1 : spare > COPY_THREADS ? COPY_THREADS : spare};
+    gs_task task;
+    gs_status st = gs_pipe_pool_init(&p, cfg, 2 + n_src, err);
+    if (st != GS_OK)
+        goto fail;
+    if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
+        st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
+        goto fail;
+    }
+    st = gs_pipe_read_all(&p, src, n_src, res, err);
+    gs_task_join(&task);
+    /* a read error comes first: the GPU side may only have stopped after it */
+    if (st == GS_OK && f.st != GS_OK) {
+        *err = f.err;
+        st = f.st;
+    }
+    res->t_transfer += f.t.transfer;
+    if (gs_pipe_debug_time(cfg))
+        fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
+                "(on the feeding thread)\n", f.t.kernel, f.t.transfer, f.t.hits);
+    /* the feeder only kept each batch's keys: the records are made here, on
+     * all threads, once the GPU is done */
+    if (st == GS_OK && cfg->want_hits)
+        st = gs_pipe_collect_hits(cfg, &f.runs, cfg->threads > 0 ? cfg->threads : 1, res, err);
+fail:
+    gs_hit_runs_free(&f.runs);
+    gs_pipe_pool_free(&p);
+    return st;
+}
