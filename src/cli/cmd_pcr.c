@@ -11,8 +11,6 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "memory.h"
-#include "comm/mpi_check.h"
 #include "io/seq/pairs.h"
 #include "options.h"
 
@@ -170,12 +168,10 @@ void gs_cmd_pcr_free(gs_cli *c)
 
 gs_status gs_cmd_pcr_run(gs_cli *c, MPI_Comm comm, gs_error *err)
 {
-    gs_memory_limits_read(&c->scan.node_memory);
     const gs_scan_opts *o = &c->scan;
     int rank;
-    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     gs_job_summary s;
-    gs_status st = gs_scan_job(o, comm, &s, err);
+    gs_status st = gs_cmd_job(c, comm, &s, &rank, err);
     if (st == GS_OK && rank == 0 && !o->quiet)
         fprintf(stderr,
                 "gscan: wrote %s: %llu product%s of %zu pair%s (%llu primer site%s, K = %u) in "

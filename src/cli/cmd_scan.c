@@ -41,14 +41,19 @@ static void summary_line(const gs_scan_opts *o, const gs_job_summary *s)
             s->n_ranks == 1 ? "" : "s", s->t_total);
 }
 
-gs_status gs_cmd_scan_run(gs_cli *c, MPI_Comm comm, gs_error *err)
+gs_status gs_cmd_job(gs_cli *c, MPI_Comm comm, gs_job_summary *sum, int *rank, gs_error *err)
 {
     gs_memory_limits_read(&c->scan.node_memory);
+    GS_MPI_CHECK(MPI_Comm_rank(comm, rank));
+    return gs_scan_job(&c->scan, comm, sum, err);
+}
+
+gs_status gs_cmd_scan_run(gs_cli *c, MPI_Comm comm, gs_error *err)
+{
     const gs_scan_opts *o = &c->scan;
     int rank;
-    GS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     gs_job_summary sum;
-    gs_status st = gs_scan_job(o, comm, &sum, err);
+    gs_status st = gs_cmd_job(c, comm, &sum, &rank, err);
     if (o->verify && sum.verified && rank == 0)
         fprintf(stderr, "gscan: verify: %s on the %s (%.3f s) and %s on the cpu (%.3f s) agree "
                         "on every count and hit\n",

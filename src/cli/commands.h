@@ -60,6 +60,10 @@ typedef struct gs_cli {
 /* Each command: parse (before MPI_Init, on every rank alike), run. */
 gs_status gs_cmd_scan_parse(gs_cli *c, gs_error *err);
 gs_status gs_cmd_scan_run(gs_cli *c, MPI_Comm comm, gs_error *err);
+/* The job of scan and pcr (cmd_scan.c): the node's memory limits read now
+ * that MPI has started (its mappings count against RLIMIT_AS), then
+ * gs_scan_job; *rank is this process's rank in comm. */
+gs_status gs_cmd_job(gs_cli *c, MPI_Comm comm, gs_job_summary *sum, int *rank, gs_error *err);
 gs_status gs_cmd_gen_parse(gs_cli *c, gs_error *err);
 gs_status gs_cmd_gen_run(gs_cli *c, MPI_Comm comm, gs_error *err);
 void gs_cmd_gen_free(gs_cli *c);

@@ -160,16 +160,25 @@ void gs_tally_counter_free(gs_tally_counter *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Hits h[0..n) into c, a unit's rows flushed to t where the record changes. */
+static gs_status count_hits(gs_tally *t, gs_tally_counter *c, const gs_hit *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        gs_tally_counter_add(c, h[i].pattern, h[i].strand < 0, h[i].distance, 1);
+        if ((i + 1 == n || h[i + 1].record != h[i].record) &&
+            gs_tally_counter_flush(c, t, h[i].record) != GS_OK)
+            return GS_ESYS;
+    }
+    return GS_OK;
+}
+
 gs_status gs_tally_add_hits(gs_tally *t, const gs_hit *h, size_t n, uint32_t n_pat,
                             gs_error *err)
 {
     gs_tally_counter c;
     gs_status st = gs_tally_counter_init(&c, n_pat, err);
-    for (size_t i = 0; st == GS_OK && i < n; i++) {
-        gs_tally_counter_add(&c, h[i].pattern, h[i].strand < 0, h[i].distance, 1);
-        if (i + 1 == n || h[i + 1].record != h[i].record)
-            st = gs_tally_counter_flush(&c, t, h[i].record);
-    }
+    if (st == GS_OK)
+        st = count_hits(t, &c, h, n);
     if (st != GS_OK && err->code == GS_OK)
         gs_fail(err, GS_ESYS, "out of memory (tally of %zu hits)", n);
     gs_tally_counter_free(&c);
@@ -182,16 +191,8 @@ gs_status gs_tally_add_hits(gs_tally *t, const gs_hit *h, size_t n, uint32_t n_p
  * contiguous: keys ascend in position and segments in their first). */
 static gs_status add_run(gs_tally *t, gs_tally_counter *c, const gs_hit_run *r)
 {
-    if (r->hits) {
-        for (size_t i = 0; i < r->n; i++) {
-            gs_tally_counter_add(c, r->hits[i].pattern, r->hits[i].strand < 0, r->hits[i].distance,
-                                 1);
-            if ((i + 1 == r->n || r->hits[i + 1].record != r->hits[i].record) &&
-                gs_tally_counter_flush(c, t, r->hits[i].record) != GS_OK)
-                return GS_ESYS;
-        }
-        return GS_OK;
-    }
+    if (r->hits)
+        return count_hits(t, c, r->hits, r->n);
     const gs_run_seg *b = r->segs ? r->segs : &r->first, *last = r->segs ? b + r->n_seg - 1 : b;
     for (size_t i = 0; i < r->n; i++) {
         uint64_t k = r->keys[i], pos = gs_hitkey_pos(r->lay, k);
