@@ -49,3 +49,10 @@ set_tests_properties(gpu_tally PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT
 add_test(NAME gpu_seqcap COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/seqcap.sh $<TARGET_FILE:gscan> gpu)
 set_tests_properties(gpu_seqcap PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
                      ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+
+# Indexed FASTA parsed on the GPU from the files' own bytes (src/gpu/raw.cu)
+# against the CPU's parser: every line layout, blocks down to 37 residues,
+# readers, strands, --circular, 2 ranks; stale indexes fail as on the CPU.
+add_test(NAME gpu_raw COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/raw.sh $<TARGET_FILE:gscan>)
+set_tests_properties(gpu_raw PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
+                     ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")

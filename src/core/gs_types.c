@@ -1,6 +1,7 @@
 /* gs_types.c - the DNA code table, hit order and the hit vector. */
 #include "gs_types.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,4 +93,17 @@ void gs_layout_point_names(gs_layout *l)
         l->rec[i].name = p;
         p += strlen(p) + 1;
     }
+}
+
+gs_status gs_raw_stale(gs_error *err, const char *record, const char *path, uint64_t residue,
+                       int line_end)
+{
+    if (line_end)
+        return gs_fail(err, GS_EINPUT,
+                       "stale index: record %s has no line end after residue %" PRIu64 " (%s.fai)",
+                       record, residue, path);
+    return gs_fail(err, GS_EINPUT,
+                   "stale index: record %s has a line end, blank or header where residue %" PRIu64
+                   " should be (%s.fai)",
+                   record, residue, path);
 }

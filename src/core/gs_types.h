@@ -64,6 +64,28 @@ typedef struct gs_segment {
                           * most turn residues */
 } gs_segment;
 
+/* A segment's text as its FASTA file holds it, line ends included, for a
+ * device that drops them itself (src/scan, src/gpu/raw.cu): with c = col +
+ * r, residue r lies at byte (c / lb) * lw + c % lb - col of the text. The
+ * bytes are checked there as the host's reader checks them (io/seq/fai.h):
+ * every residue byte, every line end between two residues, and with tail
+ * the line end after the last one. lb == 0: the text holds the residues
+ * themselves (a segment read the usual way, in the same batch). */
+typedef struct gs_raw_text {
+    size_t bytes;       /* of the text */
+    uint32_t lb, lw;    /* residues of a full line; bytes of a line, its end included */
+    uint32_t col;       /* column of the first residue */
+    int tail;
+    const char *record; /* the record's name and its file, for a message */
+    const char *path;
+} gs_raw_text;
+
+/* The message of a FASTA index that no longer fits its file at residue
+ * (record position) of record: a byte that is no residue where one should
+ * be, or (line_end) no line end after it. GS_EINPUT. */
+gs_status gs_raw_stale(gs_error *err, const char *record, const char *path, uint64_t residue,
+                       int line_end);
+
 /* Where the text of a segment whose owned starts end at own_end stops, for a
  * record of length residues: overlap residues further, but not past the
  * record's end, or for a circular record not past its first

@@ -49,75 +49,12 @@
 #include <cstring>
 #include <new>
 
-/* no NVTX ranges from CUB: a library should not export the NVTX symbols */
-#define CCCL_DISABLE_NVTX
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
-
-#include "gpu_cuda.h"
-#include "hits.cuh"
-extern "C" {
-#include "core/gs_copy.h"
-}
+#include "gpu_pipe.cuh"
 
 extern "C" {
 #include "core/gs_clock.h"
-#include "match/approx.h"
+#include "core/gs_copy.h"
 }
-
-/* BATCH_SEGS bounds the per-slot segment table (16 bytes a segment) when
- * records are tiny; SEPARATOR joins the segments of a dna batch. */
-enum { NSLOT = 3, BATCH_SEGS = 1 << 20 };
-static const uint8_t SEPARATOR = 'N';
-
-typedef struct gs_gpu_slot {
-    cudaStream_t st;
-    uint8_t *h_text, *d_text;
-    unsigned long long *d_kh; /* key hits */
-    uint32_t kh_cap;
-    uint32_t *d_nhits, *h_nhits;
-    cudaEvent_t t0, t1, k0, k1;
-    int open;        /* a batch is being filled on the host */
-    int busy;        /* a batch is queued on the device */
-    size_t len, own; /* the packed text: bytes, owned starts */
-    gs_run_seg *segs; /* hits only: where each segment sits in the packed text */
-    size_t n_seg, seg_cap;
-} gs_gpu_slot;
-
-struct gs_gpu {
-    gs_gpu_dev dev;
-    const gs_gpu_engine *eng;
-    void *est;
-    gs_gpu_args args; /* as opened; args.tune points at tune */
-    gs_tune tune;
-    int want_hits, pack; /* pack: segments may share a batch (dna, exact) */
-    int copy_threads;    /* gs_gpu_set_copy_threads */
-    gs_seqcap *seqcap;   /* gs_gpu_set_seqcap, or NULL */
-    const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
-    int approx;
-    uint32_t lbits;      /* bits of a hit length 0 .. span */
-    size_t block, text_cap, text_alloc;
-    uint32_t n_keys, pbits, sort_bits;
-    gs_key_layout lay;   /* of the sort keys: the runs' layout */
-    unsigned long long *d_counts;
-    unsigned int *d_work; /* scans run one at a time, so one counter serves all */
-    uint32_t *d_out_off;
-    unsigned long long *d_outkey; /* [outputs]: strand, pattern, length of a sort key */
-    gs_gpu_slot slot[NSLOT];
-    int next;
-    cudaEvent_t scan_done, h0, h1;
-    /* hit expansion scratch, used by one retire at a time */
-    uint32_t *d_cnt, *d_offs;
-    size_t cnt_cap;
-    unsigned long long *d_keys, *d_sorted;
-    uint64_t *h_sorted; /* a batch's sorted keys, pinned: copied into its runs */
-    size_t keys_cap;
-    void *d_temp;
-    size_t temp_cap;
-    gs_hit_runs runs;
-    gs_gpu_times times;
-};
 
 gs_status gs_gpu_cuda_fail(gs_error *err, cudaError_t e, const char *call, const char *file,
                            int line)
@@ -167,7 +104,7 @@ static const gs_gpu_engine *gpu_engine_find(const char *name)
     return NULL;
 }
 
-static float gpu_elapsed(cudaEvent_t a, cudaEvent_t b)
+float gs_gpu_elapsed(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0;
     if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
@@ -186,6 +123,7 @@ void gs_gpu_close(gs_gpu *g)
         if (s->st)
             cudaStreamSynchronize(s->st);
     }
+    gs_gpu_raw_free(g);
     if (g->eng && g->est)
         g->eng->close(g->est);
     for (int i = 0; i < NSLOT; i++) {
@@ -277,7 +215,7 @@ gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **out, g
         return gs_fail(err, GS_ESYS, "out of memory (gpu)");
     g->eng = eng;
     g->want_hits = want_hits;
-    g->pack = ks->alphabet == GS_ALPHA_DNA && ks->mode == GS_MATCH_EXACT;
+    g->pack = gs_gpu_packs(ks);
     g->ks = ks;
     g->approx = ks->mode != GS_MATCH_EXACT;
     g->block = block;
@@ -341,8 +279,7 @@ fail:
     return err->code;
 }
 
-/* Queue one scan of slot s (counts: add to the per-key counts too). */
-static gs_status gpu_scan(gs_gpu *g, gs_gpu_slot *s, int counts, gs_error *err)
+gs_status gs_gpu_scan_slot(gs_gpu *g, gs_gpu_slot *s, int counts, gs_error *err)
 {
     gs_gpu_scan a;
     a.text = s->d_text;
@@ -369,219 +306,6 @@ fail:
     return err->code;
 }
 
-/* Grow a device buffer (contents dropped) to at least n elements of size es. */
-static gs_status gpu_reserve(void **d, size_t *cap, size_t n, size_t es, int pinned,
-                             gs_error *err)
-{
-    if (n <= *cap)
-        return GS_OK;
-    size_t c = std::max(n, *cap + *cap / 2);
-    if (pinned)
-        cudaFreeHost(*d);
-    else
-        cudaFree(*d);
-    *d = NULL;
-    *cap = 0;
-    if (pinned)
-        GS_CUDA_CHECK(cudaMallocHost(d, c * es));
-    else
-        GS_CUDA_CHECK(cudaMalloc(d, c * es));
-    *cap = c;
-    return GS_OK;
-fail:
-    return err->code;
-}
-
-/* Room for n sort keys on the device and the host. */
-static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
-{
-    size_t k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
-    if (gpu_reserve((void **)&g->d_keys, &k_cap, n, 8, 0, err) ||
-        gpu_reserve((void **)&g->d_sorted, &sorted_cap, n, 8, 0, err) ||
-        gpu_reserve((void **)&g->h_sorted, &h_cap, n, 8, 1, err))
-        return err->code;
-    g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
-    return GS_OK;
-}
-
-/* Sort the *n keys of d_keys on slot s's stream, copy them to h_sorted and
- * wait. unique: equal keys are copied once and *n becomes their number
- * (bv's seed filter finds an edit hit once per seed that holds it). */
-static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t *n, int unique,
-                               gs_error *err)
-{
-    size_t t2 = 0, t3 = 0;
-    unsigned long long *out = g->d_sorted;
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, *n, 0,
-                                                 (int)g->sort_bits));
-    if (unique)
-        GS_CUDA_CHECK(cub::DeviceSelect::Unique(NULL, t3, g->d_sorted, g->d_keys, s->d_nhits, *n));
-    if (gpu_reserve(&g->d_temp, &g->temp_cap, std::max(t2, t3), 1, 0, err))
-        goto fail;
-    t2 = t3 = g->temp_cap;
-    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, *n, 0,
-                                                 (int)g->sort_bits, s->st));
-    if (unique) { /* into d_keys, free again; the slot's hit counter is read */
-        GS_CUDA_CHECK(cub::DeviceSelect::Unique(g->d_temp, t3, g->d_sorted, g->d_keys, s->d_nhits,
-                                                *n, s->st));
-        GS_CUDA_CHECK(cudaMemcpyAsync(s->h_nhits, s->d_nhits, 4, cudaMemcpyDeviceToHost, s->st));
-        GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-        *n = *s->h_nhits;
-        out = g->d_keys;
-    }
-    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, out, (size_t)*n * 8, cudaMemcpyDeviceToHost,
-                                  s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
-    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    g->times.transfer += gpu_elapsed(g->h0, g->h1) / 1e3;
-    return GS_OK;
-fail:
-    return err->code;
-}
-
-/* --seq: the residues of the batch's n sorted keys (g->h_sorted), taken
- * from its host text while the slot still holds it. */
-static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, size_t n, size_t n_seg,
-                             gs_error *err)
-{
-    if (g->seqcap == NULL ||
-        gs_seqcap_add_keys(g->seqcap, g->h_sorted, n, s->segs, n_seg, g->lay, s->h_text) == GS_OK)
-        return GS_OK;
-    return gs_fail(err, GS_ESYS, "out of memory (matched residues of %zu hits, gpu)", n);
-}
-
-/* Approximate hits: sort keys from bv, sorted on the device, kept as a
- * run of the slot's one segment. */
-static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
-{
-    uint8_t *bits = NULL;
-    uint32_t *col = NULL;
-    int moved = 0;
-    if (gpu_keys_reserve(g, n, err) != GS_OK ||
-        gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
-                         err) != GS_OK ||
-        gpu_sort_back(g, s, &n, 1, err) != GS_OK)
-        goto fail;
-    {
-        /* an edit key over 64 residues comes back with length 0 and its end
-         * as its start: the CPU's own DP finds the start, and the key is
-         * rewritten (rare: patterns that long; the batch is sorted again) */
-        const gs_keyset *ks = g->ks;
-        const gs_key_layout lay = g->lay;
-        const int s_pos = gs_hitkey_s_pos(lay);
-        uint32_t kept = 0;
-        while (n > 0 && g->h_sorted[n - 1] == GS_BV_DROPPED)
-            n--; /* ends with no alignment under --exact-3p (bv.cuh), sorted last */
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t x = g->h_sorted[i];
-            if (gs_hitkey_len(lay, x) != 0) {
-                g->h_sorted[kept++] = x;
-                continue;
-            }
-            uint32_t d = gs_hitkey_dist(lay, x), pat = gs_hitkey_pattern(lay, x);
-            uint32_t strand = gs_hitkey_strand(lay, x);
-            uint64_t e = gs_hitkey_pos(lay, x);
-            uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
-            uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
-            if (bits == NULL) {
-                bits = (uint8_t *)gs_malloc(ks->span, err, "GPU hit starts");
-                col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err, "GPU hit starts");
-                if (bits == NULL || col == NULL)
-                    goto fail;
-            }
-            int front;
-            uint32_t zn = gs_key_zone(ks, k, &front), zl = 0;
-            if (zn) /* the end's distance under the zone, from the text before it */
-                w = (uint32_t)std::min<uint64_t>(m + gs_key_k(ks, k), e);
-            gs_approx_text_bits(s->h_text + (e - w), w, bits);
-            uint64_t l = zn ? 0 : gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
-            if (zn) {
-                d = gs_approx_zone_end(gs_key(ks, k), m, zn, front, bits, w, gs_key_k(ks, k), col,
-                                       &zl);
-                if (d > gs_key_k(ks, k))
-                    continue; /* dropped */
-                l = zl;
-                x = (x & ~gs_hitkey_mask(lay.b_dist)) | d; /* the distance is lowest */
-            }
-            g->h_sorted[kept++] = gs_hitkey_at(lay, e - l, (x & gs_hitkey_mask(s_pos)) | l << gs_hitkey_s_len(lay));
-            moved = 1;
-        }
-        n = kept;
-        if (moved)
-            std::sort(g->h_sorted, g->h_sorted + n);
-        if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, 1, g->lay, ks->span,
-                                  g->copy_threads, err) != GS_OK ||
-            gpu_capture(g, s, n, 1, err) != GS_OK)
-            goto fail;
-    }
-    free(bits);
-    free(col);
-    return GS_OK;
-fail:
-    free(bits);
-    free(col);
-    return err->code;
-}
-
-/* Expand, sort and copy back the hits of a finished slot. */
-static gs_status gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
-{
-    uint32_t n = *s->h_nhits, total = 0;
-    size_t temp = 0;
-    unsigned threads = 256;
-    if (n > s->kh_cap) { /* overflow: grow and scan this batch again, hits only */
-        cudaFree(s->d_kh);
-        s->d_kh = NULL;
-        s->kh_cap = 0;
-        GS_CUDA_CHECK(cudaMalloc((void **)&s->d_kh, ((size_t)n + n / 4) * 8));
-        s->kh_cap = n + n / 4;
-        if (gpu_scan(g, s, 0, err) != GS_OK)
-            goto fail;
-        GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-        g->times.kernel += gpu_elapsed(s->k0, s->k1) / 1e3;
-        n = *s->h_nhits;
-    }
-    if (n == 0)
-        return GS_OK;
-    if (g->approx)
-        return gpu_collect_approx(g, s, n, err);
-    {
-        size_t cap = g->cnt_cap;
-        if (gpu_reserve((void **)&g->d_cnt, &cap, (size_t)n + 1, 4, 0, err))
-            goto fail;
-        cap = g->cnt_cap;
-        if (gpu_reserve((void **)&g->d_offs, &cap, (size_t)n + 1, 4, 0, err))
-            goto fail;
-        g->cnt_cap = cap;
-    }
-    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, temp, g->d_cnt, g->d_offs, n + 1));
-    if (gpu_reserve(&g->d_temp, &g->temp_cap, temp, 1, 0, err))
-        goto fail;
-    gs_hits_count<<<gs_gpu_div_up(n + 1, threads), threads, 0, s->st>>>(s->d_kh, n, g->d_out_off,
-                                                                       g->d_cnt);
-    GS_CUDA_LAUNCH_CHECK();
-    temp = g->temp_cap;
-    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(g->d_temp, temp, g->d_cnt, g->d_offs, n + 1,
-                                                s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(s->h_nhits, g->d_offs + n, 4, cudaMemcpyDeviceToHost, s->st));
-    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    total = *s->h_nhits;
-
-    if (gpu_keys_reserve(g, total, err) != GS_OK)
-        goto fail;
-    gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
-        s->d_kh, n, g->d_out_off, g->d_outkey, g->d_offs, g->lay, g->d_keys);
-    GS_CUDA_LAUNCH_CHECK();
-    if (gpu_sort_back(g, s, &total, 0, err) != GS_OK ||
-        gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
-                              g->copy_threads, err) != GS_OK ||
-        gpu_capture(g, s, total, s->n_seg, err) != GS_OK)
-        goto fail;
-    return GS_OK;
-fail:
-    return err->code;
-}
 
 /* Wait for a slot's segment and take its results. */
 static gs_status gpu_retire(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
@@ -590,11 +314,13 @@ static gs_status gpu_retire(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
         return GS_OK;
     s->busy = 0;
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    g->times.transfer += gpu_elapsed(s->t0, s->t1) / 1e3;
-    g->times.kernel += gpu_elapsed(s->k0, s->k1) / 1e3;
+    g->times.transfer += gs_gpu_elapsed(s->t0, s->t1) / 1e3;
+    g->times.kernel += gs_gpu_elapsed(s->k0, s->k1) / 1e3;
+    if (s->raw_batch && gs_gpu_raw_check(s, err) != GS_OK)
+        return err->code;
     if (g->want_hits) {
         double t0 = gs_now();
-        gs_status st = gpu_collect_hits(g, s, err);
+        gs_status st = gs_gpu_collect_hits(g, s, err);
         g->times.hits += gs_now() - t0;
         return st;
     }
@@ -603,15 +329,21 @@ fail:
     return err->code;
 }
 
-/* Queue the open batch of slot s: copy, scan, and move on to the next slot. */
+/* Queue the open batch of slot s: copy (raw bytes: copy and parse), scan,
+ * and move on to the next slot. */
 static gs_status gpu_launch(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
 {
     s->open = 0;
     g->next = (g->next + 1) % NSLOT;
-    GS_CUDA_CHECK(cudaEventRecord(s->t0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->h_text, s->len, cudaMemcpyHostToDevice, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(s->t1, s->st));
-    if (gpu_scan(g, s, 1, err) != GS_OK)
+    if (s->raw) {
+        if (gs_gpu_raw_copy(g, s, err) != GS_OK)
+            goto fail;
+    } else {
+        GS_CUDA_CHECK(cudaEventRecord(s->t0, s->st));
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->h_text, s->len, cudaMemcpyHostToDevice, s->st));
+        GS_CUDA_CHECK(cudaEventRecord(s->t1, s->st));
+    }
+    if (gs_gpu_scan_slot(g, s, 1, err) != GS_OK)
         goto fail;
     s->busy = 1;
     return GS_OK;
@@ -629,19 +361,38 @@ void gs_gpu_set_seqcap(gs_gpu *g, gs_seqcap *cap)
     g->seqcap = cap;
 }
 
-gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
+int gs_gpu_pin(void *p, size_t bytes)
 {
-    gs_gpu_slot *s = &g->slot[g->next];
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess)
+        return 1;
+    cudaGetLastError(); /* the copies from p are then staged by the driver */
+    return 0;
+}
+
+void gs_gpu_unpin(void *p)
+{
+    if (cudaHostUnregister(p) != cudaSuccess)
+        cudaGetLastError();
+}
+
+gs_status gs_gpu_check_seg(const gs_gpu *g, const gs_segment *seg, gs_error *err)
+{
     if (seg->len > g->text_cap || seg->own > seg->len || seg->own > g->block)
         return gs_fail(err, GS_ESYS,
                        "segment of %zu residues (%zu owned) exceeds the GPU block of %zu "
                        "(record %u, gpu)",
                        seg->len, seg->own, g->block, seg->record);
-    if (seg->own == 0) /* no start of its own: nothing to find */
-        return GS_OK;
+    return GS_OK;
+}
+
+gs_status gs_gpu_slot_for(gs_gpu *g, const gs_segment *seg, const uint8_t *raw,
+                          gs_gpu_slot **out, gs_error *err)
+{
+    gs_gpu_slot *s = &g->slot[g->next];
     /* an open batch ends with a segment without overlap (one with overlap is
      * launched at once), so the next one may follow it after a separator */
-    if (s->open && (s->len + 1 + seg->len > g->text_cap || s->n_seg == BATCH_SEGS)) {
+    if (s->open && (s->len + 1 + seg->len > g->text_cap || s->n_seg == BATCH_SEGS ||
+                    (raw == NULL) != (s->raw == NULL))) {
         if (gpu_launch(g, s, err) != GS_OK)
             return err->code;
         s = &g->slot[g->next];
@@ -651,9 +402,17 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
             return err->code;
         s->open = 1;
         s->len = s->own = s->n_seg = 0;
-    } else {
-        s->h_text[s->len++] = SEPARATOR;
+        s->raw = raw;
     }
+    *out = s;
+    return GS_OK;
+}
+
+gs_status gs_gpu_slot_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size_t *at,
+                          gs_error *err)
+{
+    if (s->n_seg)
+        s->len++; /* the separator */
     if (g->want_hits) {
         if (s->n_seg == s->seg_cap) {
             size_t cap = s->seg_cap ? 2 * s->seg_cap : 64;
@@ -669,12 +428,40 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
                        seg->turn ? (uint32_t)(seg->turn - seg->base) : 0u};
     }
     s->n_seg++;
-    gs_copy(s->h_text + s->len, seg->text, seg->len, g->copy_threads);
+    *at = s->len;
     s->own = s->len + seg->own;
     s->len += seg->len;
+    return GS_OK;
+}
+
+gs_status gs_gpu_slot_added(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, gs_error *err)
+{
     if (!g->pack || seg->own < seg->len || s->len + 2 > g->text_cap)
         return gpu_launch(g, s, err);
     return GS_OK;
+}
+
+gs_status gs_gpu_launch_open(gs_gpu *g, gs_error *err)
+{
+    gs_gpu_slot *s = &g->slot[g->next];
+    return s->open ? gpu_launch(g, s, err) : GS_OK;
+}
+
+gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
+{
+    gs_gpu_slot *s;
+    size_t at;
+    if (gs_gpu_check_seg(g, seg, err) != GS_OK)
+        return err->code;
+    if (seg->own == 0) /* no start of its own: nothing to find */
+        return GS_OK;
+    if (gs_gpu_slot_for(g, seg, NULL, &s, err) != GS_OK ||
+        gs_gpu_slot_add(g, s, seg, &at, err) != GS_OK)
+        return err->code;
+    if (at)
+        s->h_text[at - 1] = SEPARATOR;
+    gs_copy(s->h_text + at, seg->text, seg->len, g->copy_threads);
+    return gs_gpu_slot_added(g, s, seg, err);
 }
 
 gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err)
@@ -686,7 +473,7 @@ gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_g
                         gs_error *err)
 {
     unsigned long long *h_counts = NULL;
-    if (g->slot[g->next].open && gpu_launch(g, &g->slot[g->next], err) != GS_OK)
+    if (gs_gpu_launch_open(g, err) != GS_OK)
         goto fail;
     for (int i = 0; i < NSLOT; i++)
         if (gpu_retire(g, &g->slot[(g->next + i) % NSLOT], err) != GS_OK)
@@ -713,3 +500,4 @@ fail:
     free(h_counts);
     return err->code;
 }
+

@@ -70,8 +70,34 @@ typedef struct gs_gpu_args {
     int rk_ext;
 } gs_gpu_args;
 
+/* Whether consecutive segments share a batch (the dna alphabet, exact keys):
+ * the batches that raw bytes may fill (gs_gpu_submit_raw). */
+static inline int gs_gpu_packs(const gs_keyset *ks)
+{
+    return ks->alphabet == GS_ALPHA_DNA && ks->mode == GS_MATCH_EXACT;
+}
+
 gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
+/* Page-lock host memory that raw segments will be submitted from, so that
+ * their copies go straight to the device (a few GB/s of pinning on the
+ * feeding thread); 0 when it cannot be (the copies are then staged). Unpin
+ * before the memory is freed, once gs_gpu_finish has returned. Host memory
+ * must be pinned on the thread that opened the gpu. */
+int gs_gpu_pin(void *p, size_t bytes);
+void gs_gpu_unpin(void *p);
+/* Submit n segments whose seg[i].text is raw[i].bytes of FASTA text, line
+ * ends included (gs_raw_text), laid out one after another in one host
+ * buffer (gaps allowed, in order), pinned or not: the device copies the
+ * bytes, drops the line ends, checks them as the host reader would
+ * (GS_EINPUT naming record, residue and index) and packs the residues into
+ * batches as gs_gpu_submit does. Returns at once with a ticket: the buffer may be reused once
+ * gs_gpu_raw_wait(ticket) has returned (wait for each ticket before the
+ * fourth submit after it). A fault is reported by a later submit or by
+ * gs_gpu_finish. Only where gs_gpu_packs and no --seq capture is set. */
+gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text *raw, size_t n,
+                            unsigned *ticket, gs_error *err);
+gs_status gs_gpu_raw_wait(gs_gpu *g, unsigned ticket, gs_error *err);
 /* Threads (the submitting one included) that copy a submitted segment into
  * the pinned buffer, and a batch's hit keys out of it; 1 until set. One
  * thread copying was most of the scan phase of a large indexed corpus. */

@@ -18,6 +18,23 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
+int gs_gpu_pin(void *p, size_t bytes) { (void)p; (void)bytes; return 0; }
+
+void gs_gpu_unpin(void *p) { (void)p; }
+
+gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text *raw, size_t n,
+                            unsigned *ticket, gs_error *err)
+{
+    (void)g; (void)seg; (void)raw; (void)n; (void)ticket;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
+gs_status gs_gpu_raw_wait(gs_gpu *g, unsigned ticket, gs_error *err)
+{
+    (void)g; (void)ticket;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_gpu_times *t,
                         gs_error *err)
 {

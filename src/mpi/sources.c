@@ -24,47 +24,81 @@ void gs_range_src_init(gs_range_src *s, const gs_plan *plan, int rank, const gs_
     s->cur = s->piece.begin;
 }
 
-static gs_status ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
+/* The next segment of the rank's pieces: its record, owned starts and where
+ * its text stops, the file opened at its first piece. */
+static gs_status ranges_peek(gs_range_src *s, uint64_t *own, uint64_t *stop, gs_seqfile **file,
+                             gs_error *err)
 {
-    gs_range_src *s = ctx;
-    gs_status st;
-    *more = 0;
-    if (!s->have)
-        return GS_OK;
     const gs_piece *p = &s->piece;
-    uint64_t own = p->end - s->cur < s->block ? p->end - s->cur : s->block;
-    uint64_t stop = s->cur + own + s->walk.plan->overlap;
-    if (stop > p->read_end)
-        stop = p->read_end;
-    const uint32_t record = p->record, file = s->layout->rec[record].file;
-    const uint64_t length = s->layout->rec[record].length;
-    gs_seqfile *f = &s->files[file];
+    gs_status st;
+    *own = p->end - s->cur < s->block ? p->end - s->cur : s->block;
+    *stop = s->cur + *own + s->walk.plan->overlap;
+    if (*stop > p->read_end)
+        *stop = p->read_end;
+    gs_seqfile *f = &s->files[s->layout->rec[p->record].file];
+    *file = f;
     if (f->fd < 0 && f->bgzf == NULL &&
         ((st = gs_seqfile_open(f->path, f, err)) != GS_OK ||
          (f->bgzf && (st = gs_bgzf_set_threads(f->bgzf, s->bgzf_threads, err)) != GS_OK)))
         return st;
-    if ((st = gs_fai_read_circular(f, &s->rec_fai[record], s->cur, stop, buf, &s->bytes_read,
-                                   err)) != GS_OK)
-        return st;
+    return GS_OK;
+}
+
+/* The segment read into buf, described; then on to the next piece. */
+static void ranges_took(gs_range_src *s, uint8_t *buf, uint64_t own, uint64_t stop,
+                        gs_segment *seg, int *more)
+{
+    const uint32_t record = s->piece.record, file = s->layout->rec[record].file;
+    const uint64_t length = s->layout->rec[record].length;
     *seg = (gs_segment){.record = record, .base = s->cur, .text = buf,
                         .len = (size_t)(stop - s->cur), .own = (size_t)own,
                         .turn = stop > length ? length : 0};
     s->cur += own;
     *more = 1;
-    if (s->cur < p->end)
-        return GS_OK;
+    if (s->cur < s->piece.end)
+        return;
     if ((s->have = gs_plan_next(&s->walk, &s->piece)))
         s->cur = s->piece.begin;
     /* done with a file: it is closed, so a reader of many files holds one
      * open (and one read-ahead buffer) at a time */
     if (!s->have || s->layout->rec[s->piece.record].file != file)
-        gs_seqfile_close(f);
+        gs_seqfile_close(&s->files[file]);
+}
+
+/* The next segment into buf: its residues (raw NULL), or its file bytes
+ * where they fit in room (gs_fai_read_raw). */
+static gs_status ranges_read(gs_range_src *s, uint8_t *buf, size_t room, gs_segment *seg,
+                             gs_raw_text *raw, int *more, gs_error *err)
+{
+    gs_seqfile *f;
+    uint64_t own, stop;
+    *more = 0;
+    if (!s->have)
+        return GS_OK;
+    if (ranges_peek(s, &own, &stop, &f, err) != GS_OK)
+        return err->code;
+    const gs_fai_entry *e = &s->rec_fai[s->piece.record];
+    if ((raw ? gs_fai_read_raw(f, e, s->cur, stop, buf, room, raw, &s->bytes_read, err)
+             : gs_fai_read_circular(f, e, s->cur, stop, buf, &s->bytes_read, err)) != GS_OK)
+        return err->code;
+    ranges_took(s, buf, own, stop, seg, more);
     return GS_OK;
+}
+
+static gs_status ranges_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
+{
+    return ranges_read(ctx, buf, 0, seg, NULL, more, err);
+}
+
+static gs_status ranges_next_raw(void *ctx, uint8_t *buf, size_t room, gs_segment *seg,
+                                 gs_raw_text *raw, int *more, gs_error *err)
+{
+    return ranges_read(ctx, buf, room, seg, raw, more, err);
 }
 
 gs_source gs_source_ranges(gs_range_src *s)
 {
-    return (gs_source){.next = ranges_next, .ctx = s};
+    return (gs_source){.next = ranges_next, .next_raw = ranges_next_raw, .ctx = s};
 }
 
 /* Streamed segments travel as a header of five uint64 (record, base, len, own,

@@ -273,6 +273,7 @@ void gs_pipe_pool_free(pool *p)
     for (int i = 0; p->slots && i < p->n_slots; i++) {
         free(p->slots[i].buf);
         free(p->slots[i].seg);
+        free(p->slots[i].raw);
     }
     if (p->sync) {
         pthread_cond_destroy(&p->filled.cond);
@@ -316,16 +317,20 @@ static void *reader_main(void *arg)
          * would spend a noticeable share of its time reading the clock */
         double t0 = gs_now();
         while (used < cfg->block) {
-            if (gs_grow(&sl->seg, &sl->cap, sl->n, sizeof *sl->seg, 64) != GS_OK) {
+            if (gs_grow(&sl->seg, &sl->cap, sl->n, sizeof *sl->seg, 64) != GS_OK ||
+                (p->raw && gs_grow(&sl->raw, &sl->raw_cap, sl->n, sizeof *sl->raw, 64) != GS_OK)) {
                 r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
                 break;
             }
-            r->st = r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &more, &r->err);
+            r->st = p->raw ? r->src->next_raw(r->src->ctx, sl->buf + used, cap - used,
+                                              &sl->seg[sl->n], &sl->raw[sl->n], &more, &r->err)
+                           : r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &more,
+                                          &r->err);
             if (r->st != GS_OK || !more) {
                 more = 0;
                 break;
             }
-            used += sl->seg[sl->n].len;
+            used += p->raw ? sl->raw[sl->n].bytes : sl->seg[sl->n].len;
             r->residues += sl->seg[sl->n].own;
             atomic_fetch_add(&p->residues, sl->seg[sl->n++].own);
             if (cap - used < cfg->block + cfg->overlap)

@@ -27,6 +27,12 @@ typedef struct gs_source {
      * text is buf itself (seg->text == buf), an iterator as gs_error.h
      * describes: *more = 1 with a segment, 0 at the end. */
     gs_status (*next)(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err);
+    /* Optional (NULL where the source has none): the same segment as the
+     * file's own bytes, line ends kept, described by *raw, in at most room
+     * bytes of buf (seg->text == buf), or as residues (raw->lb == 0) where
+     * they cannot be given so; for a GPU that parses them (gs_gpu_submit_raw). */
+    gs_status (*next_raw)(void *ctx, uint8_t *buf, size_t room, gs_segment *seg, gs_raw_text *raw,
+                          int *more, gs_error *err);
     void *ctx;
 } gs_source;
 

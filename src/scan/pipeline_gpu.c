@@ -28,6 +28,7 @@ typedef struct feeder {
     gs_status st;
     gs_error err;
     gs_gpu_times t;
+    int pinned;     /* pool buffers pinned (raw batches) */
     worker cpu;     /* circular records shorter than a key (feed_cpu) */
     void *compiled; /* the CPU engine, compiled at the first of them */
 } feeder;
@@ -89,6 +90,66 @@ static gs_status feeder_spill(feeder *f, gs_gpu *g)
     return f->err.code;
 }
 
+/* One filled batch to the GPU: raw bytes as runs of segments (short
+ * circular records to the CPU between them), else segment by segment.
+ * *ticket: the fence of its last raw run (gs_gpu_raw_wait), or -1. */
+static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
+{
+    const gs_scan_cfg *cfg = f->p->cfg;
+    *ticket = -1;
+    for (size_t i = 0, j; i < sl->n; i = j) {
+        if (gs_pipe_short_turn(cfg->ks, &sl->seg[i])) {
+            if (feed_cpu(f, &sl->seg[i]) != GS_OK)
+                return f->err.code;
+            j = i + 1;
+            continue;
+        }
+        for (j = i + 1; j < sl->n && !gs_pipe_short_turn(cfg->ks, &sl->seg[j]);)
+            j++;
+        for (size_t k = i; !f->p->raw && k < j; k++)
+            if (gs_gpu_submit(g, &sl->seg[k], &f->err) != GS_OK)
+                return f->err.code;
+        unsigned t;
+        if (f->p->raw) {
+            if (gs_gpu_submit_raw(g, &sl->seg[i], &sl->raw[i], j - i, &t, &f->err) != GS_OK)
+                return f->err.code;
+            *ticket = t;
+        }
+    }
+    return GS_OK;
+}
+
+/* The batch whose raw bytes may still be on their way to the device goes
+ * back to the readers once they are there; the one before it first. */
+static void feed_release(feeder *f, gs_gpu *g, int *held, long *held_ticket, int s, long ticket)
+{
+    pool *p = f->p;
+    if (*held >= 0) {
+        if (*held_ticket >= 0 && f->st == GS_OK &&
+            (f->st = gs_gpu_raw_wait(g, (unsigned)*held_ticket, &f->err)) != GS_OK)
+            atomic_store(&p->stop, 1);
+        gs_pipe_push(p, &p->free_q, *held);
+    }
+    *held = s;
+    *held_ticket = ticket;
+}
+
+/* Raw batches go to the device straight from the pool's buffers: pinned
+ * here, on the feeding thread, while the readers fill them (pinning is a
+ * few GB/s; a buffer not yet pinned is copied all the same, staged). */
+static int feeder_pin(feeder *f, int pin)
+{
+    const pool *p = f->p;
+    const size_t bytes = 2 * (p->cfg->block + p->cfg->overlap);
+    int n = 0;
+    if (!pin)
+        for (int i = 0; i < f->pinned; i++)
+            gs_gpu_unpin(p->slots[i].buf);
+    while (pin && p->raw && n < p->n_slots && gs_gpu_pin(p->slots[n].buf, bytes))
+        n++;
+    return n;
+}
+
 static void *feeder_main(void *arg)
 {
     feeder *f = arg;
@@ -104,21 +165,23 @@ static void *feeder_main(void *arg)
         gs_gpu_set_copy_threads(g, f->copy_threads);
     if (f->st == GS_OK && cfg->want_seq)
         gs_gpu_set_seqcap(g, &f->res->seq);
+    if (f->st == GS_OK)
+        f->pinned = feeder_pin(f, 1);
+    int held = -1;
+    long held_ticket = -1, ticket = -1;
     for (int s; (s = gs_pipe_pop(p, &p->filled)) >= 0;) {
-        const slot *sl = &p->slots[s];
-        for (size_t i = 0; i < sl->n && f->st == GS_OK; i++)
-            if ((f->st = gs_pipe_short_turn(cfg->ks, &sl->seg[i])
-                             ? feed_cpu(f, &sl->seg[i])
-                             : gs_gpu_submit(g, &sl->seg[i], &f->err)) != GS_OK)
-                atomic_store(&p->stop, 1);
-        gs_pipe_push(p, &p->free_q, s);
+        if (f->st == GS_OK && (f->st = feed_slot(f, g, &p->slots[s], &ticket)) != GS_OK)
+            atomic_store(&p->stop, 1);
+        feed_release(f, g, &held, &held_ticket, s, f->st == GS_OK ? ticket : -1);
         if (f->st == GS_OK && cfg->spill && (f->st = feeder_spill(f, g)) != GS_OK)
             atomic_store(&p->stop, 1);
     }
+    feed_release(f, g, &held, &held_ticket, -1, -1);
     if (f->st == GS_OK)
         f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
     feed_cpu_end(f);
-    gs_gpu_close(g);
+    gs_gpu_close(g); /* every copy done: the buffers may be unpinned */
+    feeder_pin(f, 0);
     return NULL;
 }
 
@@ -133,6 +196,10 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     gs_status st = gs_pipe_pool_init(&p, cfg, 2 + n_src, err);
     if (st != GS_OK)
         goto fail;
+    /* the files' own bytes to the device, where every source can give them */
+    p.raw = gs_gpu_packs(cfg->ks) && !cfg->want_seq;
+    for (int i = 0; i < n_src; i++)
+        p.raw = p.raw && src[i].next_raw != NULL;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;

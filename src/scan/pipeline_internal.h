@@ -21,6 +21,8 @@ typedef struct slot {
     uint8_t *buf;    /* 2 x (block + overlap) bytes */
     gs_segment *seg;
     size_t n, cap;
+    gs_raw_text *raw; /* pool->raw: how each segment's text lies in buf */
+    size_t raw_cap;
 } slot;
 
 /* A bounded queue of slot indices guarded by one mutex. */
@@ -36,6 +38,7 @@ typedef struct pool {
     const void *compiled; /* the CPU engine's compiled keyset */
     slot *slots;
     int n_slots;
+    int raw;          /* the readers read the files' own bytes (src->next_raw) */
     queue filled, free_q;
     pthread_mutex_t mu;
     int sync;         /* mu and the conditions are initialised */

@@ -157,6 +157,12 @@ static int not_residue(uint8_t c)
     return c == '\n' || c == '\r' || c == ' ' || c == '\t';
 }
 
+static gs_status stale_end(const gs_fai_entry *e, const char *path, gs_error *err)
+{
+    return gs_fail(err, GS_EINPUT, "stale index: record %s ends past the end of the file (%s.fai)",
+                   e->name, path);
+}
+
 /* Reads walk the text with a byte cursor and check every byte they pass: the
  * residues (no line end, '\r', space or tab; no '>' opening a line) and every
  * line end between two residues of the record that the range touches, the
@@ -196,8 +202,7 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
         if (st != GS_OK)
             goto fail;
         if (ended || text == NULL) {
-            gs_fail(err, GS_EINPUT, "stale index: record %s ends past the end of the file (%s.fai)",
-                    e->name, path);
+            stale_end(e, path, err);
             goto fail;
         }
         size_t i = 0;
@@ -206,10 +211,7 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
                 uint8_t c = text[i++];
                 int ok = gap_left == 1 ? c == '\n' : (c == '\r' || c == ' ' || c == '\t');
                 if (!ok) {
-                    gs_fail(err, GS_EINPUT,
-                            "stale index: record %s has no line end after "
-                            "residue %" PRIu64 " (%s.fai)",
-                            e->name, pos - 1, path);
+                    gs_raw_stale(err, e->name, path, pos - 1, 1);
                     goto fail;
                 }
                 if (--gap_left == 0)
@@ -230,10 +232,7 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
             if (j < k || (col == 0 && s[0] == '>')) {
                 if (j == k)
                     j = 0;
-                gs_fail(err, GS_EINPUT,
-                        "stale index: record %s has a line end, blank or header where "
-                        "residue %" PRIu64 " should be (%s.fai)",
-                        e->name, pos + j, path);
+                gs_raw_stale(err, e->name, path, pos + j, 0);
                 goto fail;
             }
             o += k, i += k, pos += k, col += k;
@@ -262,4 +261,33 @@ gs_status gs_fai_read_circular(gs_seqfile *f, const gs_fai_entry *e, uint64_t be
     if (st != GS_OK)
         return st;
     return gs_fai_read_range(f, e, 0, end - e->length, out + (e->length - begin), bytes_read, err);
+}
+
+gs_status gs_fai_read_raw(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
+                          uint8_t *out, size_t room, gs_raw_text *raw, uint64_t *bytes_read,
+                          gs_error *err)
+{
+    const uint32_t lb = e->linebases;
+    uint64_t first = 0, stop = 0;
+    *raw = (gs_raw_text){.record = e->name, .path = f->path};
+    if (f->bgzf == NULL && begin < end && end <= e->length && lb > 0 && e->linewidth > lb) {
+        raw->tail = end < e->length && end % lb == 0;
+        first = gs_fai_residue_byte(e, begin);
+        stop = gs_fai_residue_byte(e, end - 1) + 1 + (raw->tail ? e->linewidth - lb : 0);
+    }
+    if (stop == first || stop - first > room) {
+        raw->bytes = end > begin ? (size_t)(end - begin) : 0;
+        raw->tail = 0;
+        return gs_fai_read_circular(f, e, begin, end, out, bytes_read, err);
+    }
+    int ended = 0;
+    if (gs_seqfile_pread(f, out, (size_t)(stop - first), first, bytes_read, &ended, err) != GS_OK)
+        return err->code;
+    if (ended)
+        return stale_end(e, f->path, err);
+    raw->bytes = (size_t)(stop - first);
+    raw->lb = lb;
+    raw->lw = e->linewidth;
+    raw->col = (uint32_t)(begin % lb);
+    return GS_OK;
 }

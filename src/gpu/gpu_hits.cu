@@ -1,0 +1,232 @@
+/* gpu_hits.cu - a finished batch's hits, from the key hits its scan pushed
+ * to a sorted run of packed keys (gs_hitsort.h): each key hit expanded to
+ * its outputs' (pattern, strand, length) sort keys, radix-sorted on the
+ * device and copied back once; approximate hits (bv) finished and, where a
+ * key is too long for the device, given their start by the host's DP
+ * (gpu.cu describes the pipeline).
+ */
+#include <algorithm>
+
+/* no NVTX ranges from CUB: a library should not export the NVTX symbols */
+#define CCCL_DISABLE_NVTX
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include "gpu_pipe.cuh"
+#include "hits.cuh"
+
+extern "C" {
+#include "match/approx.h"
+}
+
+gs_status gs_gpu_reserve(void **d, size_t *cap, size_t n, size_t es, int pinned, gs_error *err)
+{
+    if (n <= *cap)
+        return GS_OK;
+    size_t c = std::max(n, *cap + *cap / 2);
+    if (pinned)
+        cudaFreeHost(*d);
+    else
+        cudaFree(*d);
+    *d = NULL;
+    *cap = 0;
+    if (pinned)
+        GS_CUDA_CHECK(cudaMallocHost(d, c * es));
+    else
+        GS_CUDA_CHECK(cudaMalloc(d, c * es));
+    *cap = c;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+/* Room for n sort keys on the device and the host. */
+static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
+{
+    size_t k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
+    if (gs_gpu_reserve((void **)&g->d_keys, &k_cap, n, 8, 0, err) ||
+        gs_gpu_reserve((void **)&g->d_sorted, &sorted_cap, n, 8, 0, err) ||
+        gs_gpu_reserve((void **)&g->h_sorted, &h_cap, n, 8, 1, err))
+        return err->code;
+    g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
+    return GS_OK;
+}
+
+/* Sort the *n keys of d_keys on slot s's stream, copy them to h_sorted and
+ * wait. unique: equal keys are copied once and *n becomes their number
+ * (bv's seed filter finds an edit hit once per seed that holds it). */
+static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t *n, int unique,
+                               gs_error *err)
+{
+    size_t t2 = 0, t3 = 0;
+    unsigned long long *out = g->d_sorted;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t2, g->d_keys, g->d_sorted, *n, 0,
+                                                 (int)g->sort_bits));
+    if (unique)
+        GS_CUDA_CHECK(cub::DeviceSelect::Unique(NULL, t3, g->d_sorted, g->d_keys, s->d_nhits, *n));
+    if (gs_gpu_reserve(&g->d_temp, &g->temp_cap, std::max(t2, t3), 1, 0, err))
+        goto fail;
+    t2 = t3 = g->temp_cap;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(g->d_temp, t2, g->d_keys, g->d_sorted, *n, 0,
+                                                 (int)g->sort_bits, s->st));
+    if (unique) { /* into d_keys, free again; the slot's hit counter is read */
+        GS_CUDA_CHECK(cub::DeviceSelect::Unique(g->d_temp, t3, g->d_sorted, g->d_keys, s->d_nhits,
+                                                *n, s->st));
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->h_nhits, s->d_nhits, 4, cudaMemcpyDeviceToHost, s->st));
+        GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+        *n = *s->h_nhits;
+        out = g->d_keys;
+    }
+    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, out, (size_t)*n * 8, cudaMemcpyDeviceToHost,
+                                  s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.transfer += gs_gpu_elapsed(g->h0, g->h1) / 1e3;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+/* --seq: the residues of the batch's n sorted keys (g->h_sorted), taken
+ * from its host text while the slot still holds it. */
+static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, size_t n, size_t n_seg,
+                             gs_error *err)
+{
+    if (g->seqcap == NULL ||
+        gs_seqcap_add_keys(g->seqcap, g->h_sorted, n, s->segs, n_seg, g->lay, s->h_text) == GS_OK)
+        return GS_OK;
+    return gs_fail(err, GS_ESYS, "out of memory (matched residues of %zu hits, gpu)", n);
+}
+
+/* Approximate hits: sort keys from bv, sorted on the device, kept as a
+ * run of the slot's one segment. */
+static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
+{
+    uint8_t *bits = NULL;
+    uint32_t *col = NULL;
+    int moved = 0;
+    if (gpu_keys_reserve(g, n, err) != GS_OK ||
+        gs_gpu_bv_finish(g->est, s->d_text, s->d_kh, n, g->pbits, g->lbits, g->d_keys, s->st,
+                         err) != GS_OK ||
+        gpu_sort_back(g, s, &n, 1, err) != GS_OK)
+        goto fail;
+    {
+        /* an edit key over 64 residues comes back with length 0 and its end
+         * as its start: the CPU's own DP finds the start, and the key is
+         * rewritten (rare: patterns that long; the batch is sorted again) */
+        const gs_keyset *ks = g->ks;
+        const gs_key_layout lay = g->lay;
+        const int s_pos = gs_hitkey_s_pos(lay);
+        uint32_t kept = 0;
+        while (n > 0 && g->h_sorted[n - 1] == GS_BV_DROPPED)
+            n--; /* ends with no alignment under --exact-3p (bv.cuh), sorted last */
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t x = g->h_sorted[i];
+            if (gs_hitkey_len(lay, x) != 0) {
+                g->h_sorted[kept++] = x;
+                continue;
+            }
+            uint32_t d = gs_hitkey_dist(lay, x), pat = gs_hitkey_pattern(lay, x);
+            uint32_t strand = gs_hitkey_strand(lay, x);
+            uint64_t e = gs_hitkey_pos(lay, x);
+            uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
+            uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
+            if (bits == NULL) {
+                bits = (uint8_t *)gs_malloc(ks->span, err, "GPU hit starts");
+                col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err, "GPU hit starts");
+                if (bits == NULL || col == NULL)
+                    goto fail;
+            }
+            int front;
+            uint32_t zn = gs_key_zone(ks, k, &front), zl = 0;
+            if (zn) /* the end's distance under the zone, from the text before it */
+                w = (uint32_t)std::min<uint64_t>(m + gs_key_k(ks, k), e);
+            gs_approx_text_bits(s->h_text + (e - w), w, bits);
+            uint64_t l = zn ? 0 : gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
+            if (zn) {
+                d = gs_approx_zone_end(gs_key(ks, k), m, zn, front, bits, w, gs_key_k(ks, k), col,
+                                       &zl);
+                if (d > gs_key_k(ks, k))
+                    continue; /* dropped */
+                l = zl;
+                x = (x & ~gs_hitkey_mask(lay.b_dist)) | d; /* the distance is lowest */
+            }
+            g->h_sorted[kept++] = gs_hitkey_at(lay, e - l, (x & gs_hitkey_mask(s_pos)) | l << gs_hitkey_s_len(lay));
+            moved = 1;
+        }
+        n = kept;
+        if (moved)
+            std::sort(g->h_sorted, g->h_sorted + n);
+        if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, 1, g->lay, ks->span,
+                                  g->copy_threads, err) != GS_OK ||
+            gpu_capture(g, s, n, 1, err) != GS_OK)
+            goto fail;
+    }
+    free(bits);
+    free(col);
+    return GS_OK;
+fail:
+    free(bits);
+    free(col);
+    return err->code;
+}
+
+gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
+{
+    uint32_t n = *s->h_nhits, total = 0;
+    size_t temp = 0;
+    unsigned threads = 256;
+    if (n > s->kh_cap) { /* overflow: grow and scan this batch again, hits only */
+        cudaFree(s->d_kh);
+        s->d_kh = NULL;
+        s->kh_cap = 0;
+        GS_CUDA_CHECK(cudaMalloc((void **)&s->d_kh, ((size_t)n + n / 4) * 8));
+        s->kh_cap = n + n / 4;
+        if (gs_gpu_scan_slot(g, s, 0, err) != GS_OK)
+            goto fail;
+        GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+        g->times.kernel += gs_gpu_elapsed(s->k0, s->k1) / 1e3;
+        n = *s->h_nhits;
+    }
+    if (n == 0)
+        return GS_OK;
+    if (g->approx)
+        return gpu_collect_approx(g, s, n, err);
+    {
+        size_t cap = g->cnt_cap;
+        if (gs_gpu_reserve((void **)&g->d_cnt, &cap, (size_t)n + 1, 4, 0, err))
+            goto fail;
+        cap = g->cnt_cap;
+        if (gs_gpu_reserve((void **)&g->d_offs, &cap, (size_t)n + 1, 4, 0, err))
+            goto fail;
+        g->cnt_cap = cap;
+    }
+    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, temp, g->d_cnt, g->d_offs, n + 1));
+    if (gs_gpu_reserve(&g->d_temp, &g->temp_cap, temp, 1, 0, err))
+        goto fail;
+    gs_hits_count<<<gs_gpu_div_up(n + 1, threads), threads, 0, s->st>>>(s->d_kh, n, g->d_out_off,
+                                                                       g->d_cnt);
+    GS_CUDA_LAUNCH_CHECK();
+    temp = g->temp_cap;
+    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(g->d_temp, temp, g->d_cnt, g->d_offs, n + 1,
+                                                s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->h_nhits, g->d_offs + n, 4, cudaMemcpyDeviceToHost, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    total = *s->h_nhits;
+
+    if (gpu_keys_reserve(g, total, err) != GS_OK)
+        goto fail;
+    gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
+        s->d_kh, n, g->d_out_off, g->d_outkey, g->d_offs, g->lay, g->d_keys);
+    GS_CUDA_LAUNCH_CHECK();
+    if (gpu_sort_back(g, s, &total, 0, err) != GS_OK ||
+        gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
+                              g->copy_threads, err) != GS_OK ||
+        gpu_capture(g, s, total, s->n_seg, err) != GS_OK)
+        goto fail;
+    return GS_OK;
+fail:
+    return err->code;
+}

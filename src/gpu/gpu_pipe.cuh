@@ -1,0 +1,134 @@
+/* gpu_pipe.cuh - the state of the device pipeline (gpu.cu), shared with the
+ * files that do part of its work: gpu_hits.cu turns a finished batch's hits
+ * into a sorted run, raw.cu parses batches of raw FASTA bytes on the device.
+ * Private to src/gpu, C++ only.
+ */
+#ifndef GS_GPU_PIPE_CUH
+#define GS_GPU_PIPE_CUH
+
+#include "gpu_cuda.h"
+
+extern "C" {
+#include "core/gs_hitkey.h"
+}
+
+/* One segment of a raw batch as the parse kernel reads it (raw.cu): its
+ * bytes from `at` of the batch's raw bytes, its residues to text[out, out +
+ * len), lines of lb residues every lw bytes from column col (lb == lw ==
+ * len for text already parsed), flags RAW_CHECK and RAW_TAIL; src: its index
+ * among the caller's segments of the batch. */
+typedef struct gs_raw_desc {
+    unsigned long long at;
+    uint32_t out, len, lb, lw, col, flags, src, pad;
+} gs_raw_desc;
+enum { RAW_CHECK = 1, RAW_TAIL = 2 };
+
+/* A raw segment's record name, file and first position, for the message of
+ * a fault found once the caller's descriptions are gone. */
+typedef struct gs_raw_where {
+    const char *record, *path;
+    uint64_t base;
+} gs_raw_where;
+
+/* Raw batches' copies run on a stream of their own; each gs_gpu_submit_raw
+ * ends with a fence there (a ring of RAW_FENCES events), which the caller
+ * waits for before it reuses its buffer. */
+enum { RAW_FENCES = 4 };
+
+/* BATCH_SEGS bounds the per-slot segment table (16 bytes a segment) when
+ * records are tiny; SEPARATOR joins the segments of a dna batch. */
+enum { NSLOT = 3, BATCH_SEGS = 1 << 20 };
+static const uint8_t SEPARATOR = 'N';
+
+typedef struct gs_gpu_slot {
+    cudaStream_t st;
+    uint8_t *h_text, *d_text;
+    unsigned long long *d_kh; /* key hits */
+    uint32_t kh_cap;
+    uint32_t *d_nhits, *h_nhits;
+    cudaEvent_t t0, t1, k0, k1;
+    int open;        /* a batch is being filled on the host */
+    int busy;        /* a batch is queued on the device */
+    size_t len, own; /* the packed text: bytes, owned starts */
+    gs_run_seg *segs; /* hits only: where each segment sits in the packed text */
+    size_t n_seg, seg_cap;
+    /* a batch of raw FASTA bytes (raw.cu): while it is filled, its bytes
+     * lie in the caller's pinned buffer from raw on (NULL: h_text holds the
+     * batch); one descriptor a segment, and where each lies for a message */
+    const uint8_t *raw;
+    size_t raw_bytes;
+    int raw_batch; /* the batch in flight was parsed from raw bytes */
+    gs_raw_desc *h_desc, *d_desc;
+    size_t n_desc, h_desc_cap, d_desc_cap;
+    gs_raw_where *where;
+    size_t where_cap;
+    uint8_t *d_raw;
+    size_t d_raw_cap;
+    unsigned long long *h_bad, *d_bad; /* the first fault the parse found */
+} gs_gpu_slot;
+
+struct gs_gpu {
+    gs_gpu_dev dev;
+    const gs_gpu_engine *eng;
+    void *est;
+    gs_gpu_args args; /* as opened; args.tune points at tune */
+    gs_tune tune;
+    int want_hits, pack; /* pack: segments may share a batch (dna, exact) */
+    int copy_threads;    /* gs_gpu_set_copy_threads */
+    gs_seqcap *seqcap;   /* gs_gpu_set_seqcap, or NULL */
+    const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
+    int approx;
+    uint32_t lbits;      /* bits of a hit length 0 .. span */
+    size_t block, text_cap, text_alloc;
+    uint32_t n_keys, pbits, sort_bits;
+    gs_key_layout lay;   /* of the sort keys: the runs' layout */
+    unsigned long long *d_counts;
+    unsigned int *d_work; /* scans run one at a time, so one counter serves all */
+    uint32_t *d_out_off;
+    unsigned long long *d_outkey; /* [outputs]: strand, pattern, length of a sort key */
+    gs_gpu_slot slot[NSLOT];
+    int next;
+    cudaEvent_t scan_done, h0, h1;
+    /* hit expansion scratch, used by one retire at a time */
+    uint32_t *d_cnt, *d_offs;
+    size_t cnt_cap;
+    unsigned long long *d_keys, *d_sorted;
+    uint64_t *h_sorted; /* a batch's sorted keys, pinned: copied into its runs */
+    size_t keys_cap;
+    void *d_temp;
+    size_t temp_cap;
+    gs_hit_runs runs;
+    gs_gpu_times times;
+    cudaStream_t copy_st; /* raw batches' copies (raw.cu); made at the first */
+    cudaEvent_t fence[RAW_FENCES];
+    unsigned fences;      /* fences recorded so far */
+};
+
+/* Batches (gpu.cu): whether seg may be submitted; the slot that takes it
+ * next, raw (its bytes' address) or not (NULL), the open batch while it
+ * fits and is of the same kind, else a fresh one (the open batch launched);
+ * its place in that slot after a separator (*at: the offset of its text);
+ * the launch of the batch when seg closes it; the launch of the open batch. */
+gs_status gs_gpu_check_seg(const gs_gpu *g, const gs_segment *seg, gs_error *err);
+gs_status gs_gpu_slot_for(gs_gpu *g, const gs_segment *seg, const uint8_t *raw,
+                          gs_gpu_slot **out, gs_error *err);
+gs_status gs_gpu_slot_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size_t *at,
+                          gs_error *err);
+gs_status gs_gpu_slot_added(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, gs_error *err);
+gs_status gs_gpu_launch_open(gs_gpu *g, gs_error *err);
+float gs_gpu_elapsed(cudaEvent_t a, cudaEvent_t b);
+/* Queue one scan of slot s (counts: add to the per-key counts too). */
+gs_status gs_gpu_scan_slot(gs_gpu *g, gs_gpu_slot *s, int counts, gs_error *err);
+/* Grow a buffer (contents dropped) to at least n elements of size es, on
+ * the device or pinned on the host. */
+gs_status gs_gpu_reserve(void **d, size_t *cap, size_t n, size_t es, int pinned, gs_error *err);
+/* Expand, sort and copy back the hits of a finished slot (gpu_hits.cu). */
+gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
+/* Queue the copy of raw batch s to the device and its parse into s->d_text
+ * (raw.cu); gs_gpu_raw_check: what the parse of a finished batch found;
+ * gs_gpu_raw_free: the raw path's state of g. */
+gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
+gs_status gs_gpu_raw_check(gs_gpu_slot *s, gs_error *err);
+void gs_gpu_raw_free(gs_gpu *g);
+
+#endif
