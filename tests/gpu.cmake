@@ -33,6 +33,14 @@ add_test(NAME gpu_exact3p COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
 set_tests_properties(gpu_exact3p PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 3600
                      ENVIRONMENT GS_APPROX_ONLY=exact3p)
 
+# The zone-first scan (bv_zone.cuh) alone (approx.sh's zone-* workloads):
+# guides with NGG and primers of other zones, K 0..6, both strands, own K /
+# exact_3p columns, small blocks, match.zone.scan 0, 1 and -1, against bf.
+add_test(NAME gpu_zone COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
+         $<TARGET_FILE:gscan> ${PROJECT_SOURCE_DIR}/data/cache)
+set_tests_properties(gpu_zone PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 3600
+                     ENVIRONMENT GS_APPROX_ONLY=zone)
+
 # bench_bv (bench/gpu/): the seeds' edit-distance workload on the bv kernels.
 if(GS_HAVE_CUDA)
   add_executable(bench_bv ${PROJECT_SOURCE_DIR}/bench/gpu/bench_bv.cu)

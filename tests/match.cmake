@@ -20,6 +20,11 @@ gs_unit_test(test_approx LIBS gs_match ZLIB::ZLIB)
 set_property(TEST test_approx APPEND PROPERTY ENVIRONMENT
              "GS_TEST_CACHE=${PROJECT_SOURCE_DIR}/data/cache")
 
+# The zone-first scan of mismatch keys with --exact-3p (match/zones.h):
+# which keys and groups, the GPU kernel's arithmetic replayed against a
+# brute force, and bv with match.zone.scan -1, 0, 1 against bf.
+gs_unit_test(test_zones LIBS gs_match)
+
 # The bit-vector steps shared by bv.c and the GPU kernels (bv_step.h), and
 # the GPU kernels' schedules replayed on the CPU, against a plain DP.
 gs_unit_test(test_bv_step LIBS gs_match)

@@ -11,7 +11,9 @@
 #   GENOME: FASTA (plain or gzip); default: a random one of N residues in
 #   24 records made by gscan gen (N: 3G, a human-size genome).
 #   GUIDES (100), KS ("4 6"), X3 ("3 0"), REPS (3), THREADS (16),
-#   DEVICES ("gpu cpu"), GS_WORK (/tmp/gs_crispr)
+#   DEVICES ("gpu cpu"), GS_WORK (/tmp/gs_crispr), TUNE (one --tune KEY=VALUE
+#   for both devices, e.g. match.zone.scan=1: the zone scan instead of the
+#   seed filter at K = 4)
 set -uo pipefail
 G=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 w=${GS_WORK:-/tmp/gs_crispr}
@@ -58,7 +60,8 @@ for K in ${KS:-4 6}; do
     for dev in ${DEVICES:-gpu cpu}; do
       threads=()
       [ "$dev" = cpu ] && threads=(-t "$T")
-      s=$(run "$dev.h5" -d "$dev" "${threads[@]}" --max-mismatches "$K" --exact-3p "$x")
+      s=$(run "$dev.h5" -d "$dev" "${threads[@]}" ${TUNE:+--tune "$TUNE"} --max-mismatches "$K" \
+        --exact-3p "$x")
       same=-
       if [ "$dev" = cpu ] && [ -s gpu.h5 ]; then
         h5diff -q gpu.h5 cpu.h5 /hits /hits >/dev/null && same=yes || same=NO

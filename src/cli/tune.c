@@ -45,6 +45,8 @@ static const knob knobs[] = {
      "items a chunk of the LZ77 index file (0: its own)"},
     {"match.seed.filter", KNOB_INT, offsetof(gs_tune, match_seed_filter), -1, 1,
      "approximate matching's seed filter: -1 off, 0 or 1 on (default)"},
+    {"match.zone.scan", KNOB_INT, offsetof(gs_tune, match_zone_scan), -1, 1,
+     "scan from selective --exact-3p zones: -1 never, 0 keys off the seed filter, 1 all"},
     {"gpu.bv.direct", KNOB_INT, offsetof(gs_tune, gpu_bv_direct), -1, 1,
      "GPU bv direct kernel: -1 never, 0 where it pays, 1 wherever it fits"},
     {"gpu.ac.parts", KNOB_INT, offsetof(gs_tune, gpu_ac_parts), 0, 16,

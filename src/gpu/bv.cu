@@ -15,6 +15,12 @@
  * scan takes 2000 key steps. Edit ends found through several seeds come
  * back once per seed; gpu.cu removes the repeats after sorting.
  * match.seed.filter=-1 (gs_tune) scans every key in full, as on the CPU.
+ *
+ * Mismatch keys of <= 64 residues whose --exact-3p zone is selective
+ * (src/match/zones.h, the CPU's rule) and that the seed filter does not
+ * take are in no class either: gs_bv_zone (bv_zone.cuh) counts them only
+ * at the windows where their zone matches (NGG: one position in 16, a test
+ * shared by every guide). match.zone.scan=-1 keeps them in their classes.
  */
 #include <algorithm>
 #include <cstdlib>
@@ -24,6 +30,7 @@
 
 #include "bv.cuh"
 #include "bv_direct.cuh"
+#include "bv_zone.cuh"
 
 extern "C" {
 #include "match/engine.h"
@@ -46,6 +53,10 @@ typedef struct bv_state {
     int edits;
     gs_seeds seeds;         /* which keys the filter takes (seeds.h) */
     uint32_t *d_tab, *d_ent; /* their tables, flat (gs_seeds_flatten) */
+    gs_zones zones;          /* keys scanned from their zone (zones.h) */
+    gs_zone_group *d_zgroups; /* their tables (gs_zones_tables) */
+    gs_zone_key *d_zkeys;
+    uint32_t zmax_len;       /* the longest of them */
     uint32_t K, n_keys, span;
     int sm_count;
     int direct;    /* gpu.bv.direct: -1 never, 0 where it pays, 1 wherever it fits */
@@ -78,7 +89,10 @@ static void bv_close(void *p)
     cudaFree(st->d_kk);
     cudaFree(st->d_tab);
     cudaFree(st->d_ent);
+    cudaFree(st->d_zgroups);
+    cudaFree(st->d_zkeys);
     gs_seeds_free(&st->seeds);
+    gs_zones_free(&st->zones);
     delete st;
 }
 
@@ -101,6 +115,30 @@ static int bv_class_of(int edits, uint32_t m)
 }
 
 static const uint32_t bv_lanes[NCLASS] = {1, 1, 2, 4, 8, 16, 32, 32, 32, 32, 1};
+
+/* The keys of the zone scan (after the seed filter's: a key takes one
+ * path) and their tables on the device. */
+static gs_status bv_zone_open(bv_state *st, const gs_keyset *ks, const gs_tune *tune,
+                              gs_error *err)
+{
+    gs_zone_group *groups = NULL;
+    gs_zone_key *keys = NULL;
+    if (gs_zones_build(ks, &st->seeds, 64, tune, &st->zones, err) != GS_OK)
+        return err->code;
+    if (st->zones.n_runs == 0)
+        return GS_OK;
+    if (gs_zones_tables(ks, &st->zones, &groups, &keys, err) != GS_OK)
+        return err->code;
+    for (uint32_t g = 0; g < st->zones.n_runs; g++)
+        st->zmax_len = std::max(st->zmax_len, groups[g].len);
+    gs_status r = gs_gpu_upload((void **)&st->d_zgroups, groups,
+                                st->zones.n_runs * sizeof *groups, err);
+    if (r == GS_OK)
+        r = gs_gpu_upload((void **)&st->d_zkeys, keys, st->zones.n_zoned * sizeof *keys, err);
+    free(groups);
+    free(keys);
+    return r;
+}
 
 static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gpu_args *a,
                          size_t text_cap, void **state, gs_error *err)
@@ -132,7 +170,8 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gp
     }
     /* keys the seed filter takes skip the full scan (want_hits is 0 only in
      * benchmarks of the full-scan kernels: all of them are scanned) */
-    if (want_hits && gs_seeds_build(ks, a->tune, &st->seeds, err) != GS_OK)
+    if (want_hits && (gs_seeds_build(ks, a->tune, &st->seeds, err) != GS_OK ||
+                      bv_zone_open(st, ks, a->tune, err) != GS_OK))
         goto fail;
     for (uint32_t k = 0; k < ks->n_keys; k++) {
         const uint8_t *key = gs_key(ks, k);
@@ -155,7 +194,8 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gp
                     if (m <= 64)
                         rpeq[4 * (size_t)k + c] |= 1ull << (m - 1 - i);
                 }
-        if (!st->seeds.filtered || !st->seeds.filtered[k])
+        if ((!st->seeds.filtered || !st->seeds.filtered[k]) &&
+            (!st->zones.zoned || !st->zones.zoned[k]))
             ids[bv_class_of(st->edits, m)].push_back(k);
     }
     for (int c = 0; c < NCLASS; c++) {
@@ -354,6 +394,28 @@ fail:
     return err->code;
 }
 
+/* The zone scan's launch: one block per GS_BV_ZCHUNK zone positions, the
+ * text they need as codes in shared memory (bv_zone.cuh). */
+static gs_status bv_zone_launch(const bv_state *st, const gs_gpu_scan *a, uint32_t stop,
+                                cudaStream_t s, gs_error *err)
+{
+    gs_bv_zview v;
+    memset(&v, 0, sizeof v);
+    v.groups = st->d_zgroups;
+    v.keys = st->d_zkeys;
+    v.kbytes = st->d_kbytes;
+    v.n_groups = st->zones.n_runs;
+    v.chunk = GS_BV_ZCHUNK;
+    v.max_len = st->zmax_len;
+    v.stop = stop;
+    const size_t smem = ((size_t)v.chunk + 2 * v.max_len + 15) / 16 * 16;
+    gs_bv_zone<<<gs_gpu_div_up(stop, v.chunk), GS_BV_THREADS, smem, s>>>(v, *a);
+    GS_CUDA_LAUNCH_CHECK();
+    return GS_OK;
+fail:
+    return err->code;
+}
+
 static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)
 {
     bv_state *st = (bv_state *)state;
@@ -396,6 +458,8 @@ static gs_status bv_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_e
         if (r != GS_OK)
             return r;
     }
+    if (st->zones.n_runs && stop > 0 && a->hits && bv_zone_launch(st, a, stop, s, err) != GS_OK)
+        return err->code;
     if (st->seeds.n_filtered && stop > 0 && a->hits)
         return bv_filter_launch(st, a, stop, s, err);
     return GS_OK;

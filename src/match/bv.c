@@ -22,6 +22,7 @@
  */
 #include "approx.h"
 #include "seeds.h"
+#include "zones.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,10 +110,7 @@ typedef struct bv {
     uint64_t (*peq)[5];  /* [n_keys][base 0..3, non-base] for keys of <= 64 */
     uint32_t max_len;
     gs_seeds seeds;      /* the pigeonhole filter (seeds.h), shared with the GPU */
-    /* mismatch keys off the filter with a selective zone (--exact-3p), by
-     * zone: keys zkeys[zrun[i] .. zrun[i + 1]) share one (scan_zoned) */
-    uint32_t *zkeys, *zrun, n_zrun;
-    uint8_t *zoned;      /* [n_keys]: 1 for those keys, or NULL */
+    gs_zones zones;      /* keys scanned from their zone (zones.h, scan_zoned) */
 } bv;
 
 static void bv_destroy(void *p)
@@ -121,57 +119,9 @@ static void bv_destroy(void *p)
     if (b == NULL)
         return;
     free(b->peq);
-    free(b->zkeys);
-    free(b->zrun);
-    free(b->zoned);
+    gs_zones_free(&b->zones);
     gs_seeds_free(&b->seeds);
     free(b);
-}
-
-/* Whether keys a and b have the same zone (residues, side). */
-static int same_zone(const gs_keyset *ks, uint32_t a, uint32_t b)
-{
-    int fa, fb;
-    uint32_t na = gs_key_zone(ks, a, &fa), nb = gs_key_zone(ks, b, &fb);
-    const uint8_t *za = gs_key(ks, a) + (fa ? 0 : gs_key_len(ks, a) - na);
-    const uint8_t *zb = gs_key(ks, b) + (fb ? 0 : gs_key_len(ks, b) - nb);
-    return na == nb && fa == fb && memcmp(za, zb, na) == 0;
-}
-
-/* Mismatch keys the filter does not take and whose zone lets at most one
- * text position in four through (NGG: one in 16) are scanned from their
- * zone's occurrences (scan_zoned), grouped by zone. */
-static gs_status zone_groups(bv *b, gs_error *err)
-{
-    const gs_keyset *ks = b->ks;
-    if (ks->zone == NULL || ks->mode != GS_MATCH_MISMATCHES)
-        return GS_OK;
-    b->zoned = gs_calloc(ks->n_keys, 1, err, "bv engine");
-    b->zkeys = gs_malloc(ks->n_keys * sizeof *b->zkeys, err, "bv engine");
-    b->zrun = gs_malloc((ks->n_keys + 1) * sizeof *b->zrun, err, "bv engine");
-    if (!b->zoned || !b->zkeys || !b->zrun)
-        return GS_ESYS;
-    for (uint32_t k = 0; k < ks->n_keys; k++) {
-        int front;
-        uint32_t n = gs_key_zone(ks, k, &front), pass = 1u << 16; /* of 2^16 positions */
-        const uint8_t *z = gs_key(ks, k) + (front ? 0 : gs_key_len(ks, k) - n);
-        for (uint32_t i = 0; i < n && pass; i++)
-            pass = pass * (uint32_t)__builtin_popcount(z[i]) / 4;
-        b->zoned[k] = n && pass <= 1u << 14 && !(b->seeds.filtered && b->seeds.filtered[k]);
-    }
-    uint32_t nz = 0;
-    for (uint32_t k = 0; k < ks->n_keys; k++) {
-        if (b->zoned[k] != 1)
-            continue;
-        b->zrun[b->n_zrun++] = nz;
-        for (uint32_t j = k; j < ks->n_keys; j++)
-            if (b->zoned[j] == 1 && same_zone(ks, k, j)) {
-                b->zoned[j] = 2; /* placed */
-                b->zkeys[nz++] = j;
-            }
-    }
-    b->zrun[b->n_zrun] = nz;
-    return GS_OK;
 }
 
 static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
@@ -196,7 +146,7 @@ static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **com
                 if (gs_key(ks, k)[i] & (1u << c))
                     b->peq[k][c] |= 1ull << i;
     }
-    if (gs_seeds_build(ks, tune, &b->seeds, err) != GS_OK || zone_groups(b, err) != GS_OK) {
+    if (gs_seeds_build(ks, tune, &b->seeds, err) != GS_OK || gs_zones_build(ks, &b->seeds, UINT32_MAX, tune, &b->zones, err) != GS_OK) {
         bv_destroy(b);
         return GS_ESYS;
     }
@@ -498,15 +448,16 @@ static void scan_filtered(scan_ctx *c, const bv *b)
     free(cv.v);
 }
 
-/* The keys of zone_groups: at each text position where a group's zone
+/* The keys of zones.h: at each text position where a group's zone
  * matches, each key of the group counts the mismatches of the window that
  * puts its zone there, leaving off past its K. */
 static void scan_zoned(scan_ctx *c, const bv *b)
 {
     const gs_keyset *ks = b->ks;
     const size_t stop = c->own + c->span - 1 < c->len ? c->own + c->span - 1 : c->len;
-    for (uint32_t r = 0; r < b->n_zrun && !c->out->oom; r++) {
-        const uint32_t *keys = b->zkeys + b->zrun[r], nk = b->zrun[r + 1] - b->zrun[r];
+    const gs_zones *zs = &b->zones;
+    for (uint32_t r = 0; r < zs->n_runs && !c->out->oom; r++) {
+        const uint32_t *keys = zs->keys + zs->run[r], nk = zs->run[r + 1] - zs->run[r];
         int front;
         const uint32_t n = gs_key_zone(ks, keys[0], &front);
         const uint8_t *z = gs_key(ks, keys[0]) + (front ? 0 : gs_key_len(ks, keys[0]) - n);
@@ -557,7 +508,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
     for (uint32_t k = 0; k < ks->n_keys && !out->oom; k++) {
         uint32_t m = gs_key_len(ks, k);
         const uint8_t *key = gs_key(ks, k);
-        if ((b->seeds.filtered && b->seeds.filtered[k]) || (b->zoned && b->zoned[k]))
+        if ((b->seeds.filtered && b->seeds.filtered[k]) || (b->zones.zoned && b->zones.zoned[k]))
             continue; /* found through the seeds or the zones below */
         if (m > 64) {
             if (ks->mode == GS_MATCH_EDITS)
@@ -576,7 +527,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
         (ks->mode == GS_MATCH_EDITS ? edits_group : mismatches_group)(&c, b, group, n);
     if (b->seeds.n_filtered && !out->oom)
         scan_filtered(&c, b);
-    if (b->n_zrun && !out->oom)
+    if (b->zones.n_runs && !out->oom)
         scan_zoned(&c, b);
 done:
     free(bits);

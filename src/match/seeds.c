@@ -6,6 +6,7 @@
  * of one q-mer are in key order.
  */
 #include "seeds.h"
+#include "zones.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,8 @@ gs_status gs_seeds_build(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s, 
     for (uint32_t k = 0; k < ks->n_keys; k++) {
         uint32_t m = gs_key_len(ks, k), K = gs_key_k(ks, k); /* the key's own pigeonhole */
         int ok = m / (K + 1) >= GS_SEED_MIN && m <= GS_SEED_MAX_KEY &&
-                 (ks->mode == GS_MATCH_MISMATCHES || m <= 64);
+                 (ks->mode == GS_MATCH_MISMATCHES || m <= 64) &&
+                 !(tune && tune->match_zone_scan > 0 && gs_zone_selective(ks, k, UINT32_MAX, tune));
         for (uint32_t r = 0; r <= K && ok; r++)
             ok = seed_width(gs_key(ks, k), gs_seed_piece(m, K, r), gs_seed_len(m, K, r)) <=
                  GS_SEED_EXPAND;

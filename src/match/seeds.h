@@ -56,7 +56,8 @@ typedef struct gs_seeds {
  * filtered when their pieces are at least GS_SEED_MIN long, each seed
  * stands for at most GS_SEED_EXPAND q-mers, the key is at most
  * GS_SEED_MAX_KEY long and, with edits, fits one 64-bit word (verification
- * is one Myers word). */
+ * is one Myers word); with tune->match_zone_scan 1, not when the zone scan
+ * may take them (zones.h). */
 gs_status gs_seeds_build(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s, gs_error *err);
 void gs_seeds_free(gs_seeds *s);
 

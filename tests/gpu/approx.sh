@@ -19,7 +19,8 @@
 # verified, edit ends rescored under the zone in gs_bv_finish (keys of
 # <= 64) or on the host (longer keys), dropped ends cut off after the sort;
 # short keys with IUPAC codes, primers with the filter on and off,
-# CRISPR-like guides (20 + NGG), long keys.
+# CRISPR-like guides (20 + NGG), long keys. The "zone-*" workloads check
+# the zone-first scan on the GPU (see there).
 #
 #   tests/gpu/approx.sh build-cu/gscan [data/cache]
 #
@@ -161,6 +162,92 @@ variants=""
 awk -F'\t' '{ print $1 "\t" $2 "NGG" }' wc.patterns >guides.txt
 x3s=3 run_cases exact3p-guides bv "3 4" "16M" wc.fa guides.txt
 x3s="2 70" run_cases exact3p-long-keys bv "1 4" "16M" w3.fa w3.patterns
+
+# The zone-first scan (src/gpu/bv_zone.cuh; which keys: src/match/zones.h),
+# the "zone-*" workloads: mismatches with --exact-3p, /hits and /counts of
+# the GPU equal to bf's and the CPU bv's, with the zone scan as shipped
+# (match.zone.scan=0: keys off the seed filter), for every selective key
+# (=1: the seed filter's too) and off (=-1: the zone tested before a hit is
+# pushed). Guides of 20 + NGG cut from the text where it ends in GG (0..3
+# spacer residues changed, every 5th with an IUPAC code: many keys share a
+# zone), alone, by 1000, and with primers of other zones and their own K /
+# exact_3p columns; K = 0..6, both strands and forward, blocks down to 61;
+# a text of several records with N runs and lowercase, and the real genome.
+# They run only when GS_APPROX_ONLY names them (gpu_zone), not in every
+# gpu_approx run.
+
+# guides FASTA N SEED: N guides of 20 + NGG from 23-mers of the FASTA's
+# lines that end in GG (no other non-base)
+guides() {
+  awk -v n="$2" -v seed="$3" '
+    BEGIN { srand(seed) }
+    /^>/ { next }
+    { s = toupper($0); L = length(s)
+      for (at = 1; at + 22 <= L; at += 7) {
+        w = substr(s, at, 23)
+        if (w ~ /[^ACGT]/ || substr(w, 22, 2) != "GG" || rand() > 0.2) continue
+        cand[++c] = substr(w, 1, 20) } }
+    END { for (k = 0; k < n && c > 0; k++) {
+        p = cand[1 + int(rand() * c)]
+        for (j = int(rand() * 4); j > 0; j--) { i = 1 + int(rand() * 20)
+          p = substr(p, 1, i - 1) substr("ACGT", 1 + int(rand() * 4), 1) substr(p, i + 1) }
+        if (k % 5 == 0) { i = 1 + int(rand() * 20)
+          p = substr(p, 1, i - 1) substr("RYKMN", 1 + k % 5, 1) substr(p, i + 1) }
+        printf "guide%d\t%sNGG\n", k, p } }' "$1"
+}
+
+# name "K values" "x3 values" "blocks" fasta patterns
+zone_cases() {
+  local name=$1 fa=$5 pat=$6
+  [[ "$name" =~ $only ]] || return 0
+  for strand in both forward; do
+    for K in $2; do
+      for x in $3; do
+        opts=(--max-mismatches "$K" --exact-3p "$x" --strand "$strand" --report hits -p "$pat")
+        local what="$name --max-mismatches $K --exact-3p $x --strand $strand"
+        if ! "$GSCAN" scan -q -d cpu -e bf -t "$(nproc)" "${opts[@]}" -o ref.h5 "$fa"; then
+          result "$what ref" 1
+          continue
+        fi
+        st=0
+        "$GSCAN" scan -q -d cpu -e bv "${opts[@]}" -o cpu.h5 "$fa" && same ref.h5 cpu.h5 || st=1
+        result "$what cpu bv (vs bf)" $st
+        for block in $4; do
+          for zs in 0 1 -1; do
+            st=0
+            "$GSCAN" scan --tune match.zone.scan=$zs -q -d "$DEV" -e bv --block-size "$block" \
+              "${opts[@]}" -o out.h5 "$fa" && same ref.h5 out.h5 || st=1
+            result "$what block=$block match.zone.scan=$zs (vs bf)" $st
+          done
+        done
+      done
+    done
+  done
+}
+
+if [ -n "${GS_APPROX_ONLY:-}" ] && [[ zone =~ $only ]]; then # gpu_zone, not gpu_approx again
+  "$GSCAN" gen -o wz -s 25 -n 400K -r 5 -k 20 --min-length 18 --max-length 30 --planted 0.9 \
+    --mutations 3 --degenerate 0.3 --lowercase 0.2 --n-runs 40 --line-width 70
+  guides wz.fa 100 7 >zguides.txt
+  [ "$(wc -l <zguides.txt)" = 100 ] || result "zone: 100 guides cut from the text" 1
+  zone_cases zone-guides "0 1 2 3 4 5 6" "3" "16M 1000 61" wz.fa zguides.txt
+  zone_cases zone-guides-x3 "2 6" "1 5" "16M 61" wz.fa zguides.txt
+  # guides and primers of other zones, some with their own K and exact_3p
+  # (columns 3 and 4, '-' for the run's): groups of one key and of a hundred
+  awk -F'\t' -v OFS='\t' '{ k = NR % 4 == 0 ? "-" : NR % 7; x = NR % 3 == 0 ? "-" : NR % 6
+    print $1, $2, k, x }' wz.patterns >zmixed.txt
+  awk -F'\t' -v OFS='\t' '{ print } NR % 3 == 0 { print "x" $1, $2, NR % 7, "-" }
+    NR % 5 == 0 { print "y" $1, $2, "-", 2 }' zguides.txt >>zmixed.txt
+  zone_cases zone-mixed "0 3 6" "3" "16M 61" wz.fa zmixed.txt
+  # 1000 guides: more keys a zone than a block has threads
+  guides wz.fa 1000 8 >zguides1000.txt
+  zone_cases zone-guides1000 "4 6" "3" "16M" wz.fa zguides1000.txt
+  if [ -n "$genome" ]; then # guides cut from the real genome above
+    zcat "$genome" >zgenome.fa
+    guides zgenome.fa 100 9 >zgguides.txt
+    zone_cases "zone-genome=$(basename "$genome")" "4 6" "3" "16M 5000" zgenome.fa zgguides.txt
+  fi
+fi
 
 # --verify checks the GPU against the CPU bv in the same run; auto picks the GPU
 for mode in mismatches edits; do
