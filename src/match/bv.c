@@ -16,7 +16,7 @@
  * segment, so their state stays in registers and their chains overlap.
  *
  * Most primer-like keys never take that scan: a pigeonhole filter (K + 1
- * exact seeds per key, seeds.h; degenerate seeds by expansion) finds the
+ * exact seeds per key, planned, seeds.h; degenerate seeds by expansion) finds the
  * few places worth verifying, which is 5-10x less work on a genome
  * (docs/engines.md has the numbers).
  */
@@ -237,7 +237,7 @@ static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **com
                 if (gs_key(ks, k)[i] & (1u << c))
                     b->peq[k][c] |= 1ull << i;
     }
-    if (gs_seeds_build(ks, tune, &b->seeds, err) != GS_OK || seed_bits(b, err) != GS_OK ||
+    if (gs_seeds_build_planned(ks, tune, &b->seeds, err) != GS_OK || seed_bits(b, err) != GS_OK ||
         zone_groups(b, err) != GS_OK) {
         bv_destroy(b);
         return GS_ESYS;
@@ -253,6 +253,7 @@ typedef struct scan_ctx {
     size_t len, own, span;
     uint32_t K;
     uint32_t *col; /* m + 1 scratch */
+    const gs_seeds *seeds;
     gs_match_out *out;
 } scan_ctx;
 
@@ -419,8 +420,9 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *s
     uint32_t n = gs_key_zone(ks, sd->key, &front);
     if (n && !gs_approx_zone_ok(key, m, n, front, c->bits + s))
         return; /* the exact zone first: it rejects most seed occurrences */
+    const uint32_t *piece = c->seeds->piece + c->seeds->at[sd->key];
     for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
-        uint32_t o = gs_seed_piece(m, K, r), q = gs_seed_len(m, K, r), x = 0;
+        uint32_t o = piece[r] & 0xFFFF, q = piece[r] >> 16, x = 0;
         while (x < q && (key[o + x] & c->bits[s + o + x]))
             x++;
         if (x == q)
@@ -623,7 +625,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
     }
     gs_approx_text_bits(text, len, bits);
     scan_ctx c = {.ks = ks, .bits = bits, .len = len, .own = own, .span = ks->span, .K = ks->max_dist,
-                  .col = col, .out = out};
+                  .col = col, .seeds = &b->seeds, .out = out};
     /* keys of <= 64 in groups of G (in key order: a group may skip a long key) */
     uint32_t group[G], n = 0;
     for (uint32_t k = 0; k < ks->n_keys && !out->oom; k++) {
