@@ -422,15 +422,11 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *s
         return; /* the exact zone first: it rejects most seed occurrences */
     const uint32_t *piece = c->seeds->piece + c->seeds->at[sd->key];
     for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
-        uint32_t o = piece[r] & 0xFFFF, q = piece[r] >> 16, x = 0;
-        while (x < q && (key[o + x] & c->bits[s + o + x]))
-            x++;
-        if (x == q)
+        uint32_t o = piece[r] & 0xFFFF, q = piece[r] >> 16;
+        if (gs_approx_matches(key + o, c->bits + s + o, q) == q)
             return;
     }
-    uint32_t d = 0;
-    for (uint32_t x = 0; x < m && d <= K; x++)
-        d += !(key[x] & c->bits[s + x]);
+    uint32_t d = m - gs_approx_matches(key, c->bits + s, m);
     if (d <= K && gs_keyhits_push_approx(c->out->hits, sd->key, s, m, (uint8_t)d))
         c->out->oom = 1; /* the zone matched above */
 }
@@ -561,10 +557,7 @@ static void zoned_at(scan_ctx *c, const uint32_t *keys, uint32_t nk, uint32_t n,
         if (p < before || p - before + m > stop)
             continue; /* the window would leave the text */
         const size_t s = p - before;
-        const uint8_t *key = gs_key(ks, k), *t = c->bits + s;
-        uint32_t d = 0;
-        for (uint32_t j = lo; j < hi && d <= K; j++)
-            d += !(key[j] & t[j]);
+        uint32_t d = hi - lo - gs_approx_matches(gs_key(ks, k) + lo, c->bits + s + lo, hi - lo);
         if (d <= K && gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
             c->out->oom = 1;
     }
