@@ -28,3 +28,7 @@ gs_unit_test(test_zones LIBS gs_match)
 # The bit-vector steps shared by bv.c and the GPU kernels (bv_step.h), and
 # the GPU kernels' schedules replayed on the CPU, against a plain DP.
 gs_unit_test(test_bv_step LIBS gs_match)
+
+# The CPU's planned seeds: the plan against every choice of seeds, and bv
+# with it against bf where the equal pieces are too wide.
+gs_unit_test(test_seed_plan LIBS gs_match)

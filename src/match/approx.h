@@ -10,6 +10,8 @@
 
 #include "engine.h"
 
+#include <string.h>
+
 /* bits[i] = base bit of text[i]; bits must hold len bytes. */
 void gs_approx_text_bits(const uint8_t *text, size_t len, uint8_t *bits);
 
@@ -32,6 +34,29 @@ static inline int gs_approx_zone_ok(const uint8_t *key, uint32_t m, uint32_t n, 
         if (!(key[i] & w[i]))
             return 0;
     return 1;
+}
+
+/* How many of the positions i < n have key[i] & t[i] (base sets against
+ * text bits): eight a word, without a branch a position. A byte of key &
+ * text is at most 8, so adding 0x7f sets its top bit exactly when it is
+ * not 0, and no carry crosses into the next byte; the eight top bits, moved
+ * to the bottom of their bytes, are summed by one multiply into the top
+ * byte (a popcount instruction is not in baseline x86-64, and the library
+ * call cost more). Mismatches are n minus this; a seed is exact where it
+ * is q. */
+static inline uint32_t gs_approx_matches(const uint8_t *key, const uint8_t *t, uint32_t n)
+{
+    uint32_t got = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, key + i, 8);
+        memcpy(&b, t + i, 8);
+        uint64_t top = ((a & b) + 0x7f7f7f7f7f7f7f7full) & 0x8080808080808080ull;
+        got += (uint32_t)((top >> 7) * 0x0101010101010101ull >> 56);
+    }
+    for (; i < n; i++)
+        got += (key[i] & t[i]) != 0;
+    return got;
 }
 
 /* Edits with a zone: the best distance at end e of an alignment of key[0 ..

@@ -16,7 +16,7 @@
  * segment, so their state stays in registers and their chains overlap.
  *
  * Most primer-like keys never take that scan: a pigeonhole filter (K + 1
- * exact seeds per key, seeds.h; degenerate seeds by expansion) finds the
+ * exact seeds per key, planned, seeds.h; degenerate seeds by expansion) finds the
  * few places worth verifying, which is 5-10x less work on a genome
  * (docs/engines.md has the numbers).
  */
@@ -29,10 +29,9 @@
 
 void gs_approx_text_bits(const uint8_t *text, size_t len, uint8_t *bits)
 {
-    for (size_t i = 0; i < len; i++) {
-        uint8_t c = gs_dna_code[text[i]];
-        bits[i] = c == GS_NONBASE ? 0 : (uint8_t)(1u << c);
-    }
+    _Static_assert(GS_NONBASE == 4, "a non-base's bit falls off the four");
+    for (size_t i = 0; i < len; i++) /* no branch: N runs are common */
+        bits[i] = (uint8_t)((1u << gs_dna_code[text[i]]) & 15u);
 }
 
 /* One column of the edit-distance DP: col[i] (rows 0..m) becomes the next
@@ -111,6 +110,10 @@ typedef struct bv {
     uint32_t max_len;
     gs_seeds seeds;      /* the pigeonhole filter (seeds.h), shared with the GPU */
     gs_zones zones;      /* keys scanned from their zone (zones.h, scan_zoned) */
+    /* presence bits of the seed tables, small enough for L1 (seed_bits):
+     * any[c] for an 8-mer c whose last q residues are some seed of length
+     * q, and has[q][x] for a q-mer x that is a seed */
+    uint64_t *any, *has[GS_SEED_MAX + 1];
 } bv;
 
 static void bv_destroy(void *p)
@@ -120,8 +123,45 @@ static void bv_destroy(void *p)
         return;
     free(b->peq);
     gs_zones_free(&b->zones);
+    free(b->any);
+    for (int q = 0; q <= GS_SEED_MAX; q++)
+        free(b->has[q]);
     gs_seeds_free(&b->seeds);
     free(b);
+}
+
+/* The presence bits of the seed tables. Seeds of 5-8 residues occur every
+ * few thousand text positions, so most positions find nothing; the tables'
+ * offsets (4^8 of them for q = 8, L2 at best) cost a cache miss at each
+ * position all the same. Bits (a bit an 8-mer: 8 KiB) answer "nothing"
+ * from L1 first; a position then reads only the tables whose q-mer is a
+ * seed. */
+static gs_status seed_bits(bv *b, gs_error *err)
+{
+    const gs_seeds *s = &b->seeds;
+    if (s->n_filtered == 0)
+        return GS_OK;
+    const uint32_t Q = GS_SEED_MAX;
+    if ((b->any = gs_calloc((size_t)1 << (2 * Q - 6), 8, err, "bv seed bits")) == NULL)
+        return GS_ESYS;
+    for (uint32_t q = GS_SEED_MIN; q <= Q; q++) {
+        if (s->off[q] == NULL)
+            continue;
+        size_t n_codes = (size_t)1 << 2 * q;
+        if ((b->has[q] = gs_calloc(n_codes > 64 ? n_codes / 64 : 1, 8, err, "bv seed bits")) ==
+            NULL)
+            return GS_ESYS;
+        for (size_t x = 0; x < n_codes; x++) {
+            if (s->off[q][x] == s->off[q][x + 1])
+                continue;
+            b->has[q][x >> 6] |= 1ull << (x & 63);
+            for (size_t p = 0; p < (size_t)1 << 2 * (Q - q); p++) { /* the residues before */
+                size_t c = p << 2 * q | x;
+                b->any[c >> 6] |= 1ull << (c & 63);
+            }
+        }
+    }
+    return GS_OK;
 }
 
 static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **compiled,
@@ -146,7 +186,8 @@ static gs_status bv_compile(const gs_keyset *ks, const gs_tune *tune, void **com
                 if (gs_key(ks, k)[i] & (1u << c))
                     b->peq[k][c] |= 1ull << i;
     }
-    if (gs_seeds_build(ks, tune, &b->seeds, err) != GS_OK || gs_zones_build(ks, &b->seeds, UINT32_MAX, tune, &b->zones, err) != GS_OK) {
+    if (gs_seeds_build_planned(ks, tune, &b->seeds, err) != GS_OK || seed_bits(b, err) != GS_OK ||
+        gs_zones_build(ks, &b->seeds, UINT32_MAX, tune, &b->zones, err) != GS_OK) {
         bv_destroy(b);
         return GS_ESYS;
     }
@@ -161,6 +202,7 @@ typedef struct scan_ctx {
     size_t len, own, span;
     uint32_t K;
     uint32_t *col; /* m + 1 scratch */
+    const gs_seeds *seeds;
     gs_match_out *out;
 } scan_ctx;
 
@@ -327,16 +369,13 @@ static void verify_mismatches(scan_ctx *c, const gs_keyset *ks, const gs_seed *s
     uint32_t n = gs_key_zone(ks, sd->key, &front);
     if (n && !gs_approx_zone_ok(key, m, n, front, c->bits + s))
         return; /* the exact zone first: it rejects most seed occurrences */
+    const uint32_t *piece = c->seeds->piece + c->seeds->at[sd->key];
     for (uint32_t r = 0; r < sd->rank; r++) { /* an earlier exact seed reports it */
-        uint32_t o = gs_seed_piece(m, K, r), q = gs_seed_len(m, K, r), x = 0;
-        while (x < q && (key[o + x] & c->bits[s + o + x]))
-            x++;
-        if (x == q)
+        uint32_t o = piece[r] & 0xFFFF, q = piece[r] >> 16;
+        if (gs_approx_matches(key + o, c->bits + s + o, q) == q)
             return;
     }
-    uint32_t d = 0;
-    for (uint32_t x = 0; x < m && d <= K; x++)
-        d += !(key[x] & c->bits[s + x]);
+    uint32_t d = m - gs_approx_matches(key, c->bits + s, m);
     if (d <= K && gs_keyhits_push_approx(c->out->hits, sd->key, s, m, (uint8_t)d))
         c->out->oom = 1; /* the zone matched above */
 }
@@ -419,11 +458,16 @@ static void scan_filtered(scan_ctx *c, const bv *b)
         }
         code = code << 2 | (uint32_t)t; /* the last 16 bases */
         valid++;
+        if (valid >= GS_SEED_MAX) { /* an 8-mer: its bit says whether any seed ends here */
+            uint32_t c8 = code & ((1u << 2 * GS_SEED_MAX) - 1);
+            if (!(b->any[c8 >> 6] >> (c8 & 63) & 1))
+                continue;
+        }
         for (uint32_t q = GS_SEED_MIN; q <= GS_SEED_MAX && q <= valid; q++) {
             const uint32_t *off = b->seeds.off[q];
-            if (off == NULL)
-                continue;
             uint32_t cq = code & (uint32_t)(((uint64_t)1 << (2 * q)) - 1);
+            if (off == NULL || !(b->has[q][cq >> 6] >> (cq & 63) & 1))
+                continue;
             for (uint32_t i = off[cq]; i < off[cq + 1]; i++) {
                 const gs_seed *sd = &b->seeds.seeds[q][i];
                 if (edits) {
@@ -448,9 +492,31 @@ static void scan_filtered(scan_ctx *c, const bv *b)
     free(cv.v);
 }
 
-/* The keys of zones.h: at each text position where a group's zone
- * matches, each key of the group counts the mismatches of the window that
- * puts its zone there, leaving off past its K. */
+/* The keys of one zone group at a text position p where their zone
+ * matches: each counts the mismatches of the window that puts its zone
+ * there, leaving off past its K. */
+static void zoned_at(scan_ctx *c, const uint32_t *keys, uint32_t nk, uint32_t n, int front,
+                     size_t p, size_t stop)
+{
+    const gs_keyset *ks = c->ks;
+    for (uint32_t x = 0; x < nk; x++) {
+        const uint32_t k = keys[x], m = gs_key_len(ks, k), K = gs_key_k(ks, k);
+        const uint32_t lo = front ? n : 0, hi = front ? m : m - n; /* the core */
+        const uint32_t before = front ? 0 : m - n;                 /* window start to zone */
+        if (p < before || p - before + m > stop)
+            continue; /* the window would leave the text */
+        const size_t s = p - before;
+        uint32_t d = hi - lo - gs_approx_matches(gs_key(ks, k) + lo, c->bits + s + lo, hi - lo);
+        if (d <= K && gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
+            c->out->oom = 1;
+    }
+}
+
+/* The keys of zones.h, a walk over the text per group. The zone's
+ * first h <= 3 residues are tested as one code against a 64-bit mask of
+ * the codes they stand for, so a position costs a shift and a bit test
+ * (a byte-by-byte test mispredicts at one position in four); the rest of
+ * the zone is tested only where they match. */
 static void scan_zoned(scan_ctx *c, const bv *b)
 {
     const gs_keyset *ks = b->ks;
@@ -459,28 +525,28 @@ static void scan_zoned(scan_ctx *c, const bv *b)
     for (uint32_t r = 0; r < zs->n_runs && !c->out->oom; r++) {
         const uint32_t *keys = zs->keys + zs->run[r], nk = zs->run[r + 1] - zs->run[r];
         int front;
-        const uint32_t n = gs_key_zone(ks, keys[0], &front);
+        const uint32_t n = gs_key_zone(ks, keys[0], &front), h = n < 3 ? n : 3;
         const uint8_t *z = gs_key(ks, keys[0]) + (front ? 0 : gs_key_len(ks, keys[0]) - n);
-        for (size_t p = 0; p + n <= stop; p++) {
+        uint64_t mask = 0; /* code x (first residue highest) of h residues z[0 .. h) takes */
+        for (uint32_t x = 0; x < 1u << 2 * h; x++) {
             uint32_t i = 0;
-            while (i < n && (z[i] & c->bits[p + i]))
+            while (i < h && (z[i] >> (x >> 2 * (h - 1 - i) & 3) & 1))
                 i++;
-            if (i < n)
+            mask |= (uint64_t)(i == h) << x;
+        }
+        uint32_t code = 0, valid = 0;
+        for (size_t j = 0; j < stop && !c->out->oom; j++) { /* zone start p = j + 1 - h */
+            int t = base_index(c->bits[j]);
+            code = (code << 2 | (uint32_t)(t & 3)) & ((1u << 2 * h) - 1);
+            valid = t == 4 ? 0 : valid + 1;
+            if (valid < h || !(mask >> code & 1))
                 continue;
-            for (uint32_t x = 0; x < nk; x++) {
-                const uint32_t k = keys[x], m = gs_key_len(ks, k), K = gs_key_k(ks, k);
-                const uint32_t lo = front ? n : 0, hi = front ? m : m - n; /* the core */
-                const uint32_t before = front ? 0 : m - n; /* window start to zone */
-                if (p < before || p - before + m > stop)
-                    continue; /* the window would leave the text */
-                const size_t s = p - before;
-                const uint8_t *key = gs_key(ks, k), *t = c->bits + s;
-                uint32_t d = 0;
-                for (uint32_t j = lo; j < hi && d <= K; j++)
-                    d += !(key[j] & t[j]);
-                if (d <= K && gs_keyhits_push_approx(c->out->hits, k, s, m, (uint8_t)d))
-                    c->out->oom = 1;
-            }
+            size_t p = j + 1 - h;
+            uint32_t i = h;
+            while (i < n && p + i < stop && (z[i] & c->bits[p + i]))
+                i++;
+            if (i == n)
+                zoned_at(c, keys, nk, n, front, p, stop);
         }
     }
 }
@@ -502,7 +568,7 @@ static void bv_scan(const void *compiled, const uint8_t *text, size_t len, size_
     }
     gs_approx_text_bits(text, len, bits);
     scan_ctx c = {.ks = ks, .bits = bits, .len = len, .own = own, .span = ks->span, .K = ks->max_dist,
-                  .col = col, .out = out};
+                  .col = col, .seeds = &b->seeds, .out = out};
     /* keys of <= 64 in groups of G (in key order: a group may skip a long key) */
     uint32_t group[G], n = 0;
     for (uint32_t k = 0; k < ks->n_keys && !out->oom; k++) {

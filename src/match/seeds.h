@@ -12,9 +12,11 @@
  *
  * One builder (seeds.c) decides which keys are filtered and fills the
  * tables for both engines, the CPU's (bv.c) and the GPU's (src/gpu/bv.cu),
- * so they cannot disagree. The window arithmetic and the verification steps
- * below are shared the same way: the GPU kernel calls them, and a CPU unit
- * test (test_bv_step) replays the kernel's schedule with them.
+ * so they cannot disagree; the CPU's seeds may instead be planned
+ * (gs_seeds_build_planned: any K + 1 disjoint stretches, the rarest). The
+ * window arithmetic and the verification steps below are shared the same
+ * way: the GPU kernel calls them, and a CPU unit test (test_bv_step)
+ * replays the kernel's schedule with them.
  */
 #ifndef GS_SEEDS_H
 #define GS_SEEDS_H
@@ -48,6 +50,10 @@ typedef struct gs_seeds {
     uint32_t *off[GS_SEED_MAX + 1];
     gs_seed *seeds[GS_SEED_MAX + 1];
     uint32_t n_seeds[GS_SEED_MAX + 1];
+    /* the seeds of filtered key k, K + 1 by offset: piece[at[k] + r] =
+     * off | q << 16 (gs_seed_piece's and gs_seed_len's with gs_seeds_build,
+     * the plan's with gs_seeds_build_planned) */
+    uint32_t *piece, *at;
 } gs_seeds;
 
 /* The filter of an approximate keyset: none when tune->match_seed_filter is
@@ -60,6 +66,21 @@ typedef struct gs_seeds {
  * may take them (zones.h). */
 gs_status gs_seeds_build(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s, gs_error *err);
 void gs_seeds_free(gs_seeds *s);
+
+/* The same filter with planned seeds (the CPU engine's; the GPU kernel
+ * knows only gs_seed_piece's): any K + 1 disjoint stretches of a key are a
+ * pigeonhole, so each key takes the K + 1 stretches of GS_SEED_MIN ..
+ * GS_SEED_MAX residues, each standing for at most GS_SEED_EXPAND q-mers,
+ * that occur least often in random text (the sum of width / 4^q). This
+ * takes every key gs_seeds_build takes, with seeds at most as frequent, and
+ * more: one wide IUPAC code is stepped over instead of ending in a seed.
+ * Keys over 64 residues keep the equal pieces. */
+gs_status gs_seeds_build_planned(const gs_keyset *ks, const gs_tune *tune, gs_seeds *s,
+                                 gs_error *err);
+
+/* The plan of one key of m residues (gs_seeds_build_planned): 1 and the
+ * K + 1 seeds' offsets and lengths by offset, or 0 where none fits. */
+int gs_seeds_plan(const uint8_t *key, uint32_t m, uint32_t K, uint32_t *off, uint32_t *len);
 
 /* The tables as two flat arrays for the GPU (and its CPU replay):
  * tab[q] (q = 0..GS_SEED_MAX) is where length q's offsets start in tab, or
