@@ -91,10 +91,11 @@ void gs_gpu_unpin(void *p);
  * buffer (gaps allowed, in order), pinned or not: the device copies the
  * bytes, drops the line ends, checks them as the host reader would
  * (GS_EINPUT naming record, residue and index) and packs the residues into
- * batches as gs_gpu_submit does. Returns at once with a ticket: the buffer may be reused once
- * gs_gpu_raw_wait(ticket) has returned (wait for each ticket before the
- * fourth submit after it). A fault is reported by a later submit or by
- * gs_gpu_finish. Only where gs_gpu_packs and no --seq capture is set. */
+ * batches as gs_gpu_submit does. Returns at once with a ticket: the
+ * buffer may be reused once gs_gpu_raw_wait(ticket) has returned (copies
+ * complete in submit order, so a later ticket's wait covers it too). A
+ * fault is reported by a later submit or by gs_gpu_finish. Only where
+ * gs_gpu_packs and no --seq capture is set. */
 gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text *raw, size_t n,
                             unsigned *ticket, gs_error *err);
 gs_status gs_gpu_raw_wait(gs_gpu *g, unsigned ticket, gs_error *err);

@@ -81,6 +81,17 @@ for seed in 1 2; do
   done
 done
 
+# Circular records shorter than a pattern go to the CPU between the raw
+# runs of a batch: many of them make many runs (and fences) a batch.
+awk 'BEGIN { srand(9); for (r = 0; r < 3000; r++) { n = r % 2 ? 3 + r % 5 : 200 + r % 97
+       s = ""; for (i = 0; i < n; i++) s = s substr("ACGT", int(rand() * 4) + 1, 1)
+       printf ">c%d\n%s\n", r, s } }' >tiny.fa
+"$GSCAN" index tiny.fa
+printf 'ACGTAC\nGATTACA\nCCCGGGTT\nTTTT\n' >tiny.txt
+"$GSCAN" scan -q -d cpu -t 2 --circular --report hits -p tiny.txt -o ref.h5 tiny.fa
+"$GSCAN" scan -q -d $D --circular --block-size 4096 --report hits -p tiny.txt -o out.h5 tiny.fa
+same "circular, short records between raw runs" ref.h5 out.h5 1
+
 # Stale indexes: the file changed after `gscan index`, its size kept where
 # it can be. Each fault must be exit 2 with the CPU path's message.
 stale() { # name file
