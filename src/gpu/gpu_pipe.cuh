@@ -15,11 +15,10 @@ extern "C" {
 /* One segment of a raw batch as the parse kernel reads it (raw.cu): its
  * bytes from `at` of the batch's raw bytes, its residues to text[out, out +
  * len), lines of lb residues every lw bytes from column col (lb == lw ==
- * len for text already parsed), flags RAW_CHECK and RAW_TAIL; src: its index
- * among the caller's segments of the batch. */
+ * len for text already parsed), flags RAW_CHECK and RAW_TAIL. */
 typedef struct gs_raw_desc {
     unsigned long long at;
-    uint32_t out, len, lb, lw, col, flags, src, pad;
+    uint32_t out, len, lb, lw, col, flags;
 } gs_raw_desc;
 enum { RAW_CHECK = 1, RAW_TAIL = 2 };
 
@@ -54,12 +53,13 @@ typedef struct gs_gpu_slot {
     size_t n_seg, seg_cap;
     /* a batch of raw FASTA bytes (raw.cu): while it is filled, its bytes
      * lie in the caller's pinned buffer from raw on (NULL: h_text holds the
-     * batch); one descriptor a segment, and where each lies for a message */
+     * batch); one descriptor a segment (n_seg of them), and where each lies
+     * for a message */
     const uint8_t *raw;
     size_t raw_bytes;
     int raw_batch; /* the batch in flight was parsed from raw bytes */
     gs_raw_desc *h_desc, *d_desc;
-    size_t n_desc, h_desc_cap, d_desc_cap;
+    size_t h_desc_cap, d_desc_cap;
     gs_raw_where *where;
     size_t where_cap;
     uint8_t *d_raw;

@@ -72,13 +72,13 @@ __global__ void gs_raw_parse(const uint8_t *__restrict__ raw, const gs_raw_desc 
         if (!(e.flags & RAW_CHECK))
             continue;
         if (v == '\n' || v == '\r' || v == ' ' || v == '\t' || (x == 0 && v == '>')) {
-            raw_fault(bad, e.src, r, 0);
+            raw_fault(bad, s, r, 0);
         } else if (x == e.lb - 1 && (r + 1 < e.len || (e.flags & RAW_TAIL))) {
             const uint32_t gap = e.lw - e.lb; /* '\n', after '\r' or blanks */
             for (uint32_t k = 1; k <= gap; k++) {
                 const uint8_t ch = raw[b + k];
                 if (k == gap ? ch != '\n' : ch != '\r' && ch != ' ' && ch != '\t') {
-                    raw_fault(bad, e.src, r, 1);
+                    raw_fault(bad, s, r, 1);
                     break;
                 }
             }
@@ -91,18 +91,18 @@ static gs_status pinned_grow(void **p, size_t *cap, size_t n, size_t es, size_t 
                              gs_error *err)
 {
     void *q = NULL;
+    size_t c = 0;
     if (n <= *cap)
         return GS_OK;
-    const size_t c = std::max<size_t>(std::max<size_t>(n, 2 * *cap), 256);
-    GS_CUDA_CHECK(cudaMallocHost(&q, c * es));
+    if (gs_gpu_reserve(&q, &c, std::max<size_t>(std::max<size_t>(n, 2 * *cap), 256), es, 1,
+                       err) != GS_OK)
+        return err->code;
     if (keep)
         memcpy(q, *p, keep * es);
     cudaFreeHost(*p);
     *p = q;
     *cap = c;
     return GS_OK;
-fail:
-    return err->code;
 }
 
 gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
@@ -112,7 +112,7 @@ gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
         return err->code;
     s->d_raw_cap = cap;
     cap = s->d_desc_cap;
-    if (gs_gpu_reserve((void **)&s->d_desc, &cap, s->n_desc, sizeof *s->d_desc, 0, err) != GS_OK)
+    if (gs_gpu_reserve((void **)&s->d_desc, &cap, s->n_seg, sizeof *s->d_desc, 0, err) != GS_OK)
         return err->code;
     s->d_desc_cap = cap;
     if (s->h_bad == NULL) {
@@ -122,13 +122,13 @@ gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cudaEventRecord(s->t0, g->copy_st));
     GS_CUDA_CHECK(cudaMemcpyAsync(s->d_raw, s->raw, s->raw_bytes, cudaMemcpyHostToDevice,
                                   g->copy_st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_desc, s->h_desc, s->n_desc * sizeof *s->d_desc,
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_desc, s->h_desc, s->n_seg * sizeof *s->d_desc,
                                   cudaMemcpyHostToDevice, g->copy_st));
     GS_CUDA_CHECK(cudaEventRecord(s->t1, g->copy_st));
     GS_CUDA_CHECK(cudaStreamWaitEvent(s->st, s->t1, 0));
     GS_CUDA_CHECK(cudaMemsetAsync(s->d_bad, 0xFF, 8, s->st));
     gs_raw_parse<<<(unsigned)((s->len + TILE - 1) / TILE), THREADS, 0, s->st>>>(
-        s->d_raw, s->d_desc, (uint32_t)s->n_desc, (uint32_t)s->len, s->d_text, s->d_bad);
+        s->d_raw, s->d_desc, (uint32_t)s->n_seg, (uint32_t)s->len, s->d_text, s->d_bad);
     GS_CUDA_LAUNCH_CHECK();
     GS_CUDA_CHECK(cudaMemcpyAsync(s->h_bad, s->d_bad, 8, cudaMemcpyDeviceToHost, s->st));
     s->raw = NULL; /* in the copy stream now: the fence says when it is free */
@@ -168,20 +168,21 @@ void gs_gpu_raw_free(gs_gpu *g)
     }
 }
 
-/* One more descriptor in slot s, for seg at text offset at. */
+/* The descriptor of seg, just added to slot s at text offset at. */
 static gs_status raw_describe(gs_gpu_slot *s, const gs_segment *seg, const gs_raw_text *raw,
                               size_t at, gs_error *err)
 {
-    if (pinned_grow((void **)&s->h_desc, &s->h_desc_cap, s->n_desc + 1, sizeof *s->h_desc,
-                    s->n_desc, err) != GS_OK)
+    const size_t i = s->n_seg - 1;
+    if (pinned_grow((void **)&s->h_desc, &s->h_desc_cap, i + 1, sizeof *s->h_desc, i, err) !=
+        GS_OK)
         return err->code;
-    if (gs_grow(&s->where, &s->where_cap, s->n_desc, sizeof *s->where, 256) != GS_OK)
+    if (gs_grow(&s->where, &s->where_cap, i, sizeof *s->where, 256) != GS_OK)
         return gs_fail(err, GS_ESYS, "out of memory (GPU batch table)");
-    const uint32_t len = (uint32_t)seg->len, parsed = raw->lb == 0, i = (uint32_t)s->n_desc++;
+    const uint32_t len = (uint32_t)seg->len, parsed = raw->lb == 0;
     s->h_desc[i] = gs_raw_desc{(unsigned long long)(seg->text - s->raw), (uint32_t)at, len,
                                parsed ? len : raw->lb, parsed ? len : raw->lw,
                                parsed ? 0u : raw->col,
-                               parsed ? 0u : RAW_CHECK | (raw->tail ? RAW_TAIL : 0), i, 0};
+                               parsed ? 0u : RAW_CHECK | (raw->tail ? RAW_TAIL : 0)};
     s->where[i] = gs_raw_where{raw->record, raw->path, seg->base};
     s->raw_bytes = (size_t)(seg->text + raw->bytes - s->raw);
     return GS_OK;
@@ -216,8 +217,6 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
             continue;
         if (gs_gpu_slot_for(g, &seg[i], seg[i].text, &s, err) != GS_OK)
             return err->code;
-        if (s->n_seg == 0)
-            s->n_desc = 0;
         if (gs_gpu_slot_add(g, s, &seg[i], &at, err) != GS_OK ||
             raw_describe(s, &seg[i], &raw[i], at, err) != GS_OK ||
             gs_gpu_slot_added(g, s, &seg[i], err) != GS_OK)

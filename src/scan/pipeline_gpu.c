@@ -106,15 +106,16 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
         }
         for (j = i + 1; j < sl->n && !gs_pipe_short_turn(cfg->ks, &sl->seg[j]);)
             j++;
-        for (size_t k = i; !f->p->raw && k < j; k++)
-            if (gs_gpu_submit(g, &sl->seg[k], &f->err) != GS_OK)
-                return f->err.code;
         unsigned t;
         if (f->p->raw) {
             if (gs_gpu_submit_raw(g, &sl->seg[i], &sl->raw[i], j - i, &t, &f->err) != GS_OK)
                 return f->err.code;
             *ticket = t;
+            continue;
         }
+        for (size_t k = i; k < j; k++)
+            if (gs_gpu_submit(g, &sl->seg[k], &f->err) != GS_OK)
+                return f->err.code;
     }
     return GS_OK;
 }
@@ -137,17 +138,18 @@ static void feed_release(feeder *f, gs_gpu *g, int *held, long *held_ticket, int
 /* Raw batches go to the device straight from the pool's buffers: pinned
  * here, on the feeding thread, while the readers fill them (pinning is a
  * few GB/s; a buffer not yet pinned is copied all the same, staged). */
-static int feeder_pin(feeder *f, int pin)
+static void feeder_pin(feeder *f)
 {
     const pool *p = f->p;
     const size_t bytes = 2 * (p->cfg->block + p->cfg->overlap);
-    int n = 0;
-    if (!pin)
-        for (int i = 0; i < f->pinned; i++)
-            gs_gpu_unpin(p->slots[i].buf);
-    while (pin && p->raw && n < p->n_slots && gs_gpu_pin(p->slots[n].buf, bytes))
-        n++;
-    return n;
+    while (p->raw && f->pinned < p->n_slots && gs_gpu_pin(p->slots[f->pinned].buf, bytes))
+        f->pinned++;
+}
+
+static void feeder_unpin(feeder *f)
+{
+    while (f->pinned > 0)
+        gs_gpu_unpin(f->p->slots[--f->pinned].buf);
 }
 
 static void *feeder_main(void *arg)
@@ -166,7 +168,7 @@ static void *feeder_main(void *arg)
     if (f->st == GS_OK && cfg->want_seq)
         gs_gpu_set_seqcap(g, &f->res->seq);
     if (f->st == GS_OK)
-        f->pinned = feeder_pin(f, 1);
+        feeder_pin(f);
     int held = -1;
     long held_ticket = -1, ticket = -1;
     for (int s; (s = gs_pipe_pop(p, &p->filled)) >= 0;) {
@@ -181,7 +183,7 @@ static void *feeder_main(void *arg)
         f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
     feed_cpu_end(f);
     gs_gpu_close(g); /* every copy done: the buffers may be unpinned */
-    feeder_pin(f, 0);
+    feeder_unpin(f);
     return NULL;
 }
 

@@ -11,6 +11,7 @@
 # with exit 2 and the CPU path's message. Exits 77 where no GPU is visible.
 set -uo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
 MPIEXEC=${MPIEXEC:-mpiexec}
 D=${GS_RAW_DEVICE:-gpu} # cpu: a dry run of the script where there is no GPU
 dir=$(mktemp -d)
@@ -24,13 +25,8 @@ if ! "$GSCAN" scan -q -d $D -p probe.txt -o probe.h5 probe.fa 2>/dev/null; then
 fi
 fails=0 runs=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-same() { # name ref out with_hits
-  runs=$((runs + 1))
-  if ! h5diff -q "$2" "$3" /counts /counts >/dev/null ||
-     { [ "$4" = 1 ] && ! h5diff -q "$2" "$3" /hits /hits >/dev/null; }; then
-    fail "$1"
-  fi
-}
+# shellcheck source=../lib/same_h5.sh
+source "$root/tests/lib/same_h5.sh"
 # layout NAME: w.fa rewritten with that line layout into NAME.fa, indexed
 layout() {
   case $1 in
@@ -66,18 +62,18 @@ for seed in 1 2; do
         for readers in 1 3; do
           "$GSCAN" scan -q -d $D --block-size $block --readers $readers --strand $strand \
             --report hits -p "$p" -o out.h5 $lay.fa || fail "gpu $lay"
-          same "seed=$seed $lay strand=$strand block=$block readers=$readers hits" ref.h5 out.h5 1
+          same ref.h5 out.h5 "seed=$seed $lay strand=$strand block=$block readers=$readers hits" /hits
         done
       done
       "$GSCAN" scan -q -d $D --strand $strand -p "$p" -o out.h5 $lay.fa || fail "gpu $lay counts"
-      same "seed=$seed $lay strand=$strand counts" ref.h5 out.h5 0
+      same ref.h5 out.h5 "seed=$seed $lay strand=$strand counts"
     done
     "$GSCAN" scan -q -d cpu -t 2 --report hits -p "$p" -o ref.h5 $lay.fa
     "$MPIEXEC" -n 2 "$GSCAN" scan -q -d $D --block-size 1000 --report hits -p "$p" -o out.h5 $lay.fa
-    same "seed=$seed $lay 2 ranks" ref.h5 out.h5 1
+    same ref.h5 out.h5 "seed=$seed $lay 2 ranks" /hits
     "$GSCAN" scan -q -d cpu -t 2 --circular --report hits -p "$p" -o ref.h5 $lay.fa
     "$GSCAN" scan -q -d $D --circular --block-size 1000 --report hits -p "$p" -o out.h5 $lay.fa
-    same "seed=$seed $lay circular" ref.h5 out.h5 1
+    same ref.h5 out.h5 "seed=$seed $lay circular" /hits
   done
 done
 
@@ -90,7 +86,7 @@ awk 'BEGIN { srand(9); for (r = 0; r < 3000; r++) { n = r % 2 ? 3 + r % 5 : 200 
 printf 'ACGTAC\nGATTACA\nCCCGGGTT\nTTTT\n' >tiny.txt
 "$GSCAN" scan -q -d cpu -t 2 --circular --report hits -p tiny.txt -o ref.h5 tiny.fa
 "$GSCAN" scan -q -d $D --circular --block-size 4096 --report hits -p tiny.txt -o out.h5 tiny.fa
-same "circular, short records between raw runs" ref.h5 out.h5 1
+same ref.h5 out.h5 "circular, short records between raw runs" /hits
 
 # Stale indexes: the file changed after `gscan index`, its size kept where
 # it can be. Each fault must be exit 2 with the CPU path's message.

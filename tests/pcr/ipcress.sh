@@ -12,24 +12,10 @@
 # Exit 77 without ipcress or the genome.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 MPIEXEC=${MPIEXEC:-mpiexec}
-genome=$ROOT/data/cache/ecoli_mg1655.fa.gz
-command -v ipcress >/dev/null || { echo "ipcress.sh: no ipcress (apt-get install exonerate), skipped"; exit 77; }
-[ -f "$genome" ] || { echo "ipcress.sh: no $genome, skipped"; exit 77; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-fails=0
-gzip -dc "$genome" > ec.fa
-cat > pairs.tsv <<'PAIRS'
-27F-1492R	AGAGTTTGATCCTGGCTCAG	GGTTACCTTGTTACGACTT	1000	2000
-515F-806R	GTGCCAGCAGCCGCGGTAA	GGACTACCAGGGTATCTAAT	100	500
-341F-534R	CCTACGGGAGGCAGCAG	ATTACCGCGGCTGCTGG	100	400
-968F-1401R	AACGCGAAGAACCTTAC	CGGTGTGTACAAGACCC	300	600
-uidA	AAAACGGCAAGAAAAAGCAG	ACGCGTGGTTACAGTCTTGCG	50	3000
-short	TGGCGCTGGCGA	CAGCGCCAGCAT	20	1500
-PAIRS
+# shellcheck source=ecoli_pairs.sh
+source "$(dirname "$0")/ecoli_pairs.sh"
+pcr_setup ipcress " (apt-get install exonerate)"
 for m in 0 1 2; do
   ipcress -i pairs.tsv -s ec.fa -m $m 2>/dev/null | grep '^ipcress:' |
     awk 'FILENAME == "pairs.tsv" { len[$1 "A"] = length($2); len[$1 "B"] = length($3); next }

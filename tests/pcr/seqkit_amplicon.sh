@@ -10,22 +10,11 @@
 # mapped to forward coordinates here. Exit 77 without seqkit or the genome.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-genome=$ROOT/data/cache/ecoli_mg1655.fa.gz
-command -v seqkit >/dev/null || { echo "seqkit_amplicon.sh: no seqkit, skipped"; exit 77; }
-[ -f "$genome" ] || { echo "seqkit_amplicon.sh: no $genome, skipped"; exit 77; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-fails=0
-gzip -dc "$genome" > ec.fa
-cat > pairs.tsv <<'PAIRS'
-27F-1492R	AGAGTTTGATCCTGGCTCAG	GGTTACCTTGTTACGACTT
-515F-806R	GTGCCAGCAGCCGCGGTAA	GGACTACCAGGGTATCTAAT
-341F-534R	CCTACGGGAGGCAGCAG	ATTACCGCGGCTGCTGG
-968F-1401R	AACGCGAAGAACCTTAC	CGGTGTGTACAAGACCC
-uidA	AAAACGGCAAGAAAAAGCAG	ACGCGTGGTTACAGTCTTGCG
-PAIRS
+# shellcheck source=ecoli_pairs.sh
+source "$(dirname "$0")/ecoli_pairs.sh"
+pcr_setup seqkit ""
+# seqkit's three columns, the five 16S and uidA pairs
+head -5 pairs.tsv | cut -f1-3 > pairs3.tsv && mv pairs3.tsv pairs.tsv
 L=$(seqkit fx2tab -n -l ec.fa | cut -f2)
 ms="0 1 2"
 [ "${GS_TEST_QUICK:-0}" = 1 ] && ms="0 2" # seqkit takes ~15 s for each m > 0

@@ -163,6 +163,17 @@ static gs_status stale_end(const gs_fai_entry *e, const char *path, gs_error *er
                    e->name, path);
 }
 
+/* The file bytes of residues [begin, end) of e (begin < end <= length):
+ * from the first residue's byte to the last one's, and the line end after
+ * it where the range ends a line inside the record (*tail). */
+static uint64_t range_bytes(const gs_fai_entry *e, uint64_t begin, uint64_t end, int *tail,
+                            uint64_t *first)
+{
+    *tail = end < e->length && end % e->linebases == 0;
+    *first = gs_fai_residue_byte(e, begin);
+    return gs_fai_residue_byte(e, end - 1) + 1 + (*tail ? e->linewidth - e->linebases : 0);
+}
+
 /* Reads walk the text with a byte cursor and check every byte they pass: the
  * residues (no line end, '\r', space or tab; no '>' opening a line) and every
  * line end between two residues of the record that the range touches, the
@@ -181,9 +192,9 @@ gs_status gs_fai_read_range(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin
     if (begin == end)
         return GS_OK;
     const uint32_t lb = e->linebases, gapw = e->linewidth - e->linebases;
-    const int tail_gap = end < e->length && end % lb == 0; /* the range ends a line */
-    const uint64_t stop = gs_fai_residue_byte(e, end - 1) + 1 + (tail_gap ? gapw : 0);
-    uint64_t at = gs_fai_residue_byte(e, begin), pos = begin, col = begin % lb;
+    int tail_gap;
+    uint64_t at, pos = begin, col = begin % lb;
+    const uint64_t stop = range_bytes(e, begin, end, &tail_gap, &at);
     /* a short range of plain FASTA (an EST) is checked and copied where it
      * lies in the read-ahead buffer, with no buffer of its own */
     const int in_place = f->bgzf == NULL && stop - at <= AHEAD_READ_MAX;
@@ -270,11 +281,8 @@ gs_status gs_fai_read_raw(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, 
     const uint32_t lb = e->linebases;
     uint64_t first = 0, stop = 0;
     *raw = (gs_raw_text){.record = e->name, .path = f->path};
-    if (f->bgzf == NULL && begin < end && end <= e->length && lb > 0 && e->linewidth > lb) {
-        raw->tail = end < e->length && end % lb == 0;
-        first = gs_fai_residue_byte(e, begin);
-        stop = gs_fai_residue_byte(e, end - 1) + 1 + (raw->tail ? e->linewidth - lb : 0);
-    }
+    if (f->bgzf == NULL && begin < end && end <= e->length && lb > 0 && e->linewidth > lb)
+        stop = range_bytes(e, begin, end, &raw->tail, &first);
     if (stop == first || stop - first > room) {
         raw->bytes = end > begin ? (size_t)(end - begin) : 0;
         raw->tail = 0;
