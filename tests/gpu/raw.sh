@@ -6,7 +6,8 @@
 # before the line end; short and long records, lowercase and N runs; blocks
 # from 16M down to 37 residues (segments that start and end at every
 # column), 1 and 3 readers, both strands, hits and counts, --circular, 1 and
-# 2 ranks. Then stale indexes: a line end, a blank or a header where a
+# 2 ranks; BGZF, whose blocks the readers inflate straight into the batch.
+# Then stale indexes: a line end, a blank or a header where a
 # residue should be, a line end missing, a file cut short; each must fail
 # with exit 2 and the CPU path's message. Exits 77 where no GPU is visible.
 set -uo pipefail
@@ -32,6 +33,9 @@ layout() {
   case $1 in
     w60 | w1 | w7) "$GSCAN" gen -o "$1" -s "$seed" "${gen[@]}" --line-width "${1#w}" ;;
     crlf) sed 's/$/\r/' w60.fa >crlf.fa ;;
+    bgzf) # the same text in BGZF blocks, read through its .gzi
+      "$GSCAN" index --bgzf -o bgzf.fa w60.fa >/dev/null || fail "index --bgzf"
+      return ;;
     blank) # two blanks before each line end: gscan index refuses them, samtools
       # faidx does not; its index written here (name, length, offset, line
       # residues, line bytes)
@@ -50,7 +54,7 @@ for seed in 1 2; do
     2) gen=(-n 300K -r 3 -k 1000 --min-length 8 --max-length 12) ;; # chromosomes
   esac
   gen+=(--planted 0.6 --degenerate 0.1 --palindromes 0.1 --lowercase 0.1 --n-runs 20)
-  for lay in w60 w1 w7 crlf blank; do
+  for lay in w60 w1 w7 crlf blank bgzf; do
     layout $lay
     p=$lay.patterns
     [ -f "$p" ] || cp w60.patterns "$p"

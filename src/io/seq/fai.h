@@ -104,9 +104,9 @@ gs_status gs_fai_read_circular(gs_seqfile *f, const gs_fai_entry *e, uint64_t be
 /* The same range as the file's own bytes, line ends included, for a device
  * that parses and checks them (gs_raw_text, *raw filled): from the first
  * residue's byte to the last one's, and the line end after it where the
- * range ends a line inside the record. Only where those bytes fit in room
- * and lie in a plain file without a wrap; else the residues, read and
- * checked by gs_fai_read_circular (raw->lb == 0). A file that ends first is
+ * range ends a line inside the record (a BGZF file's blocks inflated
+ * straight into out). Only where those bytes fit in room and hold no wrap;
+ * else the residues, read and checked by gs_fai_read_circular (raw->lb == 0). A file that ends first is
  * GS_EINPUT here; the rest of the checks are the device's. */
 gs_status gs_fai_read_raw(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, uint64_t end,
                           uint8_t *out, size_t room, gs_raw_text *raw, uint64_t *bytes_read,

@@ -281,7 +281,7 @@ gs_status gs_fai_read_raw(gs_seqfile *f, const gs_fai_entry *e, uint64_t begin, 
     const uint32_t lb = e->linebases;
     uint64_t first = 0, stop = 0;
     *raw = (gs_raw_text){.record = e->name, .path = f->path};
-    if (f->bgzf == NULL && begin < end && end <= e->length && lb > 0 && e->linewidth > lb)
+    if (begin < end && end <= e->length && lb > 0 && e->linewidth > lb)
         stop = range_bytes(e, begin, end, &raw->tail, &first);
     if (stop == first || stop - first > room) {
         raw->bytes = end > begin ? (size_t)(end - begin) : 0;
