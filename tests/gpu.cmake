@@ -64,3 +64,8 @@ set_tests_properties(gpu_seqcap PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOU
 add_test(NAME gpu_raw COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/raw.sh $<TARGET_FILE:gscan>)
 set_tests_properties(gpu_raw PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
                      ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+# plain FASTA and FASTQ read in parts on several threads, scanned on the
+# GPU, against one stream on the CPU (tests/input/parts.sh)
+add_test(NAME gpu_parts COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/input/parts.sh $<TARGET_FILE:gscan>)
+set_tests_properties(gpu_parts PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "GS_PARTS_DEVICE=gpu")

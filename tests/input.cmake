@@ -9,3 +9,6 @@ set_tests_properties(input_unindexed PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_E
 add_test(NAME input_fastq COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input/fastq.sh $<TARGET_FILE:gscan>)
 set_tests_properties(input_fastq PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}"
                      SKIP_RETURN_CODE 77)
+# plain FASTA and FASTQ read in parts on several threads against one
+# stream: hits, records, tallies, warnings and errors, parts of 37 B to 64 KiB
+add_test(NAME input_parts COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input/parts.sh $<TARGET_FILE:gscan>)

@@ -33,6 +33,8 @@ static const knob knobs[] = {
      "compressed bytes a region of the parallel gzip inflate (0: 4M)"},
     {"io.fai.split", KNOB_SIZE, offsetof(gs_tune, io_fai_split), 0, SIZE_MAX_KNOB,
      "bytes a part of the in-memory .fai build (0: one part a thread)"},
+    {"io.part", KNOB_SIZE, offsetof(gs_tune, io_part), 0, SIZE_MAX_KNOB,
+     "bytes a part of a plain FASTA or FASTQ file read on several threads (0: 8M)"},
     {"io.h5.threads", KNOB_INT, offsetof(gs_tune, io_h5_threads), 0, 64,
      "threads of the direct HDF5 chunk writer (0: its own)"},
     {"io.h5.slots", KNOB_INT, offsetof(gs_tune, io_h5_slots), 0, 4096,

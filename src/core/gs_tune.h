@@ -24,6 +24,8 @@ typedef struct gs_tune {
                                * gzip inflate (0: 4 MiB) */
     uint64_t io_fai_split;    /* io.fai.split: bytes a part of the in-memory .fai build
                                * (0: one part a thread) */
+    uint64_t io_part;         /* io.part: bytes a part of a plain FASTA or FASTQ file read
+                               * on several threads (0: 8 MiB) */
     int io_h5_threads;        /* io.h5.threads: threads of the direct chunk writer (0: its own) */
     int io_h5_slots;          /* io.h5.slots: chunks in flight in that writer (0: its own) */
     uint64_t io_h5_align;     /* io.h5.align: HDF5 objects of at least this size start at a

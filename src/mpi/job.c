@@ -170,7 +170,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
     gs_status st = m->open(j, &p, err);
     if (st == GS_OK)
         st = gs_scan_run(&cfg, p.src, p.n_src, res, err);
-    m->close(j, &p, st);
+    st = m->close(j, &p, st, err);
     if (st == GS_OK && m->after_scan)
         st = m->after_scan(j, res, err);
     j->bytes_read += p.bytes_read;

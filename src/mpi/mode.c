@@ -23,6 +23,8 @@ gs_status gs_mode_choose(gs_job *j, gs_error *err)
             pick[0] = (int)gs_policy_mode(0, by_ranges, j->size);
             if (by_ranges)
                 pick[1] = gs_policy_readers(j->o->readers, j->threads, j->use_gpu, 0);
+            else if (pick[0] == GS_MODE_LOCAL)
+                pick[1] = gs_policy_part_readers(j->o->readers, j->threads, j->use_gpu);
         }
         j->mode = modes[pick[0]]; /* rank 0's state (j->ms) is then the mode's to free */
         if (gs_mpi_agree(j->comm, err) != GS_OK)

@@ -13,6 +13,7 @@
 #define GS_MODE_H
 
 #include "io/seq/fasta.h"
+#include "io/seq/parts.h"
 #include "job_internal.h"
 #include "sources.h"
 
@@ -43,8 +44,9 @@ typedef struct gs_mode {
     /* This rank's sources for one pass. */
     gs_status (*open)(gs_job *j, gs_pass *p, gs_error *err);
     /* After the pass, also after a failed open or scan (st): streams ended,
-     * readers closed, p->bytes_read and p->t_send set. */
-    void (*close)(gs_job *j, gs_pass *p, gs_status st);
+     * readers closed, p->bytes_read and p->t_send set. Returns st, or after
+     * a pass that went well its own failure (a layout it cannot finish). */
+    gs_status (*close)(gs_job *j, gs_pass *p, gs_status st, gs_error *err);
     /* NULL, or: turn a pass's result into this rank's counts and hits. */
     gs_status (*after_scan)(gs_job *j, gs_scan_res *res, gs_error *err);
     /* The corpus layout the result is written with (complete on rank 0). */
@@ -68,11 +70,12 @@ typedef struct gs_reader_state {
     gs_layout layout;  /* rank 0: the records the main pass met */
     gs_layout scratch; /* another pass's records, dropped at close */
     gs_reader *reader; /* rank 0, during a pass */
+    gs_parts *parts;   /* or, one process, its files read in parts */
     gs_stream_src ss;  /* streamed: the dealing of rank 0's segments */
 } gs_reader_state;
 gs_status gs_reader_state_plan(gs_job *j, gs_error *err);
 gs_status gs_reader_state_open(gs_job *j, gs_pass *p, gs_source *inner, gs_error *err);
-void gs_reader_state_close(gs_job *j, gs_pass *p);
+gs_status gs_reader_state_close(gs_job *j, gs_pass *p, gs_status st, gs_error *err);
 const gs_layout *gs_reader_state_layout(const gs_job *j);
 void gs_reader_state_free(gs_job *j);
 

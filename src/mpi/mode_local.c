@@ -1,6 +1,7 @@
 /* mode_local.c - the local mode: one process streams its files through
- * gs_reader (see mode.h); and that reader, which rank 0 of the streamed
- * mode runs too.
+ * gs_reader (see mode.h), or, plain FASTA and FASTQ with several readers,
+ * reads them in parts on as many threads (io/seq/parts.h); and the one
+ * stream, which rank 0 of the streamed mode runs too.
  *
  * One process takes this mode for what cannot be read by ranges (gzip, raw,
  * pipes, FIFOs and stdin, FASTA that cannot be indexed, BGZF without its
@@ -18,6 +19,19 @@ gs_status gs_reader_state_plan(gs_job *j, gs_error *err)
     return j->ms ? GS_OK : GS_ESYS;
 }
 
+/* How rank 0 reads the corpus, a stream or parts of it. */
+static gs_reader_opts reader_opts(const gs_job *j)
+{
+    const gs_scan_opts *o = j->o;
+    return (gs_reader_opts){.format = o->format, .block = j->block, .overlap = j->overlap,
+                            .any_bytes = o->alphabet == GS_ALPHA_BYTES, .threads = j->threads,
+                            .circular = o->circular, .tune = &o->tune,
+                            /* a read's name is shown with its hits, names its
+                             * unit in a record tally, or finds its sample */
+                            .drop_read_names = !o->report_hits && (o->tally == GS_TALLY_NONE ||
+                                                                   o->tally == GS_TALLY_FILE)};
+}
+
 gs_status gs_reader_state_open(gs_job *j, gs_pass *p, gs_source *inner, gs_error *err)
 {
     gs_reader_state *s = j->ms;
@@ -25,14 +39,7 @@ gs_status gs_reader_state_open(gs_job *j, gs_pass *p, gs_source *inner, gs_error
     *inner = (gs_source){0};
     if (j->rank != 0)
         return GS_OK;
-    gs_reader_opts ro = {.format = o->format, .block = j->block, .overlap = j->overlap,
-                         .any_bytes = o->alphabet == GS_ALPHA_BYTES, .threads = j->threads,
-                         .circular = o->circular, .tune = &o->tune,
-                         /* a read's name is shown with its hits, names its
-                          * unit in a record tally, or finds its sample */
-                         .drop_read_names = !o->report_hits &&
-                                            (o->tally == GS_TALLY_NONE ||
-                                             o->tally == GS_TALLY_FILE)};
+    gs_reader_opts ro = reader_opts(j);
     gs_status st = gs_reader_open((const char *const *)o->corpus, o->n_corpus, &ro,
                                   p->main ? &s->layout : &s->scratch, &s->reader, err);
     if (st == GS_OK)
@@ -40,18 +47,27 @@ gs_status gs_reader_state_open(gs_job *j, gs_pass *p, gs_source *inner, gs_error
     return st;
 }
 
-void gs_reader_state_close(gs_job *j, gs_pass *p)
+gs_status gs_reader_state_close(gs_job *j, gs_pass *p, gs_status st, gs_error *err)
 {
     gs_reader_state *s = j->ms;
+    const char *w = NULL;
     if (s->reader) {
         p->bytes_read += gs_reader_bytes_in(s->reader);
-        const char *w = gs_reader_warning(s->reader);
-        if (w && p->main)
-            fprintf(stderr, "gscan: warning: %s\n", w);
-        gs_reader_close(s->reader);
-        s->reader = NULL;
+        w = gs_reader_warning(s->reader);
+    } else if (s->parts) {
+        p->bytes_read += gs_parts_bytes_in(s->parts);
+        w = gs_parts_warning(s->parts);
+        if (st == GS_OK)
+            st = gs_parts_finish(s->parts, err);
     }
+    if (w && p->main)
+        fprintf(stderr, "gscan: warning: %s\n", w);
+    gs_reader_close(s->reader);
+    gs_parts_close(s->parts);
+    s->reader = NULL;
+    s->parts = NULL;
     gs_layout_free(&s->scratch);
+    return st;
 }
 
 const gs_layout *gs_reader_state_layout(const gs_job *j)
@@ -70,18 +86,30 @@ void gs_reader_state_free(gs_job *j)
     j->ms = NULL;
 }
 
+/* Plain FASTA and FASTQ on several readers are read in parts, each reader
+ * a source of the pipeline's (io/seq/parts.h); else one stream. */
 static gs_status local_open(gs_job *j, gs_pass *p, gs_error *err)
 {
+    gs_reader_state *s = j->ms;
+    const gs_scan_opts *o = j->o;
+    gs_reader_opts ro = reader_opts(j);
+    if (j->readers > 1 &&
+        gs_parts_open((const char *const *)o->corpus, o->n_corpus, &ro, o->tune.io_part,
+                      j->readers, p->main ? &s->layout : &s->scratch, &s->parts, err) != GS_OK)
+        return err->code;
+    if (s->parts) {
+        if (o->tune.debug & GS_DEBUG_TIME) /* docs/performance.md */
+            fprintf(stderr, "gscan: reading %zu files in %zu parts on %d threads\n", o->n_corpus,
+                    gs_parts_count(s->parts), j->readers);
+        for (p->n_src = 0; p->n_src < j->readers; p->n_src++)
+            p->src[p->n_src] = (gs_source){.next = gs_parts_next,
+                                           .ctx = gs_parts_lane(s->parts, p->n_src)};
+        return GS_OK;
+    }
     p->n_src = 1;
     return gs_reader_state_open(j, p, &p->src[0], err);
 }
 
-static void local_close(gs_job *j, gs_pass *p, gs_status st)
-{
-    (void)st;
-    gs_reader_state_close(j, p);
-}
-
 const gs_mode gs_mode_local = {.name = "local", .names = GS_NAMES_AFTER,
-                               .plan = gs_reader_state_plan, .open = local_open, .close = local_close,
+                               .plan = gs_reader_state_plan, .open = local_open, .close = gs_reader_state_close,
                                .layout = gs_reader_state_layout, .free = gs_reader_state_free};

@@ -58,9 +58,10 @@ static gs_status lz_open(gs_job *j, gs_pass *p, gs_error *err)
     return GS_OK;
 }
 
-static void lz_close(gs_job *j, gs_pass *p, gs_status st)
+static gs_status lz_close(gs_job *j, gs_pass *p, gs_status st, gs_error *err)
 {
-    (void)j, (void)p, (void)st;
+    (void)j, (void)p, (void)err;
+    return st;
 }
 
 /* The kernel's hits (primaries need their positions even when only counts

@@ -503,12 +503,13 @@ static gs_status ranges_open(gs_job *j, gs_pass *p, gs_error *err)
     return GS_OK;
 }
 
-static void ranges_close(gs_job *j, gs_pass *p, gs_status st)
+static gs_status ranges_close(gs_job *j, gs_pass *p, gs_status st, gs_error *err)
 {
-    (void)st;
+    (void)err;
     const ranges *s = j->ms;
     for (int r = 0; r < j->readers; r++)
         p->bytes_read += s->rs[r].bytes_read;
+    return st;
 }
 
 static const gs_layout *ranges_layout(const gs_job *j)

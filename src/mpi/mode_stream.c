@@ -21,13 +21,12 @@ static gs_status stream_open(gs_job *j, gs_pass *p, gs_error *err)
 
 /* After a failed scan (or a reader that did not open on rank 0), rank 0
  * ends the stream for everyone and the others drain it. */
-static void stream_close(gs_job *j, gs_pass *p, gs_status st)
+static gs_status stream_close(gs_job *j, gs_pass *p, gs_status st, gs_error *err)
 {
-    (void)st;
     gs_reader_state *s = j->ms;
     gs_stream_src_stop(&s->ss, j->block + j->overlap);
     p->t_send += s->ss.t_send;
-    gs_reader_state_close(j, p);
+    return gs_reader_state_close(j, p, st, err);
 }
 
 const gs_mode gs_mode_streamed = {.name = "streamed", .names = GS_NAMES_AFTER, .gathers_hits = 1,

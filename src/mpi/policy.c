@@ -67,6 +67,11 @@ int gs_policy_readers(int asked, int threads, int use_gpu, int index)
     return asked ? asked : share < 1 ? 1 : share > most ? most : share;
 }
 
+int gs_policy_part_readers(int asked, int threads, int use_gpu)
+{
+    return gs_policy_readers(asked, threads, use_gpu, use_gpu);
+}
+
 int gs_policy_threads(int asked, long cores, int ranks_on_node)
 {
     if (asked > 0)

@@ -105,6 +105,13 @@ gs_mode_id gs_policy_mode(int lz_index, int by_ranges, int n_ranks);
  * GS_MAX_READERS. */
 int gs_policy_readers(int asked, int threads, int use_gpu, int index);
 
+/* Reading threads of one process that streams plain FASTA or FASTQ in
+ * parts (io/seq/parts.h), each parsing as it reads (~1 GB/s a thread):
+ * --readers (asked), else with a GPU three quarters of the threads, up to
+ * GS_MAX_READERS (parsing is the host's work there), on the CPU a quarter
+ * (1..4), as for files read by ranges. 1: one stream. */
+int gs_policy_part_readers(int asked, int threads, int use_gpu);
+
 /* ---- the machine -------------------------------------------------------- */
 
 /* Worker threads per rank: -t (asked), else the cores shared by the ranks of

@@ -42,6 +42,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fasta.h"
 #include "fastq.h"
+#include "reader_part.h"
 #include "seqformat.h"
 
 #include <errno.h>
@@ -59,6 +60,10 @@ struct gs_reader {
     gs_reader_opts o;
     gs_layout *layout;
     size_t fi;         /* index of the current file */
+    const char *path;  /* its path, for messages */
+    int part_done;     /* a part (gs_reader_open_part): its range is read */
+    uint64_t rec_id0;  /* a part: the id of its first record, else 0 */
+    uint64_t file_rec_before; /* a part: the file's records before it */
     gs_seq_cursor c;   /* its text */
     int raw;           /* the current file is read raw */
     int raw_started;   /* its one record was opened */
@@ -97,8 +102,8 @@ const char *gs_path_base(const char *path)
 static gs_status append_record(gs_reader *r, const char *name, size_t name_len, gs_error *err)
 {
     gs_layout *l = r->layout;
-    if (l->n_rec >= UINT32_MAX)
-        return gs_fail(err, GS_EINPUT, "more than %u records (%s)", UINT32_MAX, l->files[r->fi]);
+    if (r->rec_id0 + l->n_rec >= UINT32_MAX)
+        return gs_fail(err, GS_EINPUT, "more than %u records (%s)", UINT32_MAX, r->path);
     if (r->fastq && r->o.drop_read_names)
         name_len = 0;
     if (gs_grow(&l->rec, &l->cap_rec, l->n_rec, sizeof *l->rec, 64) != GS_OK ||
@@ -124,6 +129,10 @@ static gs_status refill(gs_reader *r, gs_error *err)
 
 static void close_file(gs_reader *r)
 {
+    if (r->c.range) { /* a part ends at its range's end */
+        r->part_done = 1;
+        return;
+    }
     if (r->c.gz) {
         r->bytes_done += gs_stream_bytes_in(r->c.gz);
         gs_stream_close(r->c.gz);
@@ -151,7 +160,7 @@ static const char *foreign_compression(const uint8_t *b, size_t n)
  * stream like files. */
 static gs_status open_file(gs_reader *r, gs_error *err)
 {
-    const char *path = r->layout->files[r->fi];
+    const char *path = r->path = r->layout->files[r->fi];
     gs_stream_opts so = {.threads = r->o.threads, .tune = r->o.tune};
     gs_seq_head h;
     if (gs_stream_open(path, &so, &r->c.gz, err) != GS_OK ||
@@ -212,10 +221,9 @@ not_forced:
 static gs_status bad_header(const gs_reader *r, const char *why, gs_error *err)
 {
     if (r->fastq) /* a FASTQ reader counts lines */
-        return gs_fail(err, GS_EINPUT, "%s (%s:%" PRIu64 ")", why, r->layout->files[r->fi],
-                       r->q.line);
-    return gs_fail(err, GS_EINPUT, "%s (%s, record %zu)", why, r->layout->files[r->fi],
-                   r->layout->n_rec - r->file_rec0 + 1);
+        return gs_fail(err, GS_EINPUT, "%s (%s:%" PRIu64 ")", why, r->path, r->q.line);
+    return gs_fail(err, GS_EINPUT, "%s (%s, record %" PRIu64 ")", why, r->path,
+                   r->file_rec_before + (r->layout->n_rec - r->file_rec0) + 1);
 }
 
 /* Read a header line (in[pos] == '>'), which may span chunks, and open its record. */
@@ -281,7 +289,9 @@ static gs_status next_record(gs_reader *r, int *open, gs_error *err)
 {
     *open = 0;
     for (;;) {
-        if (r->c.gz == NULL) {
+        if (r->part_done)
+            return GS_OK;
+        if (r->c.gz == NULL && r->c.range == NULL) {
             if (r->fi == r->layout->n_files)
                 return GS_OK;
             if (open_file(r, err) != GS_OK)
@@ -330,7 +340,7 @@ static void note_joined(gs_reader *r)
     snprintf(r->warning, sizeof r->warning,
              "a '>' inside a sequence line of record %s (%s:%" PRIu64 "): two FASTA files "
              "joined without a final newline? What follows it is read as residues",
-             r->name && r->name_len ? r->name : "(no name)", r->layout->files[r->fi], r->line);
+             r->name && r->name_len ? r->name : "(no name)", r->path, r->line);
 }
 
 const char *gs_reader_warning(const gs_reader *r)
@@ -448,40 +458,70 @@ fail:
     return err->code;
 }
 
-gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
-                         gs_layout *layout, gs_reader **out, gs_error *err)
+gs_status gs_layout_set_files(gs_layout *layout, const char *const *files, size_t n_files,
+                              gs_error *err)
 {
-    gs_reader *r = NULL;
-    *out = NULL;
-    if (o->block == 0 || o->block > SIZE_MAX / 2 || o->overlap > SIZE_MAX / 2)
-        return gs_fail(err, GS_EUSAGE, "block size must be positive (reader options)");
     layout->files = gs_calloc(n_files, sizeof *layout->files, err, "file list");
     if (layout->files == NULL)
         return GS_ESYS;
     for (size_t i = 0; i < n_files; i++) {
-        layout->files[i] = strdup(files[i]);
-        if (layout->files[i] == NULL) {
-            gs_fail(err, GS_ESYS, "out of memory (%s)", files[i]);
-            goto fail;
-        }
+        if ((layout->files[i] = strdup(files[i])) == NULL)
+            return gs_fail(err, GS_ESYS, "out of memory (%s)", files[i]);
         layout->n_files++;
     }
-    if (gs_corpus_check(files, n_files, err) != GS_OK)
-        goto fail;
-    r = gs_calloc(1, sizeof *r, err, "reader");
+    return gs_corpus_check(files, n_files, err);
+}
+
+/* A reader of o's kind appending to layout, at no file yet. */
+static gs_status new_reader(const gs_reader_opts *o, gs_layout *layout, gs_reader **out,
+                            gs_error *err)
+{
+    *out = NULL;
+    if (o->block == 0 || o->block > SIZE_MAX / 2 || o->overlap > SIZE_MAX / 2)
+        return gs_fail(err, GS_EUSAGE, "block size must be positive (reader options)");
+    gs_reader *r = gs_calloc(1, sizeof *r, err, "reader");
     if (r == NULL)
-        goto fail;
+        return GS_ESYS;
     r->o = *o;
     r->layout = layout;
     r->carry = gs_malloc(o->overlap, err, "overlap buffer");
     if (r->carry == NULL ||
-        (o->circular && (r->head = gs_malloc(o->overlap, err, "record start buffer")) == NULL))
-        goto fail;
+        (o->circular && (r->head = gs_malloc(o->overlap, err, "record start buffer")) == NULL)) {
+        gs_reader_close(r);
+        return GS_ESYS;
+    }
     *out = r;
     return GS_OK;
-fail:
-    gs_reader_close(r);
-    return err->code;
+}
+
+gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
+                         gs_layout *layout, gs_reader **out, gs_error *err)
+{
+    *out = NULL;
+    if (gs_layout_set_files(layout, files, n_files, err) != GS_OK)
+        return err->code;
+    return new_reader(o, layout, out, err);
+}
+
+gs_status gs_reader_open_part(const gs_reader_opts *o, const gs_reader_part *pt,
+                              gs_layout *layout, gs_reader **out, gs_error *err)
+{
+    if (new_reader(o, layout, out, err) != GS_OK)
+        return err->code;
+    gs_reader *r = *out;
+    r->fi = pt->file;
+    r->path = pt->range->path;
+    r->c.range = pt->range;
+    r->rec_id0 = pt->rec_id0;
+    r->file_rec_before = pt->rec_in_file;
+    r->line_start = 1;
+    r->line = pt->line0;
+    r->fastq = pt->fastq;
+    if (r->fastq) {
+        gs_fastq_begin(&r->q, r->path, NULL, 0);
+        r->q.line = pt->line0;
+    }
+    return GS_OK;
 }
 
 /* Circular records: keep the record's first residues, and once its end is
@@ -533,7 +573,7 @@ gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more,
         }
         /* Not done means buf is full, so the overlap past own is complete. */
         size_t own = n < r->o.block ? n : r->o.block;
-        *seg = (gs_segment){r->rec, r->rec_pos, buf, n, own, 0};
+        *seg = (gs_segment){(uint32_t)(r->rec_id0 + r->rec), r->rec_pos, buf, n, own, 0};
         if (r->o.circular)
             wrap(r, buf, seg);
         r->n_carry = n - own;
@@ -544,65 +584,6 @@ gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more,
         *more = 1;
         return GS_OK;
     }
-}
-
-/* FNV-1a: names are short words, so hashing is cheap next to the table's
- * cache misses. */
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3u;
-    return h;
-}
-
-/* One pass in record order over an open-addressing table (a sort of
- * millions of EST names cost more than the rest of the layout): each slot
- * holds a name's hash (high 32 bits) and its first record + 1 (low 32 bits,
- * record ids are 32-bit). The first record found in the table is the
- * smallest b; the slot gives its a. */
-gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *b, gs_error *err)
-{
-    size_t dups = 0;
-    *n = *a = *b = 0;
-    if (l->n_rec < 2 || l->n_rec >= UINT32_MAX)
-        return GS_OK;
-    size_t named = 0; /* the table is for these: 100 M nameless reads need none */
-    for (size_t i = 0; i < l->n_rec; i++)
-        named += l->rec[i].name[0] != 0;
-    if (named < 2)
-        return GS_OK;
-    size_t cap = 64;
-    while (cap < named + named / 2)
-        cap *= 2;
-    /* zeroed by writing, not calloc: a table calloc maps to the zero page
-     * takes a second fault (and a TLB flush on every thread's core) on each
-     * page's first store, after the probe that read it */
-    uint64_t *slot = gs_malloc(cap * sizeof *slot, err, "record names");
-    if (slot == NULL)
-        return GS_ESYS;
-    memset(slot, 0, cap * sizeof *slot);
-    for (size_t i = 0; i < l->n_rec; i++) {
-        const char *name = l->rec[i].name;
-        if (name[0] == 0) /* no name (FASTQ reads when names are not kept) */
-            continue;
-        uint64_t h = name_hash(name), tag = h >> 32 << 32;
-        for (size_t k = (size_t)h & (cap - 1);; k = (k + 1) & (cap - 1)) {
-            if (slot[k] == 0) {
-                slot[k] = tag | (i + 1);
-                break;
-            }
-            size_t first = (size_t)(slot[k] & UINT32_MAX) - 1;
-            if ((slot[k] >> 32 << 32) == tag && strcmp(l->rec[first].name, name) == 0) {
-                if (dups++ == 0)
-                    *a = first, *b = i;
-                break;
-            }
-        }
-    }
-    free(slot);
-    *n = dups;
-    return GS_OK;
 }
 
 uint64_t gs_reader_bytes_in(const gs_reader *r)

@@ -61,6 +61,11 @@ typedef struct gs_reader_opts {
 gs_status gs_reader_open(const char *const *files, size_t n_files, const gs_reader_opts *o,
                          gs_layout *layout, gs_reader **r, gs_error *err);
 
+/* layout->files: a copy of files[0, n_files), which gs_corpus_check
+ * passes first (layout->n_files counts the copies made). */
+gs_status gs_layout_set_files(gs_layout *layout, const char *const *files, size_t n_files,
+                              gs_error *err);
+
 /* Check the corpus before any work, without opening or reading a file (a
  * FIFO must be read once, by the reader): every file exists, is readable and
  * is not a directory (GS_EINPUT), and no stream (stdin, pipe, FIFO) is

@@ -11,10 +11,27 @@
 
 #include <stdint.h>
 
+/* A byte range of a plain file, read with pread a piece at a time: a part
+ * of a file that several threads read (parts.c). The first piece may be
+ * held already (the bytes the part was counted in). */
+typedef struct gs_seq_range {
+    int fd;
+    const char *path;
+    uint64_t at, stop; /* the next byte to read, the range's end */
+    uint8_t *buf;      /* cap bytes: the pieces */
+    size_t cap;
+    size_t held;       /* buf[0, held) holds the bytes from at on, unread */
+    uint64_t bytes;    /* bytes read from the file */
+} gs_seq_range;
+
+/* The next piece of g into *in, *n bytes (0 at the range's end). */
+gs_status gs_seq_range_piece(gs_seq_range *g, const uint8_t **in, size_t *n, gs_error *err);
+
 /* The unread text of one open file: in[pos, end) of the piece
- * gs_stream_view gave last. */
+ * gs_stream_view (or, for a part, gs_seq_range_piece) gave last. */
 typedef struct gs_seq_cursor {
     gs_stream *gz;     /* NULL between files */
+    gs_seq_range *range; /* a part: read through it (gz is NULL) */
     const uint8_t *in; /* decompressed bytes (gs_stream_view's) */
     size_t pos, end;   /* unread part of in[] */
     int eof;           /* the file has returned all its bytes */
@@ -27,8 +44,10 @@ static inline gs_status gs_seq_cursor_refill(gs_seq_cursor *c, gs_error *err)
     if (c->eof)
         return GS_OK;
     size_t n;
-    if (gs_stream_view(c->gz, &c->in, &n, err) != GS_OK)
-        return err->code;
+    gs_status st = c->range ? gs_seq_range_piece(c->range, &c->in, &n, err)
+                            : gs_stream_view(c->gz, &c->in, &n, err);
+    if (st != GS_OK)
+        return st;
     c->eof = n == 0;
     c->pos = 0;
     c->end = n;
