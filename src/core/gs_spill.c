@@ -376,7 +376,8 @@ void gs_spill_retire(gs_spill *s, size_t k)
         s->hits -= s->runs[i].n;
         s->bytes -= s->runs[i].n * GS_SPILL_HIT_BYTES;
     }
-    memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof *s->runs);
+    if (k > 0)
+        memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof *s->runs);
     s->n_runs -= k;
 }
 
