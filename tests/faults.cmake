@@ -28,6 +28,9 @@ set_tests_properties(faults_inputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXE
 # full disk while spilling; a run under ulimit -v
 add_test(NAME faults_spill COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/spill.sh $<TARGET_FILE:gscan>)
 set_tests_properties(faults_spill PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 300)
+# hits thinned, counted or tallied after the scan (approximate, --tally) spill too
+add_test(NAME faults_spill_approx COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/spill.sh $<TARGET_FILE:gscan> approx)
+set_tests_properties(faults_spill_approx PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 300)
 # shell runs of the Release build: under the sanitizers ulimit -v and an
 # LD_PRELOAD stand-in cannot work, and the unit tests above run there
-set_property(TEST faults_cluster faults_outputs faults_inputs faults_spill APPEND PROPERTY LABELS faults)
+set_property(TEST faults_cluster faults_outputs faults_inputs faults_spill faults_spill_approx APPEND PROPERTY LABELS faults)

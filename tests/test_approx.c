@@ -252,11 +252,12 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
                          gs_match_mode_name((gs_match_mode)mode), K, both + 1, exact3p);
                 same(&got, &ref, what);
                 if (exact3p) { /* one site a hit, the same from both */
-                    gs_hits_best_per_site(&got);
+                    gs_error err0 = {0};
+                    gs_hits_best_per_site(&got, &err0);
                     gs_hits sites = {0};
                     for (size_t i = 0; i < ref.n; i++)
                         gs_hits_push(&sites, &ref.v[i]);
-                    gs_hits_best_per_site(&sites);
+                    gs_hits_best_per_site(&sites, &err0);
                     same(&got, &sites, "best per site");
                     gs_hits_free(&sites);
                 }
@@ -643,7 +644,23 @@ static void test_sites(void)
         }
         if (want.n > 1)
             qsort(want.v, want.n, sizeof *want.v, gs_hit_cmp);
-        gs_hits_best_per_site(&h);
+        /* as a stream: hits in, winners out in the order their sites close */
+        gs_error err0 = {0};
+        gs_sites st;
+        gs_hits streamed = {0};
+        CHECK(gs_sites_init(&st, 2, &err0) == GS_OK);
+        gs_hit won, open[4];
+        for (size_t i = 0; i < h.n; i++)
+            if (gs_sites_add(&st, &h.v[i], &won))
+                gs_hits_push(&streamed, &won);
+        for (size_t i = 0, k = gs_sites_end(&st, open); i < k; i++)
+            gs_hits_push(&streamed, &open[i]);
+        gs_sites_free(&st);
+        if (streamed.n > 1)
+            qsort(streamed.v, streamed.n, sizeof *streamed.v, gs_hit_cmp);
+        same(&streamed, &want, "best per site, streamed");
+        gs_hits_free(&streamed);
+        gs_hits_best_per_site(&h, &err0);
         same(&h, &want, "best per site");
         uint64_t counts[4] = {0}, by_threads[4] = {0};
         gs_hits_count(&h, 2, 4, counts, 1);

@@ -3,8 +3,9 @@
  * use (gs_hitmerge), against qsort of all the hits. Runs of random sizes
  * (empty ones included) with ties across runs, a tail held in memory, a
  * budget so small that the runs are first merged in passes, a run of one;
- * the folder is gone after gs_spill_free; a folder that cannot be made is
- * an error naming it. */
+ * the stream read twice gives the same hits; runs spilled while it is read
+ * stay when the runs it read are retired; the folder is gone after
+ * gs_spill_free; a folder that cannot be made is an error naming it. */
 #include <dirent.h>
 #include <string.h>
 
@@ -40,6 +41,22 @@ static int entries(const char *dir)
     return n;
 }
 
+/* The stream of sp's runs and tail[0..n_tail) into out, in reads of chunk
+ * hits; how many (at most cap). */
+static size_t read_stream(gs_spill *sp, const gs_hit *tail, size_t n_tail, size_t mem,
+                          size_t chunk, gs_hit *out, size_t cap)
+{
+    gs_error err = {0};
+    gs_hit_source src;
+    size_t got = 0, m = 1;
+    CHECK(gs_spill_stream(sp, tail, n_tail, mem, &src, &err) == GS_OK);
+    while (err.code == GS_OK && m > 0 && got <= cap) {
+        CHECK(src.next(src.ctx, out + got, chunk, &m, &err) == GS_OK);
+        got += m;
+    }
+    return got;
+}
+
 /* n hits cut into k sorted runs spilled (sizes random) and a tail of
  * n_tail, read back with mem bytes of buffers in reads of `chunk`. */
 static void check_spill(uint64_t *rs, const char *dir, size_t n, size_t k, size_t n_tail,
@@ -62,18 +79,35 @@ static void check_spill(uint64_t *rs, const char *dir, size_t n, size_t k, size_
     CHECK(gs_spill_runs(sp) == k && gs_spill_hits(sp) == n);
     CHECK(k == 0 || strstr(gs_spill_dir(sp), "/.out.h5.gscan-spill.") != NULL);
     CHECK(k == 0 || entries(dir) == 1);
-    gs_hit_source src;
-    size_t got = 0, m = 1;
-    CHECK(gs_spill_stream(sp, all + n, n_tail, mem, &src, &err) == GS_OK);
-    while (err.code == GS_OK && m > 0 && got <= n + n_tail) {
-        CHECK(src.next(src.ctx, out + got, chunk, &m, &err) == GS_OK);
-        got += m;
-    }
+    size_t got = read_stream(sp, all + n, n_tail, mem, chunk, out, n + n_tail);
+    size_t again = read_stream(sp, all + n, n_tail, mem, chunk, all, n + n_tail);
+    CHECK_EQ_U64(again, got);
+    for (size_t i = 0; i < got && i < again; i++)
+        if (!same_hit(&all[i], &out[i])) {
+            CHECK(!"the stream read again differs");
+            break;
+        }
     qsort(all, n + n_tail, sizeof *all, gs_hit_cmp);
     CHECK_EQ_U64(got, n + n_tail);
     for (size_t i = 0; i < got && i < n + n_tail; i++)
         if (!same_hit(&all[i], &out[i])) {
             CHECK(!"merged hits differ from qsort");
+            break;
+        }
+    /* a run of every other hit spilled while the stream is open, the runs
+     * it read retired: that run is what is left */
+    const size_t n_read = gs_spill_runs(sp);
+    read_stream(sp, NULL, 0, mem, chunk, out, n + n_tail);
+    size_t half = 0;
+    for (size_t i = 0; i < n; i += 2)
+        out[half++] = all[i];
+    CHECK(n == 0 || gs_spill_run(sp, out, half, &err) == GS_OK);
+    gs_spill_retire(sp, n_read);
+    CHECK(gs_spill_runs(sp) == (n ? 1 : 0) && gs_spill_hits(sp) == (n ? half : 0));
+    CHECK_EQ_U64(read_stream(sp, NULL, 0, mem, chunk, all, n + n_tail), n ? half : 0);
+    for (size_t i = 0; i < half; i++)
+        if (!same_hit(&all[i], &out[i])) {
+            CHECK(!"the run spilled while reading differs");
             break;
         }
     gs_spill_free(sp);

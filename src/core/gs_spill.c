@@ -325,19 +325,10 @@ static gs_status merge_oldest(gs_spill *s, size_t k, size_t buf, gs_error *err)
 {
     unsigned id;
     uint64_t n;
-    char path[PATH_MAX + 16];
     if (open_merge(s, k, 0, NULL, 0, buf, err) != GS_OK || new_id(s, &id, err) != GS_OK ||
         write_run(s, id, gs_hit_merge_source(s->merge), &n, err) != GS_OK)
         return err->code;
-    stream_close(s);
-    for (size_t i = 0; i < k; i++) {
-        run_path(path, s->dir, s->runs[i].id);
-        unlink(path);
-    }
-    memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof *s->runs);
-    s->n_runs -= k;
-    s->hits -= n;
-    s->bytes -= n * GS_SPILL_HIT_BYTES;
+    gs_spill_retire(s, k);
     return add_run(s, id, n, err);
 }
 
@@ -345,6 +336,7 @@ gs_status gs_spill_stream(gs_spill *s, const gs_hit *tail, size_t n_tail, size_t
                           gs_hit_source *src, gs_error *err)
 {
     const size_t per_hit = sizeof(gs_hit) + GS_SPILL_HIT_BYTES;
+    stream_close(s); /* a stream read before: read again from the start */
     size_t fanin = mem / (per_hit * MIN_BUF_HITS);
     fanin = fanin < 3 ? 3 : fanin > MAX_FANIN ? MAX_FANIN : fanin;
     while (s->n_runs + 1 > fanin) {
@@ -368,17 +360,25 @@ gs_status gs_spill_collapse(gs_spill *s, gs_hit_source src, gs_error *err)
 {
     unsigned id;
     uint64_t n;
-    char path[PATH_MAX + 16];
     if (new_id(s, &id, err) != GS_OK || write_run(s, id, src, &n, err) != GS_OK)
         return err->code;
+    gs_spill_retire(s, s->n_runs);
+    return add_run(s, id, n, err);
+}
+
+void gs_spill_retire(gs_spill *s, size_t k)
+{
+    char path[PATH_MAX + 16];
     stream_close(s);
-    for (size_t i = 0; i < s->n_runs; i++) {
+    for (size_t i = 0; i < k; i++) {
         run_path(path, s->dir, s->runs[i].id);
         unlink(path);
+        s->hits -= s->runs[i].n;
+        s->bytes -= s->runs[i].n * GS_SPILL_HIT_BYTES;
     }
-    s->n_runs = 0;
-    s->hits = s->bytes = 0;
-    return add_run(s, id, n, err);
+    if (k > 0)
+        memmove(s->runs, s->runs + k, (s->n_runs - k) * sizeof *s->runs);
+    s->n_runs -= k;
 }
 
 const char *gs_spill_dir(const gs_spill *s) { return s && s->made ? s->dir : ""; }

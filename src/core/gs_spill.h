@@ -39,14 +39,19 @@ uint64_t gs_spill_bytes(const gs_spill *sp); /* bytes on disk, the largest total
 /* Every run, and tail[0..n_tail) (sorted, still the caller's), as one
  * sorted source whose buffers take about mem bytes: where more runs are
  * open than that allows at 1024 hits a buffer (and never more than 64),
- * the oldest are first merged into new runs. The source lives until
- * gs_spill_free. */
+ * the oldest are first merged into new runs. The source lives until the
+ * next gs_spill_stream (which reads from the start again: a tally, then
+ * the writer), gs_spill_retire, gs_spill_collapse or gs_spill_free. */
 gs_status gs_spill_stream(gs_spill *sp, const gs_hit *tail, size_t n_tail, size_t mem,
                           gs_hit_source *src, gs_error *err);
 
 /* Replace every run with one run of the hits src gives, which may read the
  * runs themselves (a stream of gs_spill_stream: it is closed after). */
 gs_status gs_spill_collapse(gs_spill *sp, gs_hit_source src, gs_error *err);
+
+/* Close the stream and remove the oldest k runs: those it read while
+ * gs_spill_run added the hits made from them (the hits of --best-per-site). */
+void gs_spill_retire(gs_spill *sp, size_t k);
 
 /* The folder ("" before the first run). */
 const char *gs_spill_dir(const gs_spill *sp);

@@ -160,28 +160,51 @@ void gs_tally_counter_free(gs_tally_counter *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Hits h[0..n) into c, a unit's rows flushed to t where the record changes. */
-static gs_status count_hits(gs_tally *t, gs_tally_counter *c, const gs_hit *h, size_t n)
+/* Hits h[0..n) into c, the rows of record *rec (the one c holds, when it
+ * holds any) flushed to t where the record changes; with last, the final
+ * record's too. A stream's chunks go through one after the other. */
+static gs_status count_hits(gs_tally *t, gs_tally_counter *c, const gs_hit *h, size_t n,
+                            uint32_t *rec, int last)
 {
     for (size_t i = 0; i < n; i++) {
-        gs_tally_counter_add(c, h[i].pattern, h[i].strand < 0, h[i].distance, 1);
-        if ((i + 1 == n || h[i + 1].record != h[i].record) &&
-            gs_tally_counter_flush(c, t, h[i].record) != GS_OK)
+        if (c->n_touched && h[i].record != *rec && gs_tally_counter_flush(c, t, *rec) != GS_OK)
             return GS_ESYS;
+        *rec = h[i].record;
+        gs_tally_counter_add(c, h[i].pattern, h[i].strand < 0, h[i].distance, 1);
     }
-    return GS_OK;
+    return last && c->n_touched ? gs_tally_counter_flush(c, t, *rec) : GS_OK;
 }
 
 gs_status gs_tally_add_hits(gs_tally *t, const gs_hit *h, size_t n, uint32_t n_pat,
                             gs_error *err)
 {
     gs_tally_counter c;
+    uint32_t rec = 0;
     gs_status st = gs_tally_counter_init(&c, n_pat, err);
     if (st == GS_OK)
-        st = count_hits(t, &c, h, n);
+        st = count_hits(t, &c, h, n, &rec, 1);
     if (st != GS_OK && err->code == GS_OK)
         gs_fail(err, GS_ESYS, "out of memory (tally of %zu hits)", n);
     gs_tally_counter_free(&c);
+    if (st == GS_OK)
+        gs_tally_normalize(t);
+    return st;
+}
+
+gs_status gs_tally_add_stream(gs_tally *t, gs_hit_source src, uint32_t n_pat, gs_error *err)
+{
+    enum { CHUNK = 1 << 14 };
+    gs_tally_counter c;
+    uint32_t rec = 0;
+    gs_hit *buf = gs_malloc(CHUNK * sizeof *buf, err, "tally");
+    gs_status st = buf ? gs_tally_counter_init(&c, n_pat, err) : GS_ESYS;
+    for (size_t n = 1; st == GS_OK && n > 0;)
+        if ((st = src.next(src.ctx, buf, CHUNK, &n, err)) == GS_OK &&
+            count_hits(t, &c, buf, n, &rec, n == 0) != GS_OK)
+            st = gs_fail(err, GS_ESYS, "out of memory (tally of hits)");
+    if (buf)
+        gs_tally_counter_free(&c);
+    free(buf);
     if (st == GS_OK)
         gs_tally_normalize(t);
     return st;
@@ -191,8 +214,9 @@ gs_status gs_tally_add_hits(gs_tally *t, const gs_hit *h, size_t n, uint32_t n_p
  * contiguous: keys ascend in position and segments in their first). */
 static gs_status add_run(gs_tally *t, gs_tally_counter *c, const gs_hit_run *r)
 {
+    uint32_t rec = 0;
     if (r->hits)
-        return count_hits(t, c, r->hits, r->n);
+        return count_hits(t, c, r->hits, r->n, &rec, 1);
     const gs_run_seg *b = r->segs ? r->segs : &r->first, *last = r->segs ? b + r->n_seg - 1 : b;
     for (size_t i = 0; i < r->n; i++) {
         uint64_t k = r->keys[i], pos = gs_hitkey_pos(r->lay, k);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "gs_error.h"
+#include "gs_hitmerge.h"
 #include "gs_hitsort.h"
 #include "gs_types.h"
 
@@ -79,6 +80,10 @@ void gs_tally_counter_free(gs_tally_counter *c);
  * was empty. Memory: a counter besides the rows. */
 gs_status gs_tally_add_hits(gs_tally *t, const gs_hit *h, size_t n, uint32_t n_pat,
                             gs_error *err);
+/* The same for the hits src gives in contract §3 order, a chunk at a time
+ * (hits spilled beyond --max-memory: gs_spill.h). GS_ESYS when out of
+ * memory, or src's error. */
+gs_status gs_tally_add_stream(gs_tally *t, gs_hit_source src, uint32_t n_pat, gs_error *err);
 /* The same for the hits of a rank's runs of packed keys (gs_hitsort.h),
  * without making hit records of them: a run's keys are counted per segment
  * of its table. Every hit of the runs counts once, so this is the tally of

@@ -1,33 +1,21 @@
 /* sites.c - --best-per-site and counts taken from the reported hits.
  *
- * The hits are put in (record, pattern, strand, start, end) order, so each
- * site is a run whose next start lies below the run's largest end; the
- * winners go back to contract §3 order with one more sort. Counts of the
- * approximate modes are taken here, from what is reported, so that they
- * agree with the hits whatever filter ran (contract §1: counts count what
- * is reported).
+ * Hits come in contract §3 order, in which each (pattern, strand)'s hits
+ * are in (record, start, end) order: its sites are runs of them, each
+ * closed by the first hit that starts at or past the run's largest end. So
+ * one pass keeps an open site per pattern and strand, whether the hits are
+ * an array or a stream read a chunk at a time; the winners come out in the
+ * order their sites close and go back to contract §3 order with a merge of
+ * their ascending runs. Counts of the approximate modes are taken here,
+ * from what is reported, so that they agree with the hits whatever filter
+ * ran (contract §1: counts count what is reported).
  */
 #include "sites.h"
 
+#include "core/gs_hitsort.h"
 #include "core/gs_parallel.h"
 
 #include <stdlib.h>
-
-static int site_cmp(const void *a, const void *b)
-{
-    const gs_hit *x = a, *y = b;
-    if (x->record != y->record)
-        return x->record < y->record ? -1 : 1;
-    if (x->pattern != y->pattern)
-        return x->pattern < y->pattern ? -1 : 1;
-    if (x->strand != y->strand)
-        return x->strand > y->strand ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->end != y->end)
-        return x->end < y->end ? -1 : 1;
-    return 0;
-}
 
 /* Whether x represents a site better than y. */
 static int better(const gs_hit *x, const gs_hit *y)
@@ -39,31 +27,67 @@ static int better(const gs_hit *x, const gs_hit *y)
     return x->end < y->end;
 }
 
-void gs_hits_best_per_site(gs_hits *h)
+gs_status gs_sites_init(gs_sites *s, uint32_t n_patterns, gs_error *err)
 {
-    if (h->n < 2)
-        return;
-    qsort(h->v, h->n, sizeof *h->v, site_cmp);
-    size_t w = 0;
-    for (size_t i = 0; i < h->n;) {
-        gs_hit best = h->v[i];
-        uint64_t reach = h->v[i].end;
-        size_t j = i + 1;
-        for (; j < h->n; j++) {
-            const gs_hit *x = &h->v[j];
-            if (x->record != best.record || x->pattern != best.pattern ||
-                x->strand != best.strand || x->start >= reach)
-                break;
-            if (x->end > reach)
-                reach = x->end;
-            if (better(x, &best))
-                best = *x;
-        }
-        h->v[w++] = best;
-        i = j;
+    s->n_patterns = n_patterns;
+    s->v = gs_calloc((size_t)n_patterns * 2 + 1, sizeof *s->v, err, "the sites of hits");
+    return s->v ? GS_OK : GS_ESYS;
+}
+
+int gs_sites_add(gs_sites *s, const gs_hit *h, gs_hit *won)
+{
+    const gs_hit x = *h;
+    gs_site *site = &s->v[(size_t)x.pattern * 2 + (x.strand < 0)];
+    if (site->open && x.record == site->best.record && x.start < site->reach) {
+        if (x.end > site->reach)
+            site->reach = x.end;
+        if (better(&x, &site->best))
+            site->best = x;
+        return 0;
     }
-    h->n = w;
-    qsort(h->v, h->n, sizeof *h->v, gs_hit_cmp);
+    const int closed = site->open;
+    if (closed)
+        *won = site->best;
+    *site = (gs_site){.best = x, .reach = x.end, .open = 1};
+    return closed;
+}
+
+size_t gs_sites_end(gs_sites *s, gs_hit *out)
+{
+    size_t n = 0;
+    for (size_t e = 0; e < (size_t)s->n_patterns * 2; e++)
+        if (s->v[e].open) {
+            out[n++] = s->v[e].best;
+            s->v[e].open = 0;
+        }
+    return n;
+}
+
+void gs_sites_free(gs_sites *s)
+{
+    free(s->v);
+    s->v = NULL;
+}
+
+/* The winners are written over the hits already read: a site closes only
+ * after its hits are read, so no more winners than hits read precede the
+ * next hit. */
+gs_status gs_hits_best_per_site(gs_hits *h, gs_error *err)
+{
+    uint32_t n_patterns = 0;
+    for (size_t i = 0; i < h->n; i++)
+        n_patterns = h->v[i].pattern >= n_patterns ? h->v[i].pattern + 1 : n_patterns;
+    gs_sites s;
+    if (h->n < 2 || gs_sites_init(&s, n_patterns, err) != GS_OK)
+        return err->code;
+    size_t w = 0;
+    for (size_t i = 0; i < h->n; i++)
+        w += (size_t)gs_sites_add(&s, &h->v[i], &h->v[w]);
+    h->n = w + gs_sites_end(&s, h->v + w);
+    gs_sites_free(&s);
+    if (gs_hits_sort(h) != GS_OK) /* no room for the merge: in place */
+        qsort(h->v, h->n, sizeof *h->v, gs_hit_cmp);
+    return GS_OK;
 }
 
 typedef struct count_share {

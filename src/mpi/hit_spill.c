@@ -2,10 +2,12 @@
  * spill made before the scan, the gather of spilled hits to rank 0, and
  * the stream the writers read (see job_internal.h).
  *
- * Spilling serves exact hits written as they are found. Approximate hits
- * are thinned (--best-per-site) and counted on rank 0 from all of them,
- * --tally and --verify read them all, and the LZ index's scan turns its
- * kernel hits into others after the scan: those keep their hits in memory.
+ * Spilling serves hits that are written, counted or tallied from their
+ * sorted stream: exact hits with --report hits, and approximate ones,
+ * which rank 0 thins (--best-per-site) and counts as the gather merges
+ * them. --verify compares them all, gscan pcr pairs them all, and the LZ
+ * index's scan turns its kernel hits into others after the scan: those
+ * keep their hits in memory.
  *
  * The gather moves sorted chunks: every other rank sends its stream (its
  * runs merged with what it holds) GATHER_CHUNK hits at a time, each chunk
@@ -19,8 +21,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "comm/comm.h"
+#include "core/gs_hitsort.h"
+#include "match/sites.h"
 #include "mode.h"
 
 enum { TAG_COUNT = 83, TAG_CHUNK = 84, GATHER_CHUNK = 1 << 15 };
@@ -28,7 +33,7 @@ enum { TAG_COUNT = 83, TAG_CHUNK = 84, GATHER_CHUNK = 1 << 15 };
 gs_status gs_job_spill_begin(gs_job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
-    if (!o->report_hits || o->match != GS_MATCH_EXACT || o->tally || o->verify ||
+    if (!(o->report_hits || o->match != GS_MATCH_EXACT) || o->verify || o->pcr ||
         j->mode->after_scan)
         return GS_OK;
     return gs_spill_new(o->out, &j->spill, err);
@@ -53,9 +58,7 @@ int gs_job_spilled(const gs_job *j)
     return any;
 }
 
-/* This rank's hits as one sorted source: its runs merged with what it
- * holds, in half its budget, or what it holds. */
-static gs_status own_source(gs_job *j, const gs_hits *hits, gs_hit_source *src, gs_error *err)
+gs_status gs_job_own_stream(gs_job *j, const gs_hits *hits, gs_hit_source *src, gs_error *err)
 {
     if (gs_spill_runs(j->spill) > 0)
         return gs_spill_stream(j->spill, hits->v, hits->n, j->max_memory / 2, src, err);
@@ -92,7 +95,7 @@ static void send_stream(gs_job *j, gs_hits *hits, gs_error *err)
 {
     gs_hit_source src;
     gs_hit *buf = gs_malloc(GATHER_CHUNK * sizeof *buf, err, "the gather of hits");
-    if (buf != NULL && own_source(j, hits, &src, err) == GS_OK)
+    if (buf != NULL && gs_job_own_stream(j, hits, &src, err) == GS_OK)
         for (;;) {
             size_t n = 0;
             if (src.next(src.ctx, buf, GATHER_CHUNK, &n, err) != GS_OK)
@@ -113,8 +116,58 @@ static void send_stream(gs_job *j, gs_hits *hits, gs_error *err)
     j->spill = NULL;
 }
 
-/* Rank 0: its stream and every other rank's, merged into one run. */
-static void merge_streams(gs_job *j, gs_hits *hits, gs_error *err)
+/* Rank 0, approximate: the hits as reported from the merged stream src
+ * (--best-per-site's winners, else all), counted into counts (zeroed
+ * first) and kept in *kept; each time they reach half the budget they are
+ * sorted and spilled as a run (or, with neither --report hits nor
+ * --tally to read them, dropped once counted). What is left in *kept is
+ * sorted. */
+static gs_status report_approx(gs_job *j, gs_hit_source src, gs_hits *kept, uint64_t *counts,
+                               gs_error *err)
+{
+    const size_t n_counts = (size_t)j->ps.n * (size_t)j->ks.n_strands;
+    const size_t cap = GATHER_CHUNK > 2 * (size_t)j->ps.n ? GATHER_CHUNK : 2 * (size_t)j->ps.n;
+    gs_hit *buf = gs_malloc(cap * sizeof *buf, err, "the gather of hits");
+    gs_sites sites = {0};
+    if (buf == NULL || (j->o->best_per_site && gs_sites_init(&sites, j->ps.n, err) != GS_OK))
+        goto done;
+    memset(counts, 0, n_counts * sizeof *counts);
+    for (;;) {
+        size_t n = 0;
+        if (src.next(src.ctx, buf, GATHER_CHUNK, &n, err) != GS_OK)
+            goto done;
+        const int end = n == 0;
+        if (end && sites.v) /* the sites still open, reported as they are */
+            n = gs_sites_end(&sites, buf);
+        for (size_t i = 0; i < n; i++) {
+            gs_hit won = buf[i];
+            if ((end || !sites.v || gs_sites_add(&sites, &buf[i], &won)) &&
+                gs_hits_push(kept, &won) != GS_OK) {
+                gs_fail(err, GS_ESYS, "out of memory (the hits of rank 0)");
+                goto done;
+            }
+        }
+        if (!end && kept->n * sizeof *kept->v < j->max_memory / 2)
+            continue;
+        if (gs_hits_sort(kept) != GS_OK)
+            qsort(kept->v, kept->n, sizeof *kept->v, gs_hit_cmp);
+        gs_hits_count(kept, j->ks.n_strands, n_counts, counts, j->threads);
+        if (end)
+            break;
+        if ((j->o->report_hits || j->o->tally) &&
+            gs_spill_run(j->spill, kept->v, kept->n, err) != GS_OK)
+            goto done;
+        kept->n = 0;
+    }
+done:
+    free(buf);
+    gs_sites_free(&sites);
+    return err->code;
+}
+
+/* Rank 0: its stream and every other rank's, merged into one run, or
+ * (approximate) into the runs and *hits of report_approx. */
+static void merge_streams(gs_job *j, gs_hits *hits, uint64_t *counts, gs_error *err)
 {
     remote *rm = gs_calloc((size_t)j->size, sizeof *rm, err, "the gather of hits");
     gs_hit_source *src = gs_calloc((size_t)j->size, sizeof *src, err, "the gather of hits");
@@ -124,9 +177,15 @@ static void merge_streams(gs_job *j, gs_hits *hits, gs_error *err)
         if (src)
             src[r] = (gs_hit_source){remote_next, &rm[r]};
     }
-    if (src && rm && own_source(j, hits, &src[0], err) == GS_OK &&
-        gs_hit_merge_open(src, (size_t)j->size, GATHER_CHUNK, &m, err) == GS_OK)
-        gs_spill_collapse(j->spill, gs_hit_merge_source(m), err);
+    gs_hits kept = {0};
+    if (src && rm && gs_job_own_stream(j, hits, &src[0], err) == GS_OK &&
+        gs_hit_merge_open(src, (size_t)j->size, GATHER_CHUNK, &m, err) == GS_OK) {
+        const size_t n_read = gs_spill_runs(j->spill); /* the runs the stream reads */
+        if (j->o->match == GS_MATCH_EXACT)
+            gs_spill_collapse(j->spill, gs_hit_merge_source(m), err);
+        else if (report_approx(j, gs_hit_merge_source(m), &kept, counts, err) == GS_OK)
+            gs_spill_retire(j->spill, n_read);
+    }
     gs_hit_merge_close(m);
     gs_hit *scratch = malloc(GATHER_CHUNK * sizeof *scratch);
     for (int r = 1; r < j->size; r++) { /* what a failure left unread */
@@ -142,12 +201,13 @@ static void merge_streams(gs_job *j, gs_hits *hits, gs_error *err)
     free(rm);
     free(src);
     gs_hits_free(hits);
+    *hits = kept;
 }
 
-gs_status gs_job_gather_spilled(gs_job *j, gs_hits *hits, gs_error *err)
+gs_status gs_job_gather_spilled(gs_job *j, gs_hits *hits, uint64_t *counts, gs_error *err)
 {
     if (j->rank == 0)
-        merge_streams(j, hits, err);
+        merge_streams(j, hits, counts, err);
     else
         send_stream(j, hits, err);
     return gs_mpi_agree(j->comm, err);
@@ -158,6 +218,6 @@ gs_status gs_job_hit_stream(gs_job *j, gs_hits *hits, gs_error *err)
     j->n_out_hits = hits->n + gs_spill_hits(j->spill);
     j->streamed = gs_spill_runs(j->spill) > 0;
     if (j->streamed)
-        own_source(j, hits, &j->hit_src, err);
+        gs_job_own_stream(j, hits, &j->hit_src, err);
     return gs_mpi_agree(j->comm, err);
 }

@@ -41,7 +41,7 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     j->threads = gs_policy_threads(o->threads, sysconf(_SC_NPROCESSORS_ONLN), local_size);
     j->block = (size_t)gs_policy_block(o->block, j->use_gpu);
     j->max_memory = gs_policy_max_memory(o->max_memory, &o->node_memory, local_size);
-    if (o->report_hits && !j->use_gpu)
+    if ((o->report_hits || o->match != GS_MATCH_EXACT) && !j->use_gpu) /* hits may spill */
         j->block = (size_t)gs_policy_block_memory(j->block, o->block, j->max_memory, j->threads);
     if (gs_policy_gpu_engine(o->device, cand, o->match != GS_MATCH_EXACT, err) != GS_OK)
         return err->code;
@@ -183,26 +183,29 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
 /* ---- phase 4: counts and hits ------------------------------------------ */
 
 /* Approximate hits are gathered in every mode and counted on rank 0 from
- * what is reported (after --best-per-site); exact ones where the mode or the
- * output needs them on rank 0 (gs_policy_gather). --tally counts what each
- * rank then holds; hits kept only for it go as soon as it is made. */
+ * what is reported (after --best-per-site; as the gather merges them once
+ * any rank spilled); exact ones where the mode or the output needs them on
+ * rank 0 (gs_policy_gather). --tally counts what each rank then holds; hits
+ * kept only for it go as soon as it is made. */
 static gs_status finish_hits(gs_job *j, gs_scan_res *res, uint64_t *counts, gs_error *err)
 {
     gs_hits *hits = &res->hits;
     const gs_scan_opts *o = j->o;
     const int approx = o->match != GS_MATCH_EXACT;
-    if (gs_policy_gather(approx, o->report_hits, j->mode->gathers_hits, o->out_format != GS_OUT_H5,
-                         j->size) &&
-        (gs_job_spilled(j) ? gs_job_gather_spilled(j, hits, err) : gs_job_gather_hits(j, hits, err))
-            != GS_OK)
+    const int gather = gs_policy_gather(approx, o->report_hits, j->mode->gathers_hits,
+                                        o->out_format != GS_OUT_H5, j->size);
+    const int spilled = gather && gs_job_spilled(j);
+    if (gather && (spilled ? gs_job_gather_spilled(j, hits, counts, err)
+                           : gs_job_gather_hits(j, hits, err)) != GS_OK)
         return err->code;
-    if (approx && j->rank == 0) {
-        if (o->best_per_site)
-            gs_hits_best_per_site(hits);
+    if (approx && !spilled && j->rank == 0 &&
+        (!o->best_per_site || gs_hits_best_per_site(hits, err) == GS_OK)) {
         size_t n_counts = (size_t)j->ps.n * (size_t)j->ks.n_strands;
         memset(counts, 0, n_counts * sizeof *counts);
         gs_hits_count(hits, j->ks.n_strands, n_counts, counts, j->threads);
     }
+    if (approx && gs_mpi_agree(j->comm, err) != GS_OK)
+        return err->code;
     gs_hits products = {0};
     if (o->pcr && gs_job_pcr(j, hits, &products, err) != GS_OK)
         return err->code;

@@ -72,15 +72,19 @@ gs_status gs_job_gather_hits(const gs_job *j, gs_hits *hits, gs_error *err);
  * hits, freed by the caller; empty elsewhere). */
 gs_status gs_job_pcr(gs_job *j, const gs_hits *hits, gs_hits *tally_hits, gs_error *err);
 /* hit_spill.c: the spill of hits beyond --max-memory (made where hits can
- * spill: exact, written as found); what it did, under --debug time;
- * whether any rank spilled (collective); the gather of every rank's
- * spilled and held hits into one run of rank 0 (collective, in place of
- * gs_job_gather_hits once any rank spilled); and the writer's stream of
- * this rank's hits (collective). */
+ * spill: written, counted or tallied from their sorted stream); what it
+ * did, under --debug time; whether any rank spilled (collective); the
+ * gather of every rank's spilled and held hits into one run of rank 0
+ * (collective, in place of gs_job_gather_hits once any rank spilled; with
+ * approximate hits, rank 0 keeps those reported, after --best-per-site,
+ * and counts them into counts); this rank's hits as one sorted source (its
+ * runs merged with *hits, read again from the start at each call); and the
+ * writer's stream of them (collective). */
 gs_status gs_job_spill_begin(gs_job *j, gs_error *err);
 void gs_job_spill_report(const gs_job *j);
 int gs_job_spilled(const gs_job *j);
-gs_status gs_job_gather_spilled(gs_job *j, gs_hits *hits, gs_error *err);
+gs_status gs_job_gather_spilled(gs_job *j, gs_hits *hits, uint64_t *counts, gs_error *err);
+gs_status gs_job_own_stream(gs_job *j, const gs_hits *hits, gs_hit_source *src, gs_error *err);
 gs_status gs_job_hit_stream(gs_job *j, gs_hits *hits, gs_error *err);
 
 /* One pass over this rank's share (job.c); main: the pass whose records make

@@ -276,6 +276,10 @@ gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_err
         gs_tally_free(&tl->t);
         tl->t = *scanned;
         memset(scanned, 0, sizeof *scanned);
+    } else if (gs_spill_runs(j->spill) > 0) { /* the hits' sorted stream */
+        gs_hit_source src;
+        if (gs_job_own_stream(j, hits, &src, err) == GS_OK)
+            gs_tally_add_stream(&tl->t, src, j->ps.n, err);
     } else {
         uint32_t n_pat = j->o->pcr ? (uint32_t)j->o->pcr->n : j->ps.n; /* pcr: products by pair */
         gs_tally_add_hits(&tl->t, hits->v, hits->n, n_pat, err);
