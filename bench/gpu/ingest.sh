@@ -2,7 +2,8 @@
 # ingest.sh - the whole job at 16 GiB (and more) on one GPU: how fast the
 # host feeds the GPU. GIB GiB of real DNA as FILES FASTA files (4 Mbp records,
 # 60-column lines) with their .fai, the same files without it, EST-like 500 bp
-# records, 150 bp FASTQ reads, BGZF and gzip -1; 16000 distinct 8-mers cut
+# records, 150 bp FASTQ reads (read in parts, and as one stream: --readers
+# 1), BGZF and gzip -1; 16000 distinct 8-mers cut
 # from the text, both strands, counts; GPU rows, the CPU path (-t T) and the
 # phases of each (rank 0's /timing of the median run), with the host CPU
 # seconds (user + sys) per GiB of residues.
@@ -91,7 +92,8 @@ if want "GPU, gzip -1" "GPU, BGZF + .fai/.gzi"; then
   [ "${KEEP:-0}" = 1 ] || rm -rf z
 fi
 [ "${KEEP:-0}" = 1 ] || rm -rf plain
-if want "GPU, EST-like 500 bp + .fai" "GPU, EST-like 500 bp, no .fai"; then
+if want "GPU, EST-like 500 bp + .fai" "GPU, EST-like 500 bp, no .fai" "CPU -t $T, EST-like 500 bp, no .fai" \
+  "GPU, EST-like 500 bp, no .fai, one stream"; then
   corpus est 500 fa
   first= # another text: its hits at record ends differ from the plain rows'
   if want "GPU, EST-like 500 bp + .fai"; then
@@ -101,12 +103,19 @@ if want "GPU, EST-like 500 bp + .fai" "GPU, EST-like 500 bp, no .fai"; then
   fi
   rm -f est/*.fai
   want "GPU, EST-like 500 bp, no .fai" && row "GPU, EST-like 500 bp, no .fai" -d gpu -p k.txt $(files est fa)
+  want "CPU -t $T, EST-like 500 bp, no .fai" &&
+    row "CPU -t $T, EST-like 500 bp, no .fai" -d cpu -t "$T" -p k.txt $(files est fa)
+  want "GPU, EST-like 500 bp, no .fai, one stream" &&
+    row "GPU, EST-like 500 bp, no .fai, one stream" -d gpu --readers 1 -p k.txt $(files est fa)
   [ "${KEEP:-0}" = 1 ] || rm -rf est
 fi
-if want "GPU, FASTQ 150 bp"; then
+if want "GPU, FASTQ 150 bp" "CPU -t $T, FASTQ 150 bp" "GPU, FASTQ 150 bp, one stream"; then
   corpus fq 150 fq
   first=
-  row "GPU, FASTQ 150 bp" -d gpu -p k.txt $(files fq fq)
+  want "GPU, FASTQ 150 bp" && row "GPU, FASTQ 150 bp" -d gpu -p k.txt $(files fq fq)
+  want "CPU -t $T, FASTQ 150 bp" && row "CPU -t $T, FASTQ 150 bp" -d cpu -t "$T" -p k.txt $(files fq fq)
+  want "GPU, FASTQ 150 bp, one stream" &&
+    row "GPU, FASTQ 150 bp, one stream" -d gpu --readers 1 -p k.txt $(files fq fq)
   [ "${KEEP:-0}" = 1 ] || rm -rf fq
 fi
 echo
