@@ -308,6 +308,15 @@ static size_t random_fasta(uint64_t *rs, uint8_t *out, size_t cap, int n_rec)
 
 static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
+/* qsort of record ids by name (then id), for the repeated-names check */
+static char (*sort_names)[12];
+static int by_name(const void *x, const void *y)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    int c = strcmp(sort_names[i], sort_names[j]);
+    return c ? c : (i > j) - (i < j);
+}
+
 int main(void)
 {
     const char *tmpdir = gs_test_tmpdir("test_fasta");
@@ -448,10 +457,10 @@ int main(void)
         gs_layout L = {.rec = rec, .n_rec = 5};
         size_t a, b, dups;
         gs_error err = {0};
-        CHECK(gs_layout_dup_names(&L, &dups, &a, &b, &err) == GS_OK && dups == 2 && a == 1
+        CHECK(gs_layout_dup_names(&L, 2, &dups, &a, &b, &err) == GS_OK && dups == 2 && a == 1
               && b == 3);
         rec[3].name = "d", rec[4].name = "e";
-        CHECK(gs_layout_dup_names(&L, &dups, &a, &b, &err) == GS_OK && dups == 0);
+        CHECK(gs_layout_dup_names(&L, 2, &dups, &a, &b, &err) == GS_OK && dups == 0);
     }
     /* ... against the quadratic count on random names from a small set (many
      * repeats, hash collisions in a small table), with an empty name */
@@ -481,8 +490,45 @@ int main(void)
         gs_layout L = {.rec = rec, .n_rec = n};
         size_t a, b, dups;
         gs_error err = {0};
-        CHECK(gs_layout_dup_names(&L, &dups, &a, &b, &err) == GS_OK && dups == (size_t)want);
+        CHECK(gs_layout_dup_names(&L, 2, &dups, &a, &b, &err) == GS_OK && dups == (size_t)want);
         CHECK(want == 0 || (a == wa && b == wb));
+    }
+
+    /* ... split into buckets on several threads (100 K records): against a
+     * sort of (name, record), whose groups give the repeats and each
+     * group's first two records */
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        enum { N = 100000 };
+        static char names[N][12];
+        static gs_record rec[N];
+        static size_t order[N];
+        uint64_t st = seed;
+        size_t kinds = seed == 1 ? 3 : 1 + (size_t)gs_test_below(&st, N);
+        for (size_t i = 0; i < N; i++) {
+            uint64_t k = gs_test_below(&st, kinds);
+            snprintf(names[i], sizeof names[i], i % 97 ? "n%llu" : "", (unsigned long long)k);
+            rec[i] = (gs_record){names[i], 0, 0};
+            order[i] = i;
+        }
+        sort_names = names;
+        qsort(order, N, sizeof *order, by_name);
+        size_t want = 0, wa = 0, wb = SIZE_MAX;
+        for (size_t i = 1, g = 0; i < N; i++) { /* g: the start of order[i]'s group */
+            if (strcmp(names[order[i - 1]], names[order[i]]) != 0)
+                g = i;
+            if (g == i || names[order[i]][0] == 0)
+                continue;
+            want++;
+            if (i == g + 1 && order[i] < wb)
+                wa = order[g], wb = order[i];
+        }
+        for (int threads = 1; threads <= 8; threads += 3) {
+            gs_layout L = {.rec = rec, .n_rec = N};
+            size_t a, b, dups;
+            gs_error err = {0};
+            CHECK(gs_layout_dup_names(&L, threads, &dups, &a, &b, &err) == GS_OK && dups == want);
+            CHECK(want == 0 || (a == wa && b == wb));
+        }
     }
 
     /* Empty files: auto and raw give one empty record, fasta none. */

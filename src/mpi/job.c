@@ -267,9 +267,13 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     j.t[GS_T_PLAN] = gs_now() - t_start - j.t[GS_T_SETUP];
 
+    /* beside the scan on a quarter of the threads; after it, beside the
+     * reduction on all of them */
     if (j.rank == 0 && j.mode->names == GS_NAMES_BESIDE)
-        gs_job_dups_start(&dups, j.mode->layout(&j));
-    gs_job_scan_pass(&j, j.engine, j.use_gpu, 1, &res, &t_send, err);
+        gs_job_dups_start(&dups, j.mode->layout(&j), (j.threads + 3) / 4);
+    if (gs_job_scan_pass(&j, j.engine, j.use_gpu, 1, &res, &t_send, err) == GS_OK &&
+        j.rank == 0 && j.mode->names == GS_NAMES_AFTER) /* the layout is whole */
+        gs_job_dups_start(&dups, j.mode->layout(&j), j.threads);
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_READ] = res.t_read;

@@ -103,9 +103,11 @@ typedef struct gs_dup_check {
     size_t n;     /* records that repeat an earlier name */
     size_t a, b;  /* the first such pair */
     int started;  /* gs_job_dups_start ran: join before n, a, b are read */
+    int threads;  /* threads the check may take */
     gs_task task;
 } gs_dup_check;
-void gs_job_dups_start(gs_dup_check *d, const gs_layout *l);
+/* The check of l's names on a task beside the caller, on `threads`. */
+void gs_job_dups_start(gs_dup_check *d, const gs_layout *l, int threads);
 void gs_job_dups_join(gs_dup_check *d);
 void gs_job_dups_warn(gs_dup_check *d, const gs_layout *l, char *const *corpus);
 /* Collective: counts (rank 0), hits and the layout into -o. */

@@ -23,14 +23,15 @@ static void *dup_main(void *arg)
 {
     gs_dup_check *d = arg;
     gs_error ignored = {0}; /* out of memory: no warning, the scan goes on */
-    if (gs_layout_dup_names(d->l, &d->n, &d->a, &d->b, &ignored) != GS_OK)
+    if (gs_layout_dup_names(d->l, d->threads, &d->n, &d->a, &d->b, &ignored) != GS_OK)
         d->n = 0;
     return NULL;
 }
 
-void gs_job_dups_start(gs_dup_check *d, const gs_layout *l)
+void gs_job_dups_start(gs_dup_check *d, const gs_layout *l, int threads)
 {
     d->l = l;
+    d->threads = threads;
     d->started = 1;
     gs_task_start(&d->task, dup_main, d);
 }
@@ -48,6 +49,7 @@ void gs_job_dups_warn(gs_dup_check *d, const gs_layout *l, char *const *corpus)
         gs_job_dups_join(d);
     } else {
         d->l = l;
+        d->threads = 1;
         dup_main(d);
     }
     if (d->n > 0)

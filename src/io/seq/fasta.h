@@ -97,8 +97,10 @@ void gs_reader_close(gs_reader *r);
  * often a mistake worth a warning. Records with no name (a FASTQ read whose
  * name is not kept) are not compared. Sets *n to how many records repeat an
  * earlier name (0: all unique) and *a < *b to the first such pair in record
- * order of the second. GS_ESYS only when out of memory. */
-gs_status gs_layout_dup_names(const gs_layout *l, size_t *n, size_t *a, size_t *b, gs_error *err);
+ * order of the second. On up to `threads` threads. GS_ESYS only when out
+ * of memory. */
+gs_status gs_layout_dup_names(const gs_layout *l, int threads, size_t *n, size_t *a, size_t *b,
+                              gs_error *err);
 
 /* Base name of a path, for raw records ("dir/x.bin.gz" -> "x.bin.gz"). */
 const char *gs_path_base(const char *path);
