@@ -49,7 +49,8 @@
 /* PART: default part_bytes. PEEK: bytes a lane looks at to find a part's
  * start (no more than a part's). MAX_FILES: a corpus of more files is streamed (each is sniffed at
  * open, on one thread). */
-enum { PART = 8 << 20, PEEK = 64 << 10, MAX_FILES = 1024 };
+/* COUNT: bytes read and counted at a time, while they are in the core's cache. */
+enum { PART = 8 << 20, PEEK = 64 << 10, MAX_FILES = 1024, COUNT = 256 << 10 };
 
 typedef struct pfile {
     const char *path;
@@ -270,11 +271,21 @@ static void count_piece(counter *k, const uint8_t *b, size_t n)
         return;
     uint64_t lines = 0, headers = k->last == '\n' && b[0] == '>';
     int blank = k->last == '\n' && b[0] <= ' ';
-    for (size_t i = 0; i + 1 < n; i++) { /* one loop, so the compiler vectorises it */
-        int e = b[i] == '\n';
-        lines += e;
-        headers += e & (b[i + 1] == '>');
-        blank |= e & (b[i + 1] <= ' ');
+    for (size_t i = 0; i + 1 < n;) {
+        /* runs of 240 bytes counted in byte lanes, a loop the compiler
+         * vectorises without widening the sums */
+        const size_t m = n - 1 - i < 240 ? n - 1 - i : 240;
+        uint8_t nl = 0, hd = 0, bl = 0;
+        for (size_t j = i; j < i + m; j++) {
+            uint8_t e = b[j] == '\n';
+            nl += e;
+            hd += e & (b[j + 1] == '>');
+            bl |= e & (b[j + 1] <= ' ');
+        }
+        lines += nl;
+        headers += hd;
+        blank |= bl;
+        i += m;
     }
     k->lines += lines + (b[n - 1] == '\n');
     k->headers += headers;
@@ -329,9 +340,12 @@ static gs_status count_part(lane *ln, size_t k, gs_error *err)
     uint8_t last_byte = '\n';
     for (uint64_t at = begin; at < end;) {
         size_t n = end - at < ln->range.cap ? (size_t)(end - at) : ln->range.cap;
-        if (read_at(ln, ln->range.buf, n, at, err) != GS_OK)
-            return err->code;
-        count_piece(&c, ln->range.buf, n);
+        for (size_t o = 0; o < n; o += COUNT) {
+            size_t m = n - o < COUNT ? n - o : COUNT;
+            if (read_at(ln, ln->range.buf + o, m, at + o, err) != GS_OK)
+                return err->code;
+            count_piece(&c, ln->range.buf + o, m);
+        }
         last_byte = ln->range.buf[n - 1];
         at += n;
         if (at == end && n == end - begin)
