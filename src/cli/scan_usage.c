@@ -43,7 +43,7 @@ const char gs_scan_usage[] =
     "                           --index, which unpacks its kernel, 3/4 of the threads\n"
     "                           with a GPU and all of them on the CPU); one process\n"
     "                           reads unindexed plain FASTA and FASTQ in parts on\n"
-    "                           as many threads (all of them with a GPU), 1: one stream\n"
+    "                           as many threads (3/4 of them with a GPU), 1: one stream\n"
     "      --block-size N       residues per block, K/M/G suffixes (default 16M\n"
     "                           with a GPU, 256K on the CPU);\n"
     "                           a rank holds at most 2 x (threads + 1 + readers)\n"

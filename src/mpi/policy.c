@@ -69,9 +69,7 @@ int gs_policy_readers(int asked, int threads, int use_gpu, int index)
 
 int gs_policy_part_readers(int asked, int threads, int use_gpu)
 {
-    if (asked || !use_gpu)
-        return gs_policy_readers(asked, threads, use_gpu, 0);
-    return threads < 1 ? 1 : threads > GS_MAX_READERS ? GS_MAX_READERS : threads;
+    return gs_policy_readers(asked, threads, use_gpu, use_gpu);
 }
 
 int gs_policy_threads(int asked, long cores, int ranks_on_node)

@@ -107,10 +107,10 @@ int gs_policy_readers(int asked, int threads, int use_gpu, int index);
 
 /* Reading threads of one process that streams plain FASTA or FASTQ in
  * parts (io/seq/parts.h), each parsing as it reads (0.5-1 GB/s a thread):
- * --readers (asked), else with a GPU every thread, up to GS_MAX_READERS
- * (parsing is the host's whole work there: 16 readers on 16 cores beat 12,
- * docs/performance.md), on the CPU a quarter (1..4), as for files read by
- * ranges. 1: one stream. */
+ * --readers (asked), else with a GPU three quarters of the threads, up to
+ * GS_MAX_READERS (parsing is the host's main work there; the rest feed
+ * the GPU: 12 readers on 16 cores beat 16, docs/performance.md), on the
+ * CPU a quarter (1..4), as for files read by ranges. 1: one stream. */
 int gs_policy_part_readers(int asked, int threads, int use_gpu);
 
 /* ---- the machine -------------------------------------------------------- */
