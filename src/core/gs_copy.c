@@ -47,33 +47,3 @@ void gs_copy(void *dst, const void *src, size_t n, int threads)
     }
     gs_run_parallel(copy_piece, p, sizeof *p, t);
 }
-
-typedef struct run {
-    const gs_copy_job *v;
-    size_t lo, hi;
-} run;
-
-static void *copy_run(void *arg)
-{
-    const run *r = arg;
-    for (size_t i = r->lo; i < r->hi; i++)
-        memcpy(r->v[i].dst, r->v[i].src, r->v[i].n);
-    return NULL;
-}
-
-void gs_copy_many(const gs_copy_job *v, size_t n, size_t bytes, int threads)
-{
-    size_t most = bytes / GS_COPY_SLICE;
-    int t = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
-    if ((size_t)t > most)
-        t = most ? (int)most : 1;
-    run r[MAX_THREADS];
-    size_t per = bytes / (size_t)t + 1, i = 0;
-    for (int k = 0; k < t; k++) {
-        r[k] = (run){v, i, i};
-        for (size_t got = 0; i < n && (got < per || k == t - 1);)
-            got += v[i++].n;
-        r[k].hi = i;
-    }
-    gs_run_parallel(copy_run, r, sizeof *r, t);
-}

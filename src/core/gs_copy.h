@@ -16,14 +16,4 @@
 enum { GS_COPY_SLICE = 1 << 20 };
 void gs_copy(void *dst, const void *src, size_t n, int threads);
 
-/* Many small copies (a batch of ESTs or reads, each a few hundred bytes),
- * bytes in all, done the same way: the jobs cut into runs of about equal
- * bytes, one a thread. */
-typedef struct gs_copy_job {
-    void *dst;
-    const void *src;
-    size_t n;
-} gs_copy_job;
-void gs_copy_many(const gs_copy_job *v, size_t n, size_t bytes, int threads);
-
 #endif

@@ -154,7 +154,6 @@ void gs_gpu_close(gs_gpu *g)
     cudaFree(g->d_keys);
     cudaFree(g->d_sorted);
     cudaFreeHost(g->h_sorted);
-    free(g->pend);
     cudaFree(g->d_temp);
     gs_hit_runs_free(&g->runs);
     delete g;
@@ -332,26 +331,8 @@ fail:
 
 /* Queue the open batch of slot s: copy (raw bytes: copy and parse), scan,
  * and move on to the next slot. */
-/* DEFER_MAX: a segment shorter than this is copied with the batch's other
- * short ones (gs_gpu_submit). */
-enum { DEFER_MAX = 64 << 10 };
-
-/* The copies gs_gpu_submit put off, made on the copy threads. */
-static void flush_copies(gs_gpu *g)
-{
-    if (g->n_pend)
-        gs_copy_many(g->pend, g->n_pend, g->pend_bytes, g->copy_threads);
-    g->n_pend = g->pend_bytes = 0;
-}
-
-void gs_gpu_flush(gs_gpu *g)
-{
-    flush_copies(g);
-}
-
 static gs_status gpu_launch(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
 {
-    flush_copies(g);
     s->open = 0;
     g->next = (g->next + 1) % NSLOT;
     if (s->raw) {
@@ -479,16 +460,7 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
         return err->code;
     if (at)
         s->h_text[at - 1] = SEPARATOR;
-    /* a short segment's copy waits for the batch's others: one segment
-     * at a time, 33 M ESTs were a single thread's memcpy of every residue */
-    if (seg->len < DEFER_MAX && g->copy_threads > 1 &&
-        (g->n_pend < g->pend_cap ||
-         gs_grow(&g->pend, &g->pend_cap, g->n_pend, sizeof *g->pend, 1024) == GS_OK)) {
-        g->pend[g->n_pend++] = gs_copy_job{s->h_text + at, seg->text, seg->len};
-        g->pend_bytes += seg->len;
-    } else {
-        gs_copy(s->h_text + at, seg->text, seg->len, g->copy_threads);
-    }
+    gs_copy(s->h_text + at, seg->text, seg->len, g->copy_threads);
     return gs_gpu_slot_added(g, s, seg, err);
 }
 

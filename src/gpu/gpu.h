@@ -79,11 +79,6 @@ static inline int gs_gpu_packs(const gs_keyset *ks)
 
 gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
-/* gs_gpu_submit may put off copying a short segment's text until its batch
- * is launched, to copy a batch's short segments together on the copy
- * threads: a submitted text must stay as it is until then, or until
- * gs_gpu_flush, which copies what is put off. */
-void gs_gpu_flush(gs_gpu *g);
 /* Page-lock host memory that raw segments will be submitted from, so that
  * their copies go straight to the device (a few GB/s of pinning on the
  * feeding thread); 0 when it cannot be (the copies are then staged). Unpin

@@ -18,8 +18,6 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
-void gs_gpu_flush(gs_gpu *g) { (void)g; }
-
 int gs_gpu_pin(void *p, size_t bytes) { (void)p; (void)bytes; return 0; }
 
 void gs_gpu_unpin(void *p) { (void)p; }

@@ -9,7 +9,6 @@
 #include "gpu_cuda.h"
 
 extern "C" {
-#include "core/gs_copy.h"
 #include "core/gs_hitkey.h"
 }
 
@@ -76,10 +75,6 @@ struct gs_gpu {
     gs_tune tune;
     int want_hits, pack; /* pack: segments may share a batch (dna, exact) */
     int copy_threads;    /* gs_gpu_set_copy_threads */
-    /* copies of short segments into the open batch, made together on
-     * copy_threads at its launch or gs_gpu_flush (gs_gpu_submit) */
-    gs_copy_job *pend;
-    size_t n_pend, pend_cap, pend_bytes;
     gs_seqcap *seqcap;   /* gs_gpu_set_seqcap, or NULL */
     const gs_keyset *ks; /* borrowed; approximate keysets: starts of long keys */
     int approx;

@@ -93,7 +93,7 @@ static gs_status feeder_spill(feeder *f, gs_gpu *g)
 /* One filled batch to the GPU: raw bytes as runs of segments (short
  * circular records to the CPU between them), else segment by segment.
  * *ticket: the fence of its last raw run (gs_gpu_raw_wait), or -1. */
-static gs_status feed_runs(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
+static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
 {
     const gs_scan_cfg *cfg = f->p->cfg;
     *ticket = -1;
@@ -118,15 +118,6 @@ static gs_status feed_runs(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
                 return f->err.code;
     }
     return GS_OK;
-}
-
-/* The same, and every text of the batch copied before it goes back to the
- * readers, failed or not (gs_gpu_submit may put copies off). */
-static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
-{
-    gs_status st = feed_runs(f, g, sl, ticket);
-    gs_gpu_flush(g);
-    return st;
 }
 
 /* The batch whose raw bytes may still be on their way to the device goes
