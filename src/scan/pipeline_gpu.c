@@ -28,6 +28,8 @@ typedef struct feeder {
     gs_status st;
     gs_error err;
     gs_gpu_times t;
+    double t_open, t_wait, t_feed; /* --debug time: opening the GPU, waiting for
+                                    * the readers' batches, submitting them */
     int pinned;     /* pool buffers pinned (raw batches) */
     worker cpu;     /* circular records shorter than a key (feed_cpu) */
     void *compiled; /* the CPU engine, compiled at the first of them */
@@ -160,7 +162,9 @@ static void *feeder_main(void *arg)
     gs_gpu *g = NULL;
     gs_gpu_args args = {.device = cfg->gpu_device, .engine = cfg->engine->name,
                         .want_hits = cfg->want_hits, .block = cfg->block, .tune = cfg->tune};
+    double t0 = gs_now();
     f->st = gs_gpu_open(&args, cfg->ks, &g, &f->err);
+    f->t_open = gs_now() - t0;
     if (f->st != GS_OK)
         atomic_store(&p->stop, 1);
     else
@@ -171,9 +175,12 @@ static void *feeder_main(void *arg)
         feeder_pin(f);
     int held = -1;
     long held_ticket = -1, ticket = -1;
-    for (int s; (s = gs_pipe_pop(p, &p->filled)) >= 0;) {
+    for (int s; t0 = gs_now(), (s = gs_pipe_pop(p, &p->filled)) >= 0;) {
+        double t1 = gs_now();
+        f->t_wait += t1 - t0;
         if (f->st == GS_OK && (f->st = feed_slot(f, g, &p->slots[s], &ticket)) != GS_OK)
             atomic_store(&p->stop, 1);
+        f->t_feed += gs_now() - t1;
         feed_release(f, g, &held, &held_ticket, s, f->st == GS_OK ? ticket : -1);
         if (f->st == GS_OK && cfg->spill && (f->st = feeder_spill(f, g)) != GS_OK)
             atomic_store(&p->stop, 1);
@@ -216,7 +223,9 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     res->t_transfer += f.t.transfer;
     if (gs_pipe_debug_time(cfg))
         fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
-                "(on the feeding thread)\n", f.t.kernel, f.t.transfer, f.t.hits);
+                "(on the feeding thread: open %.3f s, waiting for batches %.3f s, "
+                "submitting them %.3f s)\n", f.t.kernel, f.t.transfer, f.t.hits, f.t_open,
+                f.t_wait, f.t_feed);
     /* the feeder only kept each batch's keys: the records are made here, on
      * all threads, once the GPU is done */
     if (st == GS_OK && cfg->want_hits)
