@@ -464,6 +464,56 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return gs_gpu_slot_added(g, s, seg, err);
 }
 
+/* How many of seg[0, n) fit the open batch (or a fresh one) as a run:
+ * whole segments (every start owned), each text right after the one before
+ * and a separator. */
+static size_t run_fits(const gs_gpu *g, const gs_gpu_slot *s, const gs_segment *seg, size_t n)
+{
+    const size_t n_seg = s->open ? s->n_seg : 0;
+    size_t len = s->open ? s->len + 1 : 0, k = 0;
+    for (; k < n; k++) {
+        const gs_segment *x = &seg[k];
+        if (x->own != x->len || x->own == 0 || x->own > g->block || x->len > g->text_cap ||
+            (k > 0 && x->text != seg[k - 1].text + seg[k - 1].len + 1) ||
+            len + x->len > g->text_cap || n_seg + k == BATCH_SEGS)
+            break;
+        len += x->len + 1;
+    }
+    return k;
+}
+
+gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err)
+{
+    for (size_t i = 0, k; i < n; i += k) {
+        gs_gpu_slot *s = &g->slot[g->next];
+        k = g->pack ? run_fits(g, s, seg + i, n - i) : 0;
+        if (k == 0 && g->pack && s->open) { /* the open batch is full: the next one */
+            if (gs_gpu_launch_open(g, err) != GS_OK)
+                return err->code;
+            k = run_fits(g, &g->slot[g->next], seg + i, n - i);
+        }
+        if (k < 2) { /* alone, as gs_gpu_submit takes it */
+            k = 1;
+            if (gs_gpu_submit(g, &seg[i], err) != GS_OK)
+                return err->code;
+            continue;
+        }
+        size_t at0, at;
+        if (gs_gpu_slot_for(g, &seg[i], NULL, &s, err) != GS_OK)
+            return err->code;
+        at0 = s->n_seg ? s->len + 1 : 0;
+        for (size_t j = i; j < i + k; j++) /* the batch's table, as for one segment */
+            if (gs_gpu_slot_add(g, s, &seg[j], &at, err) != GS_OK)
+                return err->code;
+        if (at0)
+            s->h_text[at0 - 1] = SEPARATOR;
+        gs_copy(s->h_text + at0, seg[i].text, s->len - at0, g->copy_threads);
+        if (gs_gpu_slot_added(g, s, &seg[i + k - 1], err) != GS_OK)
+            return err->code;
+    }
+    return GS_OK;
+}
+
 gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err)
 {
     return g->runs.n ? gs_hit_runs_move(runs, &g->runs, err) : GS_OK;

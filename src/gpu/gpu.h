@@ -79,6 +79,13 @@ static inline int gs_gpu_packs(const gs_keyset *ks)
 
 gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
+/* The byte between the segments of a packed batch (gs_gpu_packs). */
+enum { GS_GPU_SEPARATOR = 'N' };
+/* Submit n segments laid out as a packed batch lays them: each text right
+ * after the one before and a GS_GPU_SEPARATOR (many ESTs or reads from one
+ * buffer: one copy a batch, not one a segment). A segment out of that
+ * layout, or not whole, is submitted alone (gs_gpu_submit). */
+gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err);
 /* Page-lock host memory that raw segments will be submitted from, so that
  * their copies go straight to the device (a few GB/s of pinning on the
  * feeding thread); 0 when it cannot be (the copies are then staged). Unpin

@@ -37,7 +37,7 @@ enum { RAW_FENCES = 4 };
 /* BATCH_SEGS bounds the per-slot segment table (16 bytes a segment) when
  * records are tiny; SEPARATOR joins the segments of a dna batch. */
 enum { NSLOT = 3, BATCH_SEGS = 1 << 20 };
-static const uint8_t SEPARATOR = 'N';
+static const uint8_t SEPARATOR = GS_GPU_SEPARATOR;
 
 typedef struct gs_gpu_slot {
     cudaStream_t st;

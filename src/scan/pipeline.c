@@ -333,8 +333,10 @@ static void *reader_main(void *arg)
                 break;
             }
             used += p->raw ? sl->raw[sl->n].bytes : sl->seg[sl->n].len;
+            if (p->sep)
+                sl->buf[used++] = (uint8_t)p->sep;
             got += sl->seg[sl->n++].own;
-            if (cap - used < cfg->block + cfg->overlap)
+            if (cap - used < cfg->block + cfg->overlap + (p->sep != 0))
                 break;
         }
         r->residues += got;

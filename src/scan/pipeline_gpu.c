@@ -93,7 +93,8 @@ static gs_status feeder_spill(feeder *f, gs_gpu *g)
 }
 
 /* One filled batch to the GPU: raw bytes as runs of segments (short
- * circular records to the CPU between them), else segment by segment.
+ * circular records to the CPU between them), else runs laid out as the
+ * batch takes them (sep), else segment by segment.
  * *ticket: the fence of its last raw run (gs_gpu_raw_wait), or -1. */
 static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
 {
@@ -113,6 +114,11 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
             if (gs_gpu_submit_raw(g, &sl->seg[i], &sl->raw[i], j - i, &t, &f->err) != GS_OK)
                 return f->err.code;
             *ticket = t;
+            continue;
+        }
+        if (f->p->sep) { /* laid out as the batch takes them: runs at a time */
+            if (gs_gpu_submit_run(g, &sl->seg[i], j - i, &f->err) != GS_OK)
+                return f->err.code;
             continue;
         }
         for (size_t k = i; k < j; k++)
@@ -209,6 +215,7 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     p.raw = gs_gpu_packs(cfg->ks) && !cfg->want_seq;
     for (int i = 0; i < n_src; i++)
         p.raw = p.raw && src[i].next_raw != NULL;
+    p.sep = !p.raw && gs_gpu_packs(cfg->ks) ? GS_GPU_SEPARATOR : 0;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;

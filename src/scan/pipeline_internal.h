@@ -39,6 +39,8 @@ typedef struct pool {
     slot *slots;
     int n_slots;
     int raw;          /* the readers read the files' own bytes (src->next_raw) */
+    int sep;          /* else, with sep a byte the readers leave it after each
+                       * segment: a packing GPU's layout (gs_gpu_submit_run) */
     queue filled, free_q;
     pthread_mutex_t mu;
     int sync;         /* mu and the conditions are initialised */
