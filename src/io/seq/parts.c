@@ -103,23 +103,9 @@ struct gs_parts {
     pthread_cond_t cv;
 };
 
-/* Bytes [at, at + n) of a file that was as long when its parts were cut. */
-static gs_status pread_exact(int fd, const char *path, uint8_t *out, size_t n, uint64_t at,
-                             gs_error *err)
-{
-    int ended = 0;
-    if (gs_pread_full(fd, out, n, at, path, &ended, err) != GS_OK)
-        return err->code;
-    if (ended)
-        return gs_fail(err, GS_EINPUT,
-                       "the file changed while it was read: it ends before byte %" PRIu64 " (%s)",
-                       at + n, path);
-    return GS_OK;
-}
-
 static gs_status read_at(lane *ln, uint8_t *out, size_t n, uint64_t at, gs_error *err)
 {
-    if (pread_exact(ln->range.fd, ln->range.path, out, n, at, err) != GS_OK)
+    if (gs_seq_pread_exact(ln->range.fd, ln->range.path, out, n, at, err) != GS_OK)
         return err->code;
     ln->bytes += n;
     return GS_OK;
@@ -437,10 +423,11 @@ static gs_status open_part(lane *ln, size_t k, gs_error *err)
 static gs_status close_part(lane *ln, gs_error *err)
 {
     part *pt = &ln->ps->parts[ln->cur];
-    const char *w = gs_reader_warning(ln->r);
+    const char *w = gs_reader_warning(ln->r); /* the reader's own: kept before it closes */
+    int lost = w && (pt->warning = strdup(w)) == NULL;
     gs_reader_close(ln->r);
     ln->r = NULL;
-    if (w && (pt->warning = strdup(w)) == NULL)
+    if (lost)
         return gs_fail(err, GS_ESYS, "out of memory (a warning)");
     if (pt->lay.n_rec != pt->recs) /* the count's rule and the reader's disagree */
         return gs_fail(err, GS_EINPUT,
@@ -578,27 +565,6 @@ none:
     free(ps->files);
     free(ps);
     return err->code;
-}
-
-gs_status gs_seq_range_piece(gs_seq_range *g, const uint8_t **in, size_t *n, gs_error *err)
-{
-    *in = g->buf;
-    *n = 0;
-    if (g->held) { /* counted in this buffer: the whole part */
-        *n = g->held;
-        g->at += g->held;
-        g->held = 0;
-        return GS_OK;
-    }
-    if (g->at >= g->stop)
-        return GS_OK;
-    size_t want = g->stop - g->at < g->cap ? (size_t)(g->stop - g->at) : g->cap;
-    if (pread_exact(g->fd, g->path, g->buf, want, g->at, err) != GS_OK)
-        return err->code;
-    g->bytes += want;
-    g->at += want;
-    *n = want;
-    return GS_OK;
 }
 
 size_t gs_parts_count(const gs_parts *ps)

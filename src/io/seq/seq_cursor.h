@@ -26,6 +26,10 @@ typedef struct gs_seq_range {
 
 /* The next piece of g into *in, *n bytes (0 at the range's end). */
 gs_status gs_seq_range_piece(gs_seq_range *g, const uint8_t **in, size_t *n, gs_error *err);
+/* Bytes [at, at + n) of a file that was as long when it was cut into parts:
+ * a file that ends first changed while it was read (GS_EINPUT). */
+gs_status gs_seq_pread_exact(int fd, const char *path, uint8_t *out, size_t n, uint64_t at,
+                             gs_error *err);
 
 /* The unread text of one open file: in[pos, end) of the piece
  * gs_stream_view (or, for a part, gs_seq_range_piece) gave last. */
