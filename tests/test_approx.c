@@ -253,11 +253,11 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
                 same(&got, &ref, what);
                 if (exact3p) { /* one site a hit, the same from both */
                     gs_error err0 = {0};
-                    gs_hits_best_per_site(&got, &err0);
+                    gs_hits_best_per_site(&got, ps->n, &err0);
                     gs_hits sites = {0};
                     for (size_t i = 0; i < ref.n; i++)
                         gs_hits_push(&sites, &ref.v[i]);
-                    gs_hits_best_per_site(&sites, &err0);
+                    gs_hits_best_per_site(&sites, ps->n, &err0);
                     same(&got, &sites, "best per site");
                     gs_hits_free(&sites);
                 }
@@ -660,7 +660,7 @@ static void test_sites(void)
             qsort(streamed.v, streamed.n, sizeof *streamed.v, gs_hit_cmp);
         same(&streamed, &want, "best per site, streamed");
         gs_hits_free(&streamed);
-        gs_hits_best_per_site(&h, &err0);
+        gs_hits_best_per_site(&h, 2, &err0);
         same(&h, &want, "best per site");
         uint64_t counts[4] = {0}, by_threads[4] = {0};
         gs_hits_count(&h, 2, 4, counts, 1);

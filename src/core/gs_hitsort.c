@@ -88,6 +88,12 @@ static void merge(const gs_hit *a, size_t na, const gs_hit *b, size_t nb, gs_hit
     memcpy(out + k, b + j, (nb - j) * sizeof *out);
 }
 
+void gs_hits_order(gs_hits *h)
+{
+    if (gs_hits_sort(h) != GS_OK)
+        qsort(h->v, h->n, sizeof *h->v, gs_hit_cmp);
+}
+
 gs_status gs_hits_sort(gs_hits *h)
 {
     /* Run starts, with n at the end. Data with more runs than this is not

@@ -27,6 +27,8 @@ void gs_radix_sort_u64(uint64_t *a, uint64_t *tmp, size_t n, int bits);
  * log2(k) passes). GS_ESYS when out of memory (h unchanged; no message:
  * callers fall back to sorting in place). */
 gs_status gs_hits_sort(gs_hits *h);
+/* The same, or in place (qsort) when the merge finds no memory. */
+void gs_hits_order(gs_hits *h);
 
 /* ---- hits as sorted runs of packed keys, 8 bytes a hit until the end ----
  *

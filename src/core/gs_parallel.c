@@ -48,3 +48,17 @@ void gs_task_join(gs_task *t)
         pthread_join(t->tid, NULL);
     t->running = 0;
 }
+
+void gs_bucket_starts(uint64_t *c, int threads, size_t nb, uint64_t *start)
+{
+    uint64_t at = 0;
+    for (size_t b = 0; b < nb; b++) {
+        start[b] = at;
+        for (int t = 0; t < threads; t++) {
+            uint64_t n = c[(size_t)t * nb + b];
+            c[(size_t)t * nb + b] = at;
+            at += n;
+        }
+    }
+    start[nb] = at;
+}

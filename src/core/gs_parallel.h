@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Run fn(args + t * size) for t in [0, n): t = 0 on the calling thread, the
  * others on threads of their own (on the calling thread when one cannot be
@@ -27,6 +28,13 @@ void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n);
 /* The threads to ask for: `threads`, at least 1, at most GS_PARALLEL_MAX
  * and at most `tasks` (work that splits into fewer shares). */
 int gs_parallel_threads(int threads, size_t tasks);
+
+/* The offsets of a parallel counting sort: the counts of (thread t, bucket
+ * b) at c[t * nb + b] become where thread t's run of bucket b starts, the
+ * buckets one after another and each bucket's runs in thread order (so the
+ * items of a bucket keep their order when each thread's are in order);
+ * start[b] is where bucket b starts, start[nb] the total. */
+void gs_bucket_starts(uint64_t *c, int threads, size_t nb, uint64_t *start);
 
 /* One function running beside the caller. gs_task_start returns 1 when it
  * runs on a thread of its own, 0 when no thread could be started: then fn

@@ -563,16 +563,7 @@ static gs_status to_hits(const gs_lz_index *ix, const gs_patset *ps, locate_thre
     else
         for (int i = 0; i < threads; i++)
             count[i] = th[i].n_hits;
-    uint64_t at = 0; /* bucket-major, thread-minor: each thread's keys of a bucket in one run */
-    for (unsigned b = 0; b < nb; b++) {
-        bucket[b] = at;
-        for (int i = 0; i < threads; i++) {
-            uint64_t c = count[(size_t)i * nb + b];
-            count[(size_t)i * nb + b] = at;
-            at += c;
-        }
-    }
-    bucket[nb] = at;
+    gs_bucket_starts(count, threads, nb, bucket); /* each thread's keys of a bucket in one run */
     for (int i = 0; i < threads; i++)
         job[i].step = HITS_PLACE;
     gs_run_parallel(hits_step, job, sizeof *job, threads);

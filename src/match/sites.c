@@ -72,11 +72,8 @@ void gs_sites_free(gs_sites *s)
 /* The winners are written over the hits already read: a site closes only
  * after its hits are read, so no more winners than hits read precede the
  * next hit. */
-gs_status gs_hits_best_per_site(gs_hits *h, gs_error *err)
+gs_status gs_hits_best_per_site(gs_hits *h, uint32_t n_patterns, gs_error *err)
 {
-    uint32_t n_patterns = 0;
-    for (size_t i = 0; i < h->n; i++)
-        n_patterns = h->v[i].pattern >= n_patterns ? h->v[i].pattern + 1 : n_patterns;
     gs_sites s;
     if (h->n < 2 || gs_sites_init(&s, n_patterns, err) != GS_OK)
         return err->code;
@@ -85,8 +82,7 @@ gs_status gs_hits_best_per_site(gs_hits *h, gs_error *err)
         w += (size_t)gs_sites_add(&s, &h->v[i], &h->v[w]);
     h->n = w + gs_sites_end(&s, h->v + w);
     gs_sites_free(&s);
-    if (gs_hits_sort(h) != GS_OK) /* no room for the merge: in place */
-        qsort(h->v, h->n, sizeof *h->v, gs_hit_cmp);
+    gs_hits_order(h);
     return GS_OK;
 }
 

@@ -39,9 +39,10 @@ int gs_sites_add(gs_sites *s, const gs_hit *h, gs_hit *won);
 size_t gs_sites_end(gs_sites *s, gs_hit *out);
 void gs_sites_free(gs_sites *s);
 
-/* Keep one hit per site; h is sorted in contract §3 order before and after.
- * GS_ESYS when out of memory (h unchanged). */
-gs_status gs_hits_best_per_site(gs_hits *h, gs_error *err);
+/* Keep one hit per site; h (of patterns 0 .. n_patterns - 1) is sorted in
+ * contract §3 order before and after. GS_ESYS when out of memory (h
+ * unchanged). */
+gs_status gs_hits_best_per_site(gs_hits *h, uint32_t n_patterns, gs_error *err);
 
 /* counts[p * n_strands + s] += the hits of pattern p on strand s, for the
  * n_counts = patterns x n_strands entries; on up to `threads` threads, each

@@ -149,8 +149,7 @@ static gs_status report_approx(gs_job *j, gs_hit_source src, gs_hits *kept, uint
         }
         if (!end && kept->n * sizeof *kept->v < j->max_memory / 2)
             continue;
-        if (gs_hits_sort(kept) != GS_OK)
-            qsort(kept->v, kept->n, sizeof *kept->v, gs_hit_cmp);
+        gs_hits_order(kept);
         gs_hits_count(kept, j->ks.n_strands, n_counts, counts, j->threads);
         if (end)
             break;

@@ -199,7 +199,7 @@ static gs_status finish_hits(gs_job *j, gs_scan_res *res, uint64_t *counts, gs_e
                            : gs_job_gather_hits(j, hits, err)) != GS_OK)
         return err->code;
     if (approx && !spilled && j->rank == 0 &&
-        (!o->best_per_site || gs_hits_best_per_site(hits, err) == GS_OK)) {
+        (!o->best_per_site || gs_hits_best_per_site(hits, j->ps.n, err) == GS_OK)) {
         size_t n_counts = (size_t)j->ps.n * (size_t)j->ks.n_strands;
         memset(counts, 0, n_counts * sizeof *counts);
         gs_hits_count(hits, j->ks.n_strands, n_counts, counts, j->threads);

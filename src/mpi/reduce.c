@@ -69,7 +69,6 @@ gs_status gs_job_gather_hits(const gs_job *j, gs_hits *hits, gs_error *err)
     free(all);
     /* each rank's hits are sorted: merging them is log2(ranks) passes; with
      * no room for the merge's second copy, qsort sorts in place */
-    if (gs_hits_sort(hits))
-        qsort(hits->v, hits->n, sizeof *hits->v, gs_hit_cmp);
+    gs_hits_order(hits);
     return GS_OK;
 }

@@ -93,8 +93,9 @@ static gs_status feeder_spill(feeder *f, gs_gpu *g)
 }
 
 /* One filled batch to the GPU: raw bytes as runs of segments (short
- * circular records to the CPU between them), else runs laid out as the
- * batch takes them (sep), else segment by segment.
+ * circular records to the CPU between them), else runs of segments, laid
+ * out as a packed batch takes them where the readers left separators
+ * (gs_gpu_submit_run takes the others one at a time).
  * *ticket: the fence of its last raw run (gs_gpu_raw_wait), or -1. */
 static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
 {
@@ -114,16 +115,9 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
             if (gs_gpu_submit_raw(g, &sl->seg[i], &sl->raw[i], j - i, &t, &f->err) != GS_OK)
                 return f->err.code;
             *ticket = t;
-            continue;
+        } else if (gs_gpu_submit_run(g, &sl->seg[i], j - i, &f->err) != GS_OK) {
+            return f->err.code;
         }
-        if (f->p->sep) { /* laid out as the batch takes them: runs at a time */
-            if (gs_gpu_submit_run(g, &sl->seg[i], j - i, &f->err) != GS_OK)
-                return f->err.code;
-            continue;
-        }
-        for (size_t k = i; k < j; k++)
-            if (gs_gpu_submit(g, &sl->seg[k], &f->err) != GS_OK)
-                return f->err.code;
     }
     return GS_OK;
 }

@@ -31,9 +31,9 @@ typedef struct dup_task {
     const gs_layout *l;
     int t, n, bits;
     size_t nb;
-    size_t *at;       /* [n x nb]: counts of (range, bucket), then where the next goes */
+    uint64_t *at;     /* [n x nb]: counts of (range, bucket), then where the next goes */
     uint32_t *idx;    /* every named record, bucket by bucket */
-    const size_t *bucket0; /* [nb + 1]: where each bucket starts in idx */
+    const uint64_t *bucket0; /* [nb + 1]: where each bucket starts in idx */
     int phase;        /* 0 count, 1 place, 2 check */
     size_t dups, a, b;
     gs_status st;
@@ -48,7 +48,7 @@ static void bucket_records(dup_task *d)
 {
     const size_t n = d->l->n_rec, lo = n * (size_t)d->t / (size_t)d->n,
                  hi = n * (size_t)(d->t + 1) / (size_t)d->n;
-    size_t *at = d->at + (size_t)d->t * d->nb;
+    uint64_t *at = d->at + (size_t)d->t * d->nb;
     for (size_t i = lo; i < hi; i++) {
         const char *name = d->l->rec[i].name;
         if (name[0] == 0) /* no name (FASTQ reads when names are not kept) */
@@ -133,23 +133,16 @@ gs_status gs_layout_dup_names(const gs_layout *l, int threads, size_t *n, size_t
         bits++;
     const size_t nb = (size_t)1 << bits;
     dup_task d[GS_PARALLEL_MAX];
-    size_t *at = gs_calloc((size_t)nt * nb + nb + 1, sizeof *at, err, "record names");
+    uint64_t *at = gs_calloc((size_t)nt * nb + nb + 1, sizeof *at, err, "record names");
     if (at == NULL)
         return GS_ESYS;
-    size_t *bucket0 = at + (size_t)nt * nb, named = 0;
+    uint64_t *bucket0 = at + (size_t)nt * nb;
     for (int t = 0; t < nt; t++)
         d[t] = (dup_task){.l = l, .t = t, .n = nt, .bits = bits, .nb = nb, .at = at,
                           .bucket0 = bucket0};
     dup_phase(d, nt, 0, NULL);
-    for (size_t k = 0; k < nb; k++) { /* counts of (range, bucket) -> where each goes */
-        bucket0[k] = named;
-        for (int t = 0; t < nt; t++) {
-            size_t m = at[(size_t)t * nb + k];
-            at[(size_t)t * nb + k] = named;
-            named += m;
-        }
-    }
-    bucket0[nb] = named;
+    gs_bucket_starts(at, nt, nb, bucket0); /* counts of (range, bucket) -> where each goes */
+    const size_t named = (size_t)bucket0[nb];
     uint32_t *idx = NULL;
     gs_status st = GS_OK;
     if (named >= 2) { /* 100 M nameless reads need no table */
