@@ -329,8 +329,9 @@ fail:
     return err->code;
 }
 
-/* Queue the open batch of slot s: copy (raw bytes: copy and parse), scan,
- * and move on to the next slot. */
+/* Queue the open batch of slot s: copy (raw bytes: copy and parse; a
+ * batch in place: copy on the copy stream), scan, and move on to the next
+ * slot. */
 static gs_status gpu_launch(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
 {
     s->open = 0;
@@ -339,13 +340,51 @@ static gs_status gpu_launch(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
         if (gs_gpu_raw_copy(g, s, err) != GS_OK)
             goto fail;
     } else {
-        GS_CUDA_CHECK(cudaEventRecord(s->t0, s->st));
-        GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->h_text, s->len, cudaMemcpyHostToDevice, s->st));
-        GS_CUDA_CHECK(cudaEventRecord(s->t1, s->st));
+        cudaStream_t st = s->src ? g->copy_st : s->st;
+        GS_CUDA_CHECK(cudaEventRecord(s->t0, st));
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->d_text, s->src ? s->src : s->h_text, s->len,
+                                      cudaMemcpyHostToDevice, st));
+        GS_CUDA_CHECK(cudaEventRecord(s->t1, st));
+        if (s->src)
+            GS_CUDA_CHECK(cudaStreamWaitEvent(s->st, s->t1, 0));
+        s->src = NULL; /* in the copy stream now: the fence says when it is free */
     }
     if (gs_gpu_scan_slot(g, s, 1, err) != GS_OK)
         goto fail;
     s->busy = 1;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+gs_status gs_gpu_copy_stream(gs_gpu *g, gs_error *err)
+{
+    if (g->copy_st)
+        return GS_OK;
+    GS_CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_st, cudaStreamNonBlocking));
+    for (cudaEvent_t &e : g->fence)
+        GS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+gs_status gs_gpu_fence(gs_gpu *g, unsigned *ticket, gs_error *err)
+{
+    *ticket = g->fences++;
+    GS_CUDA_CHECK(cudaEventRecord(g->fence[*ticket % FENCES], g->copy_st));
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+gs_status gs_gpu_wait(gs_gpu *g, unsigned ticket, gs_error *err)
+{
+    /* the copies run in order on one stream: where the ticket's event has
+     * been recorded again (many submits since), a later fence covers it */
+    if (g->fences - ticket > FENCES)
+        ticket = g->fences - 1;
+    GS_CUDA_CHECK(cudaEventSynchronize(g->fence[ticket % FENCES]));
     return GS_OK;
 fail:
     return err->code;
@@ -385,25 +424,35 @@ gs_status gs_gpu_check_seg(const gs_gpu *g, const gs_segment *seg, gs_error *err
     return GS_OK;
 }
 
+/* Slot s, retired, opened for a batch: raw bytes from raw on, in place
+ * from src on (in the caller's buffers), or in h_text (both NULL). */
+static gs_status slot_open(gs_gpu *g, gs_gpu_slot *s, const uint8_t *raw, const uint8_t *src,
+                           gs_error *err)
+{
+    if (gpu_retire(g, s, err) != GS_OK)
+        return err->code;
+    s->open = 1;
+    s->len = s->own = s->n_seg = 0;
+    s->raw = raw;
+    s->src = src;
+    return GS_OK;
+}
+
 gs_status gs_gpu_slot_for(gs_gpu *g, const gs_segment *seg, const uint8_t *raw,
                           gs_gpu_slot **out, gs_error *err)
 {
     gs_gpu_slot *s = &g->slot[g->next];
     /* an open batch ends with a segment without overlap (one with overlap is
-     * launched at once), so the next one may follow it after a separator */
+     * launched at once), so the next one may follow it after a separator;
+     * a batch in place takes runs in place only (gs_gpu_submit_run) */
     if (s->open && (s->len + 1 + seg->len > g->text_cap || s->n_seg == BATCH_SEGS ||
-                    (raw == NULL) != (s->raw == NULL))) {
+                    (raw == NULL) != (s->raw == NULL) || s->src)) {
         if (gpu_launch(g, s, err) != GS_OK)
             return err->code;
         s = &g->slot[g->next];
     }
-    if (!s->open) {
-        if (gpu_retire(g, s, err) != GS_OK)
-            return err->code;
-        s->open = 1;
-        s->len = s->own = s->n_seg = 0;
-        s->raw = raw;
-    }
+    if (!s->open && slot_open(g, s, raw, NULL, err) != GS_OK)
+        return err->code;
     *out = s;
     return GS_OK;
 }
@@ -464,54 +513,94 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return gs_gpu_slot_added(g, s, seg, err);
 }
 
-/* How many of seg[0, n) fit the open batch (or a fresh one) as a run:
- * whole segments (every start owned), each text right after the one before
- * and a separator. */
-static size_t run_fits(const gs_gpu *g, const gs_gpu_slot *s, const gs_segment *seg, size_t n)
+/* How many of seg[0, n) fit as a run after n_seg segments taking len bytes
+ * (an open batch; 0, 0 for a fresh one): whole segments (every start
+ * owned), each text right after the one before and a separator. *bytes:
+ * the run's, a separator before each segment but a fresh batch's first. */
+static size_t run_fits(const gs_gpu *g, size_t n_seg, size_t len, const gs_segment *seg, size_t n,
+                       size_t *bytes)
 {
-    const size_t n_seg = s->open ? s->n_seg : 0;
-    size_t len = s->open ? s->len + 1 : 0, k = 0;
+    const size_t len0 = len;
+    size_t k = 0;
     for (; k < n; k++) {
         const gs_segment *x = &seg[k];
+        const size_t at = len + (n_seg + k > 0);
         if (x->own != x->len || x->own == 0 || x->own > g->block || x->len > g->text_cap ||
             (k > 0 && x->text != seg[k - 1].text + seg[k - 1].len + 1) ||
-            len + x->len > g->text_cap || n_seg + k == BATCH_SEGS)
+            at + x->len > g->text_cap || n_seg + k == BATCH_SEGS)
             break;
-        len += x->len + 1;
+        len = at + x->len;
     }
+    *bytes = len - len0;
     return k;
 }
 
-gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err)
+/* Add run seg[0, k) (run_fits: *bytes) to the open batch of slot s: its
+ * table where hits need one; the text copied into h_text unless the batch
+ * lies in place. */
+static gs_status run_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size_t k,
+                         size_t bytes, gs_error *err)
 {
-    for (size_t i = 0, k; i < n; i += k) {
-        gs_gpu_slot *s = &g->slot[g->next];
-        k = g->pack ? run_fits(g, s, seg + i, n - i) : 0;
-        if (k == 0 && g->pack && s->open) { /* the open batch is full: the next one */
-            if (gs_gpu_launch_open(g, err) != GS_OK)
+    const size_t at0 = s->n_seg ? s->len + 1 : 0;
+    size_t at;
+    if (g->want_hits) {
+        for (size_t j = 0; j < k; j++)
+            if (gs_gpu_slot_add(g, s, &seg[j], &at, err) != GS_OK)
                 return err->code;
-            k = run_fits(g, &g->slot[g->next], seg + i, n - i);
+    } else { /* whole segments: the batch's counts at once */
+        s->n_seg += k;
+        s->len += bytes;
+        s->own = s->len;
+    }
+    if (s->src == NULL) {
+        if (at0)
+            s->h_text[at0 - 1] = SEPARATOR;
+        gs_copy(s->h_text + at0, seg[0].text, s->len - at0, g->copy_threads);
+    }
+    return gs_gpu_slot_added(g, s, &seg[k - 1], err);
+}
+
+gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, unsigned *ticket,
+                            gs_error *err)
+{
+    if (ticket && (!g->pack || g->seqcap))
+        return gs_fail(err, GS_ESYS, "batches in place need exact dna keys and no --seq (gpu)");
+    if (ticket && gs_gpu_copy_stream(g, err) != GS_OK)
+        return err->code;
+    for (size_t i = 0, k, bytes; i < n; i += k) {
+        gs_gpu_slot *s = &g->slot[g->next];
+        /* the open batch goes on where it is of the run's kind and, in
+         * place, where the run follows it in the caller's buffer */
+        int on = s->open && s->raw == NULL &&
+                 (ticket ? s->src && seg[i].text == s->src + s->len + 1 : s->src == NULL);
+        k = g->pack && on ? run_fits(g, s->n_seg, s->len, seg + i, n - i, &bytes) : 0;
+        if (k == 0 && g->pack) {
+            on = 0;
+            k = run_fits(g, 0, 0, seg + i, n - i, &bytes);
         }
-        if (k < 2) { /* alone, as gs_gpu_submit takes it */
+        if (k == 0 || (k == 1 && !ticket)) { /* alone, as gs_gpu_submit takes it */
             k = 1;
             if (gs_gpu_submit(g, &seg[i], err) != GS_OK)
                 return err->code;
             continue;
         }
-        size_t at0, at;
-        if (gs_gpu_slot_for(g, &seg[i], NULL, &s, err) != GS_OK)
-            return err->code;
-        at0 = s->n_seg ? s->len + 1 : 0;
-        for (size_t j = i; j < i + k; j++) /* the batch's table, as for one segment */
-            if (gs_gpu_slot_add(g, s, &seg[j], &at, err) != GS_OK)
+        if (!on) {
+            if (s->open && gpu_launch(g, s, err) != GS_OK)
                 return err->code;
-        if (at0)
-            s->h_text[at0 - 1] = SEPARATOR;
-        gs_copy(s->h_text + at0, seg[i].text, s->len - at0, g->copy_threads);
-        if (gs_gpu_slot_added(g, s, &seg[i + k - 1], err) != GS_OK)
+            s = &g->slot[g->next];
+            if (slot_open(g, s, NULL, ticket ? seg[i].text : NULL, err) != GS_OK)
+                return err->code;
+        }
+        if (run_add(g, s, &seg[i], k, bytes, err) != GS_OK)
             return err->code;
     }
-    return GS_OK;
+    if (ticket == NULL)
+        return GS_OK;
+    /* no batch stays open on the caller's buffer */
+    gs_gpu_slot *open = &g->slot[g->next];
+    if (open->open && open->src && gs_gpu_launch_open(g, err) != GS_OK)
+        return err->code;
+    return gs_gpu_fence(g, ticket, err);
 }
 
 gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err)

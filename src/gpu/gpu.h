@@ -84,8 +84,14 @@ enum { GS_GPU_SEPARATOR = 'N' };
 /* Submit n segments laid out as a packed batch lays them: each text right
  * after the one before and a GS_GPU_SEPARATOR (many ESTs or reads from one
  * buffer: one copy a batch, not one a segment). A segment out of that
- * layout, or not whole, is submitted alone (gs_gpu_submit). */
-gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err);
+ * layout, or not whole, is submitted alone (gs_gpu_submit). With a ticket
+ * the batches lie in place: the device copies them from the caller's
+ * buffer (pinned: gs_gpu_pin), which may be reused once gs_gpu_wait(ticket)
+ * has returned, and the host copies nothing; only where gs_gpu_packs and
+ * no --seq capture is set. Without one they are copied into the GPU's own
+ * pinned batches before this returns. */
+gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, unsigned *ticket,
+                            gs_error *err);
 /* Page-lock host memory that raw segments will be submitted from, so that
  * their copies go straight to the device (a few GB/s of pinning on the
  * feeding thread); 0 when it cannot be (the copies are then staged). Unpin
@@ -99,13 +105,15 @@ void gs_gpu_unpin(void *p);
  * bytes, drops the line ends, checks them as the host reader would
  * (GS_EINPUT naming record, residue and index) and packs the residues into
  * batches as gs_gpu_submit does. Returns at once with a ticket: the
- * buffer may be reused once gs_gpu_raw_wait(ticket) has returned (copies
+ * buffer may be reused once gs_gpu_wait(ticket) has returned (copies
  * complete in submit order, so a later ticket's wait covers it too). A
  * fault is reported by a later submit or by gs_gpu_finish. Only where
  * gs_gpu_packs and no --seq capture is set. */
 gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text *raw, size_t n,
                             unsigned *ticket, gs_error *err);
-gs_status gs_gpu_raw_wait(gs_gpu *g, unsigned ticket, gs_error *err);
+/* Wait until the buffer of the submit that gave ticket (gs_gpu_submit_raw,
+ * gs_gpu_submit_run) may be reused. */
+gs_status gs_gpu_wait(gs_gpu *g, unsigned ticket, gs_error *err);
 /* Threads (the submitting one included) that copy a submitted segment into
  * the pinned buffer, and a batch's hit keys out of it; 1 until set. One
  * thread copying was most of the scan phase of a large indexed corpus. */

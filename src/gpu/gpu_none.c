@@ -18,9 +18,10 @@ gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
-gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, gs_error *err)
+gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, unsigned *ticket,
+                            gs_error *err)
 {
-    (void)n;
+    (void)n; (void)ticket;
     return gs_gpu_submit(g, seg, err);
 }
 
@@ -35,7 +36,7 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
-gs_status gs_gpu_raw_wait(gs_gpu *g, unsigned ticket, gs_error *err)
+gs_status gs_gpu_wait(gs_gpu *g, unsigned ticket, gs_error *err)
 {
     (void)g; (void)ticket;
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");

@@ -29,10 +29,11 @@ typedef struct gs_raw_where {
     uint64_t base;
 } gs_raw_where;
 
-/* Raw batches' copies run on a stream of their own; each gs_gpu_submit_raw
- * ends with a fence there (a ring of RAW_FENCES events), which the caller
- * waits for before it reuses its buffer. */
-enum { RAW_FENCES = 4 };
+/* Copies from the caller's buffers (raw batches, batches in place) run on
+ * a stream of their own; each submit from such a buffer ends with a fence
+ * there (a ring of FENCES events), which the caller waits for before it
+ * reuses the buffer. */
+enum { FENCES = 4 };
 
 /* BATCH_SEGS bounds the per-slot segment table (16 bytes a segment) when
  * records are tiny; SEPARATOR joins the segments of a dna batch. */
@@ -51,6 +52,10 @@ typedef struct gs_gpu_slot {
     size_t len, own; /* the packed text: bytes, owned starts */
     gs_run_seg *segs; /* hits only: where each segment sits in the packed text */
     size_t n_seg, seg_cap;
+    /* a batch in place (gs_gpu_submit_run with a ticket): while it is
+     * filled, its packed text lies in the caller's pinned buffer from src
+     * on, not in h_text */
+    const uint8_t *src;
     /* a batch of raw FASTA bytes (raw.cu): while it is filled, its bytes
      * lie in the caller's pinned buffer from raw on (NULL: h_text holds the
      * batch); one descriptor a segment (n_seg of them), and where each lies
@@ -99,8 +104,8 @@ struct gs_gpu {
     size_t temp_cap;
     gs_hit_runs runs;
     gs_gpu_times times;
-    cudaStream_t copy_st; /* raw batches' copies (raw.cu); made at the first */
-    cudaEvent_t fence[RAW_FENCES];
+    cudaStream_t copy_st; /* copies from the caller's buffers; made at the first */
+    cudaEvent_t fence[FENCES];
     unsigned fences;      /* fences recorded so far */
 };
 
@@ -128,6 +133,11 @@ gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
  * (raw.cu); gs_gpu_raw_check: what the parse of a finished batch found;
  * gs_gpu_raw_free: the raw path's state of g. */
 gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
+/* The copy stream and its fences, made at the first copy from a caller's
+ * buffer (gpu.cu); gs_gpu_fence: a fence after the copies queued so far,
+ * which gs_gpu_wait(*ticket) waits for. */
+gs_status gs_gpu_copy_stream(gs_gpu *g, gs_error *err);
+gs_status gs_gpu_fence(gs_gpu *g, unsigned *ticket, gs_error *err);
 gs_status gs_gpu_raw_check(gs_gpu_slot *s, gs_error *err);
 void gs_gpu_raw_free(gs_gpu *g);
 

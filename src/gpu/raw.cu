@@ -188,25 +188,12 @@ static gs_status raw_describe(gs_gpu_slot *s, const gs_segment *seg, const gs_ra
     return GS_OK;
 }
 
-/* The copy stream and its fences, at the first raw batch. */
-static gs_status raw_start(gs_gpu *g, gs_error *err)
-{
-    if (g->copy_st)
-        return GS_OK;
-    GS_CUDA_CHECK(cudaStreamCreateWithFlags(&g->copy_st, cudaStreamNonBlocking));
-    for (cudaEvent_t &e : g->fence)
-        GS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    return GS_OK;
-fail:
-    return err->code;
-}
-
 gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text *raw, size_t n,
                             unsigned *ticket, gs_error *err)
 {
     if (!g->pack || g->seqcap)
         return gs_fail(err, GS_ESYS, "raw FASTA bytes need exact dna keys and no --seq (gpu)");
-    if (raw_start(g, err) != GS_OK)
+    if (gs_gpu_copy_stream(g, err) != GS_OK)
         return err->code;
     for (size_t i = 0; i < n; i++) {
         gs_gpu_slot *s;
@@ -226,21 +213,5 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     gs_gpu_slot *open = &g->slot[g->next];
     if (open->open && open->raw && gs_gpu_launch_open(g, err) != GS_OK)
         return err->code;
-    *ticket = g->fences++;
-    GS_CUDA_CHECK(cudaEventRecord(g->fence[*ticket % RAW_FENCES], g->copy_st));
-    return GS_OK;
-fail:
-    return err->code;
-}
-
-gs_status gs_gpu_raw_wait(gs_gpu *g, unsigned ticket, gs_error *err)
-{
-    /* the copies run in order on one stream: where the ticket's event has
-     * been recorded again (many submits since), a later fence covers it */
-    if (g->fences - ticket > RAW_FENCES)
-        ticket = g->fences - 1;
-    GS_CUDA_CHECK(cudaEventSynchronize(g->fence[ticket % RAW_FENCES]));
-    return GS_OK;
-fail:
-    return err->code;
+    return gs_gpu_fence(g, ticket, err);
 }

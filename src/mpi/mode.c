@@ -7,6 +7,7 @@
 #include "mode.h"
 
 #include "comm/comm.h"
+#include "gpu/gpu.h"
 
 static const gs_mode *const modes[GS_N_MODES] = {
     [GS_MODE_LOCAL] = &gs_mode_local,
@@ -24,7 +25,8 @@ gs_status gs_mode_choose(gs_job *j, gs_error *err)
             if (by_ranges)
                 pick[1] = gs_policy_readers(j->o->readers, j->threads, j->use_gpu, 0);
             else if (pick[0] == GS_MODE_LOCAL)
-                pick[1] = gs_policy_part_readers(j->o->readers, j->threads, j->use_gpu);
+                pick[1] = gs_policy_part_readers(j->o->readers, j->threads, j->use_gpu,
+                                                 gs_gpu_packs(&j->ks) && !j->o->with_seq);
         }
         j->mode = modes[pick[0]]; /* rank 0's state (j->ms) is then the mode's to free */
         if (gs_mpi_agree(j->comm, err) != GS_OK)

@@ -107,11 +107,14 @@ int gs_policy_readers(int asked, int threads, int use_gpu, int index);
 
 /* Reading threads of one process that streams plain FASTA or FASTQ in
  * parts (io/seq/parts.h), each parsing as it reads (0.5-1 GB/s a thread):
- * --readers (asked), else with a GPU three quarters of the threads, up to
- * GS_MAX_READERS (parsing is the host's main work there; the rest feed
- * the GPU: 12 readers on 16 cores beat 16, docs/performance.md), on the
- * CPU a quarter (1..4), as for files read by ranges. 1: one stream. */
-int gs_policy_part_readers(int asked, int threads, int use_gpu);
+ * --readers (asked), else with a GPU that takes the readers' batches in
+ * place (in_place: exact dna keys, no --seq; the feeding thread copies
+ * nothing) every thread but the feeding one, up to GS_MAX_READERS (15
+ * readers on 16 cores beat 12 and 16, docs/performance.md); with a GPU
+ * that needs its batches copied into pinned memory three quarters of
+ * them (the rest copy); on the CPU a quarter (1..4), as for files read by
+ * ranges. 1: one stream. */
+int gs_policy_part_readers(int asked, int threads, int use_gpu, int in_place);
 
 /* ---- the machine -------------------------------------------------------- */
 

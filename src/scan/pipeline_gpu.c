@@ -30,7 +30,9 @@ typedef struct feeder {
     gs_gpu_times t;
     double t_open, t_wait, t_feed; /* --debug time: opening the GPU, waiting for
                                     * the readers' batches, submitting them */
-    int pinned;     /* pool buffers pinned (raw batches) */
+    int in_place;   /* the readers lay out packed batches, copied from the pool's
+                     * buffers as they lie (gs_gpu_submit_run with a ticket) */
+    int pinned;     /* pool buffers pinned (raw batches, batches in place) */
     worker cpu;     /* circular records shorter than a key (feed_cpu) */
     void *compiled; /* the CPU engine, compiled at the first of them */
 } feeder;
@@ -95,8 +97,9 @@ static gs_status feeder_spill(feeder *f, gs_gpu *g)
 /* One filled batch to the GPU: raw bytes as runs of segments (short
  * circular records to the CPU between them), else runs of segments, laid
  * out as a packed batch takes them where the readers left separators
- * (gs_gpu_submit_run takes the others one at a time).
- * *ticket: the fence of its last raw run (gs_gpu_raw_wait), or -1. */
+ * (gs_gpu_submit_run takes the others one at a time), in place where the
+ * pool's buffers may be the device's batches (f->in_place).
+ * *ticket: the fence of its last run from the buffer (gs_gpu_wait), or -1. */
 static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
 {
     const gs_scan_cfg *cfg = f->p->cfg;
@@ -115,8 +118,12 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
             if (gs_gpu_submit_raw(g, &sl->seg[i], &sl->raw[i], j - i, &t, &f->err) != GS_OK)
                 return f->err.code;
             *ticket = t;
-        } else if (gs_gpu_submit_run(g, &sl->seg[i], j - i, &f->err) != GS_OK) {
-            return f->err.code;
+        } else {
+            if (gs_gpu_submit_run(g, &sl->seg[i], j - i, f->in_place ? &t : NULL, &f->err) !=
+                GS_OK)
+                return f->err.code;
+            if (f->in_place)
+                *ticket = t;
         }
     }
     return GS_OK;
@@ -129,7 +136,7 @@ static void feed_release(feeder *f, gs_gpu *g, int *held, long *held_ticket, int
     pool *p = f->p;
     if (*held >= 0) {
         if (*held_ticket >= 0 && f->st == GS_OK &&
-            (f->st = gs_gpu_raw_wait(g, (unsigned)*held_ticket, &f->err)) != GS_OK)
+            (f->st = gs_gpu_wait(g, (unsigned)*held_ticket, &f->err)) != GS_OK)
             atomic_store(&p->stop, 1);
         gs_pipe_push(p, &p->free_q, *held);
     }
@@ -137,14 +144,15 @@ static void feed_release(feeder *f, gs_gpu *g, int *held, long *held_ticket, int
     *held_ticket = ticket;
 }
 
-/* Raw batches go to the device straight from the pool's buffers: pinned
- * here, on the feeding thread, while the readers fill them (pinning is a
- * few GB/s; a buffer not yet pinned is copied all the same, staged). */
+/* Raw batches and batches in place go to the device straight from the
+ * pool's buffers: pinned here, on the feeding thread, while the readers
+ * fill them (pinning is a few GB/s; a buffer not yet pinned is copied all
+ * the same, staged). */
 static void feeder_pin(feeder *f)
 {
     const pool *p = f->p;
     const size_t bytes = 2 * (p->cfg->block + p->cfg->overlap);
-    while (p->raw && f->pinned < p->n_slots && gs_gpu_pin(p->slots[f->pinned].buf, bytes))
+    while ((p->raw || f->in_place) && f->pinned < p->n_slots && gs_gpu_pin(p->slots[f->pinned].buf, bytes))
         f->pinned++;
 }
 
@@ -210,6 +218,7 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     for (int i = 0; i < n_src; i++)
         p.raw = p.raw && src[i].next_raw != NULL;
     p.sep = !p.raw && gs_gpu_packs(cfg->ks) ? GS_GPU_SEPARATOR : 0;
+    f.in_place = p.sep && !cfg->want_seq;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;
