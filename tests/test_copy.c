@@ -1,10 +1,28 @@
 /* test_copy.c - gs_copy against memcpy: sizes around the slice and the
  * cache-line rounding, 1 to more threads than it starts, and no byte
- * written outside the destination. */
+ * written outside the destination; and gs_run_items, which shares out
+ * more items than threads: each item once. */
 #include <string.h>
 
 #include "core/gs_copy.h"
+#include "core/gs_parallel.h"
 #include "testlib.h"
+
+static void *bump(void *arg)
+{
+    (*(unsigned *)arg)++;
+    return NULL;
+}
+
+static void check_items(size_t n, int threads)
+{
+    unsigned *v = calloc(n + 1, sizeof *v);
+    gs_run_items(bump, v, sizeof *v, n, threads);
+    for (size_t i = 0; i < n; i++)
+        CHECK(v[i] == 1);
+    CHECK(v[n] == 0);
+    free(v);
+}
 
 static void check(uint64_t *rs, size_t n, int threads)
 {
@@ -31,5 +49,10 @@ int main(void)
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
         for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
             check(&rs, sizes[s], threads[t]);
+    size_t items[] = {0, 1, 2, 15, 16, 17, 1000, 100000};
+    int item_threads[] = {0, 1, 3, 16, 300};
+    for (size_t s = 0; s < sizeof items / sizeof *items; s++)
+        for (size_t t = 0; t < sizeof item_threads / sizeof *item_threads; t++)
+            check_items(items[s], item_threads[t]);
     return gs_test_done("test_copy");
 }

@@ -29,6 +29,30 @@ void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n)
     }
 }
 
+typedef struct items_share {
+    void *(*fn)(void *);
+    char *items;
+    size_t size, n;
+    int t, nt;
+} items_share;
+
+static void *items_main(void *arg)
+{
+    const items_share *w = arg;
+    for (size_t i = (size_t)w->t; i < w->n; i += (size_t)w->nt)
+        w->fn(w->items + i * w->size);
+    return NULL;
+}
+
+void gs_run_items(void *(*fn)(void *), void *items, size_t size, size_t n, int threads)
+{
+    items_share w[GS_PARALLEL_MAX];
+    const int nt = gs_parallel_threads(threads, n);
+    for (int t = 0; t < nt; t++)
+        w[t] = (items_share){fn, items, size, n, t, nt};
+    gs_run_parallel(items_main, w, sizeof *w, nt);
+}
+
 gs_status gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg)
 {
     t->running = pthread_create(&t->tid, NULL, fn, arg) == 0;

@@ -25,6 +25,11 @@
 enum { GS_PARALLEL_MAX = 256 };
 void gs_run_parallel(void *(*fn)(void *), void *args, size_t size, int n);
 
+/* fn(items + i * size) for every i in [0, n), on up to `threads` threads
+ * (gs_parallel_threads), thread t taking items t, t + nt, ...: shares of
+ * work more numerous than the threads. */
+void gs_run_items(void *(*fn)(void *), void *items, size_t size, size_t n, int threads);
+
 /* The threads to ask for: `threads`, at least 1, at most GS_PARALLEL_MAX
  * and at most `tasks` (work that splits into fewer shares). */
 int gs_parallel_threads(int threads, size_t tasks);
