@@ -122,12 +122,13 @@ static void test_mode_and_readers(void)
     CHECK(gs_policy_readers(0, 16, 0, 0) == 4); /* files, CPU: a quarter, at most 4 */
     /* parts of unindexed FASTA and FASTQ: three quarters of the threads
      * with a GPU (at most 64), as files on the CPU; --readers wins */
-    /* parts, GPU in place: all threads but the feeding one; copied: three quarters */
-    CHECK(gs_policy_part_readers(0, 16, 1, 1) == 15 && gs_policy_part_readers(0, 100, 1, 1) == 64);
-    CHECK(gs_policy_part_readers(0, 1, 1, 1) == 1 && gs_policy_part_readers(0, 2, 1, 1) == 1);
-    CHECK(gs_policy_part_readers(0, 16, 1, 0) == 12 && gs_policy_part_readers(0, 100, 1, 0) == 64);
-    CHECK(gs_policy_part_readers(0, 16, 0, 1) == 4 && gs_policy_part_readers(0, 2, 0, 0) == 1);
-    CHECK(gs_policy_part_readers(1, 16, 1, 1) == 1 && gs_policy_part_readers(3, 2, 0, 0) == 3);
+    CHECK(gs_policy_part_readers(0, 16, 1) == 12 && gs_policy_part_readers(0, 100, 1) == 64);
+    CHECK(gs_policy_part_readers(0, 16, 0) == 4 && gs_policy_part_readers(0, 2, 0) == 1);
+    CHECK(gs_policy_part_readers(1, 16, 1) == 1 && gs_policy_part_readers(3, 2, 0) == 3);
+    /* batches taken as they lie: all threads but the feeding one */
+    CHECK(gs_policy_laid_readers(0, 16) == 15 && gs_policy_laid_readers(0, 100) == 64);
+    CHECK(gs_policy_laid_readers(0, 1) == 1 && gs_policy_laid_readers(0, 2) == 1);
+    CHECK(gs_policy_laid_readers(4, 16) == 4);
     CHECK(gs_policy_readers(0, 8, 0, 0) == 2);
     CHECK(gs_policy_readers(0, 3, 0, 0) == 1);  /* at least 1 */
     CHECK(gs_policy_readers(0, 1, 1, 0) == 1);

@@ -67,7 +67,9 @@ ARGS=${ARGS:-}
 corpus plain 4194304 fa
 ./kmers -n 16000 -k 8 -s 42 plain/0.fa >k.txt || exit 1
 if want "GPU, plain + .fai" "CPU -t $T, plain + .fai"; then
-  for f in $(files plain fa); do [ -s "$f.fai" ] || "$G" index "$f" || exit 1; done
+  for f in $(files plain fa); do [ -s "$f.fai" ] || "$G" index "$f" & done
+  wait
+  for f in $(files plain fa); do [ -s "$f.fai" ] || exit 1; done
   want "GPU, plain + .fai" && row "GPU, plain + .fai" -d gpu -p k.txt $(files plain fa)
   want "CPU -t $T, plain + .fai" && row "CPU -t $T, plain + .fai" -d cpu -t "$T" -p k.txt $(files plain fa)
 fi

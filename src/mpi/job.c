@@ -308,10 +308,14 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     sum->n_hits = j.n_out_hits;
     sum->n_products = j.amp.n;
     sum->t_total = j.t[GS_T_INIT] + gs_now() - t_start;
-fail:
+fail:;
+    const double t_done = gs_process_age();
     gs_job_dups_join(&dups);
     free(counts);
     gs_scan_res_free(&res);
     job_free(&j);
+    if (j.rank == 0 && (o->tune.debug & GS_DEBUG_TIME)) /* the end of a run, docs/performance.md */
+        fprintf(stderr, "gscan: rank 0: job done %.3f s since exec, its memory freed by %.3f s\n",
+                t_done, gs_process_age());
     return err->code;
 }

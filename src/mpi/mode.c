@@ -22,11 +22,15 @@ gs_status gs_mode_choose(gs_job *j, gs_error *err)
     if (j->o->index == NULL) { /* pick: the mode and the readers per rank */
         if (j->rank == 0 && gs_ranges_probe(j, &by_ranges, err) == GS_OK) {
             pick[0] = (int)gs_policy_mode(0, by_ranges, j->size);
-            if (by_ranges)
+            /* the GPU takes the readers' batches as they lie (raw bytes
+             * through an index; text packed by the parts readers) */
+            const int laid = j->use_gpu && gs_gpu_packs(&j->ks) && !j->o->with_seq;
+            if (laid && (by_ranges || pick[0] == GS_MODE_LOCAL))
+                pick[1] = gs_policy_laid_readers(j->o->readers, j->threads);
+            else if (by_ranges)
                 pick[1] = gs_policy_readers(j->o->readers, j->threads, j->use_gpu, 0);
             else if (pick[0] == GS_MODE_LOCAL)
-                pick[1] = gs_policy_part_readers(j->o->readers, j->threads, j->use_gpu,
-                                                 gs_gpu_packs(&j->ks) && !j->o->with_seq);
+                pick[1] = gs_policy_part_readers(j->o->readers, j->threads, j->use_gpu);
         }
         j->mode = modes[pick[0]]; /* rank 0's state (j->ms) is then the mode's to free */
         if (gs_mpi_agree(j->comm, err) != GS_OK)

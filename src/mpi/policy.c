@@ -67,10 +67,15 @@ int gs_policy_readers(int asked, int threads, int use_gpu, int index)
     return asked ? asked : share < 1 ? 1 : share > most ? most : share;
 }
 
-int gs_policy_part_readers(int asked, int threads, int use_gpu, int in_place)
+int gs_policy_part_readers(int asked, int threads, int use_gpu)
 {
-    if (asked || !use_gpu || !in_place)
-        return gs_policy_readers(asked, threads, use_gpu, use_gpu);
+    return gs_policy_readers(asked, threads, use_gpu, use_gpu);
+}
+
+int gs_policy_laid_readers(int asked, int threads)
+{
+    if (asked)
+        return asked;
     return threads < 2 ? 1 : threads - 1 > GS_MAX_READERS ? GS_MAX_READERS : threads - 1;
 }
 

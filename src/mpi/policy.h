@@ -107,14 +107,20 @@ int gs_policy_readers(int asked, int threads, int use_gpu, int index);
 
 /* Reading threads of one process that streams plain FASTA or FASTQ in
  * parts (io/seq/parts.h), each parsing as it reads (0.5-1 GB/s a thread):
- * --readers (asked), else with a GPU that takes the readers' batches in
- * place (in_place: exact dna keys, no --seq; the feeding thread copies
- * nothing) every thread but the feeding one, up to GS_MAX_READERS (15
- * readers on 16 cores beat 12 and 16, docs/performance.md); with a GPU
- * that needs its batches copied into pinned memory three quarters of
- * them (the rest copy); on the CPU a quarter (1..4), as for files read by
- * ranges. 1: one stream. */
-int gs_policy_part_readers(int asked, int threads, int use_gpu, int in_place);
+ * --readers (asked), else with a GPU three quarters of the threads, up to
+ * GS_MAX_READERS (parsing is the host's main work there; the rest copy
+ * batches into pinned memory), on the CPU a quarter (1..4), as for files
+ * read by ranges. 1: one stream. */
+int gs_policy_part_readers(int asked, int threads, int use_gpu);
+
+/* Reading threads where the GPU takes the readers' batches as they lie:
+ * raw FASTA or BGZF bytes read through an index, or text read in parts
+ * and packed by the readers (exact DNA keys and no --seq: gs_gpu_packs).
+ * The feeding thread then copies nothing, so --readers (asked), else every
+ * thread but the feeding one, up to GS_MAX_READERS: on 16 cores 15
+ * readers beat 8 and 12 (64 GiB plain with .fai: 3.31 s at 8, 2.65 at 12,
+ * 2.37 at 15) and 12 and 16 in parts (docs/performance.md). */
+int gs_policy_laid_readers(int asked, int threads);
 
 /* ---- the machine -------------------------------------------------------- */
 
