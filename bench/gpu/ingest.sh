@@ -37,6 +37,7 @@ corpus() {
     [ -s "$d/$i.$ext" ] || ./mkfasta "$seq" "$d/$i.$ext" "$per" "$len" 60 &
   done
   wait
+  sync # files just written are still being flushed: not while timing
   echo "corpus $d: $(du -sh "$d" | cut -f1) in $(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}') s" >&2
 }
 files() { local i; for ((i = 0; i < FILES; i++)); do printf '%s ' "$1/$i.$2"; done; }

@@ -23,6 +23,7 @@ for ((i = 0; i < n_files; i++)); do
   [ -s "$w/g$i.fa.fai" ] || { "$w/mkfasta" "$seq" "$w/g$i.fa" $gib 4194304 60 && "$G" index "$w/g$i.fa"; } &
 done
 wait
+sync # files just written are still being flushed: not while timing
 "$w/kmers" -n 16000 -k 8 -s 42 "$w/g0.fa" >"$w/k.txt" || exit 1
 files() { local i; for ((i = 0; i < $1; i++)); do printf '%s ' "$w/g$i.fa"; done; } # the first N files
 phases="init plan read scan write total"
