@@ -201,9 +201,10 @@ static void keep_mpi_under_fsize_limit(void)
 
 /* Leave without MPI_Finalize, which would close HDF5 and fault in a file it
  * could not close. Alone: exit. Under a launcher, rank 0 (which printed the
- * message) ends the job with MPI_Abort and st, while the others wait to be
- * ended: ranks leaving on their own race the launcher, which kills the
- * slower ones, and a killed rank's status (9), not st, would end the job. */
+ * message) ends the job with MPI_Abort and st once the message has left,
+ * while the others wait to be ended: ranks leaving on their own race the
+ * launcher, which kills the slower ones, and a killed rank's status (9), not
+ * st, would end the job. */
 static void leave_now(gs_status st, int rank)
 {
     int size = 1;
@@ -211,7 +212,7 @@ static void leave_now(gs_status st, int rank)
     if (size == 1)
         _exit((int)st);
     if (rank == 0)
-        MPI_Abort(MPI_COMM_WORLD, (int)st);
+        gs_mpi_abort(MPI_COMM_WORLD, (int)st);
     for (;;)
         pause();
 }

@@ -51,7 +51,7 @@ gs_status gs_mpi_agree_within(MPI_Comm comm, gs_error *err, double seconds, cons
             fprintf(stderr, "gscan: error: %s; %s, ending the job\n", err->msg,
                     stuck ? stuck : "the other ranks do not answer");
             fflush(stderr);
-            MPI_Abort(comm, GS_ESYS);
+            gs_mpi_abort(comm, GS_ESYS);
         }
     }
     if (first == size)

@@ -18,6 +18,14 @@
 
 #include "core/gs_error.h"
 
+/* MPI_Abort once what this rank printed has left it (gs_stderr_drain): the
+ * one way gscan ends a job from one rank. */
+static inline void gs_mpi_abort(MPI_Comm comm, int code)
+{
+    gs_stderr_drain();
+    MPI_Abort(comm, code);
+}
+
 static inline void gs_mpi_die(int rc, const char *call, const char *file, int line)
 {
     char msg[MPI_MAX_ERROR_STRING] = "unknown MPI error";
@@ -30,8 +38,7 @@ static inline void gs_mpi_die(int rc, const char *call, const char *file, int li
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     fprintf(stderr, "gscan: error: MPI call failed on rank %d: %s: %s (%s:%d)\n", rank, call, msg,
             file, line);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, GS_ESYS);
+    gs_mpi_abort(MPI_COMM_WORLD, GS_ESYS);
     _exit(GS_ESYS); /* MPI_Abort should not return; if it does, still end */
 }
 

@@ -1,9 +1,13 @@
 /* gs_error.c - located error messages and checked allocation. */
+#define _POSIX_C_SOURCE 200809L
 #include "gs_error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
 
 gs_status gs_fail(gs_error *err, gs_status code, const char *fmt, ...)
 {
@@ -39,4 +43,14 @@ void *gs_realloc(void *p, size_t n, gs_error *err, const char *what)
     if (q == NULL)
         gs_fail(err, GS_ESYS, "out of memory (%s, %zu bytes)", what, n);
     return q;
+}
+
+void gs_stderr_drain(void)
+{
+    const struct timespec tick = {0, 10 * 1000 * 1000}, pass_on = {0, 20 * 1000 * 1000};
+    int unread = 0;
+    fflush(stderr);
+    for (int i = 0; i < 100 && ioctl(STDERR_FILENO, FIONREAD, &unread) == 0 && unread > 0; i++)
+        nanosleep(&tick, NULL);
+    nanosleep(&pass_on, NULL); /* and passed it on */
 }

@@ -47,4 +47,11 @@ void *gs_malloc(size_t n, gs_error *err, const char *what);
 void *gs_calloc(size_t n, size_t size, gs_error *err, const char *what);
 void *gs_realloc(void *p, size_t n, gs_error *err, const char *what);
 
+/* Wait (at most a second) until whoever reads stderr's pipe, an MPI
+ * launcher's proxy, has taken what was written to it. MPI_Abort has the
+ * launcher end the job at once, and a message still in the pipe was then
+ * lost (a run in fifty on a busy machine): gs_mpi_abort (comm/mpi_check.h)
+ * waits here first. Not a pipe: nothing to wait for. */
+void gs_stderr_drain(void);
+
 #endif

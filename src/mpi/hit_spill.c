@@ -194,7 +194,7 @@ static void merge_streams(gs_job *j, gs_hits *hits, uint64_t *counts, gs_error *
         while (!left.done && scratch && n > 0)
             remote_next(&left, scratch, GATHER_CHUNK, &n, &ignored);
         if (scratch == NULL && !left.done)
-            MPI_Abort(j->comm, GS_ESYS);
+            gs_mpi_abort(j->comm, GS_ESYS);
     }
     free(scratch);
     free(rm);

@@ -410,14 +410,14 @@ static void bcast_layout(const gs_job *j, ranges *s, gs_error *err)
     const size_t n_rec = (size_t)hdr[0];
     uint64_t *v = gs_malloc(5 * n_rec * sizeof *v + 1, err, "layout broadcast");
     if (v == NULL)
-        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
+        gs_mpi_abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     if (j->rank != 0) {
         l->names_len = (size_t)hdr[1];
         l->names = gs_malloc(l->names_len + 1, err, "layout");
         l->rec = gs_calloc(n_rec + 1, sizeof *l->rec, err, "layout");
         s->rec_fai = gs_calloc(n_rec + 1, sizeof *s->rec_fai, err, "layout");
         if (l->names == NULL || l->rec == NULL || s->rec_fai == NULL)
-            MPI_Abort(j->comm, GS_ESYS);
+            gs_mpi_abort(j->comm, GS_ESYS);
     }
     for (size_t i = 0; j->rank == 0 && i < n_rec; i++) {
         uint64_t *x = v + 5 * i;
@@ -481,7 +481,7 @@ static gs_status cut(const gs_job *j, ranges *s, gs_error *err)
                             .overlap = j->overlap};
         s->plan.parts = gs_malloc((size_t)parts * sizeof *s->plan.parts, err, "plan");
         if (s->plan.parts == NULL)
-            MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
+            gs_mpi_abort(j->comm, GS_ESYS); /* cannot take part in the broadcast */
     }
     gs_mpi_bcast_bytes(s->plan.parts, (size_t)parts * sizeof *s->plan.parts, 0, j->comm);
     GS_MPI_CHECK(MPI_Bcast(&s->plan.total, 1, MPI_UINT64_T, 0, j->comm));
@@ -508,7 +508,7 @@ static gs_status open_files(const gs_job *j, ranges *s, gs_error *err)
 static gs_status ranges_plan(gs_job *j, gs_error *err)
 {
     if (j->ms == NULL && (j->ms = gs_calloc(1, sizeof(ranges), err, "plan")) == NULL)
-        MPI_Abort(j->comm, GS_ESYS); /* cannot take part in the broadcasts */
+        gs_mpi_abort(j->comm, GS_ESYS); /* cannot take part in the broadcasts */
     ranges *s = j->ms;
     gs_status st = GS_OK;
     if (j->size > 1)

@@ -41,7 +41,7 @@ gs_status gs_job_gather_hits(const gs_job *j, gs_hits *hits, gs_error *err)
     if (j->size == 1)
         return GS_OK; /* rank 0 holds them all */
     if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof *all, err, "hit counts")) == NULL)
-        MPI_Abort(j->comm, GS_ESYS);
+        gs_mpi_abort(j->comm, GS_ESYS);
     GS_MPI_CHECK(MPI_Gather(&n, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, j->comm));
     for (int r = 0; j->rank == 0 && r < j->size; r++)
         total += all[r];

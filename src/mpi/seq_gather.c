@@ -20,7 +20,7 @@ gs_status gs_job_gather_seq(const gs_job *j, gs_seqcap *cap, gs_error *err)
     if (j->size == 1)
         return GS_OK;
     if (j->rank == 0 && (all = gs_malloc((size_t)j->size * sizeof mine, err, "--seq")) == NULL)
-        MPI_Abort(j->comm, GS_ESYS);
+        gs_mpi_abort(j->comm, GS_ESYS);
     GS_MPI_CHECK(MPI_Gather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, 0, j->comm));
     for (int r = 0; j->rank == 0 && r < j->size; r++) {
         n += all[2 * r];
