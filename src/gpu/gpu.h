@@ -79,6 +79,15 @@ static inline int gs_gpu_packs(const gs_keyset *ks)
 
 gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **g, gs_error *err);
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err);
+/* Whether the GPU takes the readers' batches as they lie, from their own
+ * buffers (raw bytes, or packed text in place): where batches pack and no
+ * --seq capture needs the GPU's host copy of each. The readers' default
+ * (src/mpi/policy.c) and the feeding path (src/scan) follow this one rule. */
+static inline int gs_gpu_takes_laid(const gs_keyset *ks, int want_seq)
+{
+    return gs_gpu_packs(ks) && !want_seq;
+}
+
 /* The byte between the segments of a packed batch (gs_gpu_packs). */
 enum { GS_GPU_SEPARATOR = 'N' };
 /* Submit n segments laid out as a packed batch lays them: each text right

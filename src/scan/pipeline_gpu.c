@@ -214,11 +214,12 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     if (st != GS_OK)
         goto fail;
     /* the files' own bytes to the device, where every source can give them */
-    p.raw = gs_gpu_packs(cfg->ks) && !cfg->want_seq;
+    const int laid = gs_gpu_takes_laid(cfg->ks, cfg->want_seq);
+    p.raw = laid;
     for (int i = 0; i < n_src; i++)
         p.raw = p.raw && src[i].next_raw != NULL;
     p.sep = !p.raw && gs_gpu_packs(cfg->ks) ? GS_GPU_SEPARATOR : 0;
-    f.in_place = p.sep && !cfg->want_seq;
+    f.in_place = laid && !p.raw;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
         goto fail;
