@@ -21,10 +21,19 @@ set_tests_properties(gpu_spill PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT
 # Approximate matching on the GPU (engine bv) against the CPU, end to end:
 # every mode x strand x K 0..4 x --best-per-site, tiny blocks, long keys, a
 # real genome, the seed filter against the full scan (match.seed.filter=-1);
-# prints PASS/FAIL per case.
-add_test(NAME gpu_approx COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
-         $<TARGET_FILE:gscan> ${PROJECT_SOURCE_DIR}/data/cache)
-set_tests_properties(gpu_approx PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 3600)
+# prints PASS/FAIL per case. approx.sh's workloads in three tests that run
+# side by side (ctest -j): each workload in exactly one of them, or in
+# gpu_exact3p / gpu_zone below.
+foreach(part "short;^(tiny-keys|short-keys|one-record|verify)$"
+             "long;^(long-keys|few-keys.*)$"
+             "filter;^(filter-.*|genome=.*)$")
+  list(GET part 0 name)
+  list(GET part 1 only)
+  add_test(NAME gpu_approx_${name} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
+           $<TARGET_FILE:gscan> ${PROJECT_SOURCE_DIR}/data/cache)
+  set_tests_properties(gpu_approx_${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                       TIMEOUT 3600 ENVIRONMENT "GS_APPROX_ONLY=${only}")
+endforeach()
 
 # --exact-3p alone (approx.sh's exact3p-* workloads): mode x strand x K x
 # exact-3p x --best-per-site, the seed filter on and off, guides, long keys.

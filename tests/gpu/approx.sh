@@ -173,8 +173,8 @@ x3s="2 70" run_cases exact3p-long-keys bv "1 4" "16M" w3.fa w3.patterns
 # zone), alone, by 1000, and with primers of other zones and their own K /
 # exact_3p columns; K = 0..6, both strands and forward, blocks down to 61;
 # a text of several records with N runs and lowercase, and the real genome.
-# They run only when GS_APPROX_ONLY names them (gpu_zone), not in every
-# gpu_approx run.
+# They run only when GS_APPROX_ONLY names them (gpu_zone), not in the
+# gpu_approx_* tests.
 
 # guides FASTA N SEED: N guides of 20 + NGG from 23-mers of the FASTA's
 # lines that end in GG (no other non-base)
@@ -225,7 +225,7 @@ zone_cases() {
   done
 }
 
-if [ -n "${GS_APPROX_ONLY:-}" ] && [[ zone =~ $only ]]; then # gpu_zone, not gpu_approx again
+if [ -n "${GS_APPROX_ONLY:-}" ] && [[ zone =~ $only ]]; then # gpu_zone, not the gpu_approx_* tests
   "$GSCAN" gen -o wz -s 25 -n 400K -r 5 -k 20 --min-length 18 --max-length 30 --planted 0.9 \
     --mutations 3 --degenerate 0.3 --lowercase 0.2 --n-runs 40 --line-width 70
   guides wz.fa 100 7 >zguides.txt
