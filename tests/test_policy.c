@@ -107,6 +107,21 @@ static void test_index_pays(void)
     CHECK_EQ_U64(gs_policy_headers("AC\n>", 3), 0); /* a newline that ends the sample */
 }
 
+/* One rank reads a file in parts when its .fai is dense; several keep it. */
+static void test_index_dense(void)
+{
+    const uint64_t gib = (uint64_t)1 << 30;
+    CHECK(gs_policy_index_dense(gib / 17, gib, 1));      /* 500 bp ESTs */
+    CHECK(!gs_policy_index_dense(gib / 17, gib, 2));     /* the index splits the files */
+    CHECK(!gs_policy_index_dense(300, gib, 1));          /* 4 Mbp records */
+    CHECK(!gs_policy_index_dense(gib / 700, gib, 1));    /* 20 kbp records */
+    CHECK(!gs_policy_index_dense(gib / 32, gib, 1));     /* ~1 kB records: the line */
+    CHECK(gs_policy_index_dense(gib / 32 + 1, gib, 1));
+    CHECK(!gs_policy_index_dense(GS_POLICY_DENSE_MIN - 1, 1 << 20, 1)); /* a small index */
+    CHECK(gs_policy_index_dense(GS_POLICY_DENSE_MIN, 1 << 20, 1));
+    CHECK(!gs_policy_index_dense(GS_POLICY_DENSE_MIN, UINT64_MAX, 1)); /* size unknown */
+}
+
 static void test_mode_and_readers(void)
 {
     CHECK(gs_policy_mode(1, 1, 4) == GS_MODE_LZ);
@@ -248,6 +263,7 @@ int main(void)
     test_read_kind();
     test_index_use();
     test_index_pays();
+    test_index_dense();
     test_mode_and_readers();
     test_machine();
     test_device();

@@ -160,6 +160,19 @@ static int index_pays(void *arg)
     return gs_policy_index_pays(c->threads, size, c->mem, headers);
 }
 
+/* Is path's .fai dense enough that one process reads the file faster in
+ * parts (gs_policy_index_dense)? Two stats, before the index is loaded. */
+static int index_dense(const gs_job *j, const char *path, const small_file *sf)
+{
+    char name[4096];
+    struct stat fst, ist;
+    if (j->size != 1 || j->o->tune.io_fai_dense < 0 ||
+        (size_t)snprintf(name, sizeof name, "%s.fai", path) >= sizeof name || stat(name, &ist) != 0)
+        return 0;
+    uint64_t bytes = sf->b ? sf->n : stat(path, &fst) == 0 ? (uint64_t)fst.st_size : UINT64_MAX;
+    return gs_policy_index_dense((uint64_t)ist.st_size, bytes, j->size);
+}
+
 /* One file's index entries into *fai, or *ok = 0 when it must be streamed. */
 static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_fai *fai, int *ok,
                             char *dups, gs_error *err)
@@ -168,6 +181,8 @@ static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_
     if (j->o->format == GS_INPUT_AUTO || j->o->format == GS_INPUT_FASTA)
         read_small(path, &sf);
     gs_read_kind kind = sf.b ? small_kind(&sf) : read_kind(path, j->o->format);
+    if (kind == GS_READ_PLAIN && index_dense(j, path, &sf))
+        kind = GS_READ_STREAM; /* read in parts: the whole corpus streams */
     gs_status st = kind == GS_READ_STREAM || kind == GS_READ_PLAIN_LEAD
                        ? GS_OK
                        : gs_fai_load(path, &j->o->tune, fai, err);

@@ -30,6 +30,12 @@ gs_index_use gs_policy_index_use(gs_read_kind kind, int has_entries, int n_ranks
     return GS_INDEX_BUILD;
 }
 
+int gs_policy_index_dense(uint64_t index_bytes, uint64_t file_bytes, int n_ranks)
+{
+    return n_ranks == 1 && index_bytes >= GS_POLICY_DENSE_MIN &&
+           index_bytes > file_bytes / GS_POLICY_DENSE_RATIO;
+}
+
 size_t gs_policy_headers(const char *b, size_t n)
 {
     size_t headers = 0;

@@ -63,6 +63,7 @@ same() { # a.h5 b.h5 label datasets...
 }
 warning() { grep -o "warning: [0-9]* record(s) repeat.*" "$1" | sed 's/ (\(est\|ref\)\.fa)/ (FILE)/g'; }
 
+[ "$(stat -c %s est.fa.fai)" -ge 65536 ] || fail "the index is too small to be dense"
 # one reference run: its /counts serve the counts runs too
 "$GSCAN" scan -q --report hits --strand both -p g.patterns -e bf -d cpu -t 1 -o ref.h5 ref.fa 2>ref.err
 [ -n "$(warning ref.err)" ] || fail "the reference did not warn about repeated names"
@@ -74,13 +75,20 @@ for report in hits counts; do
   # collective hit write spends seconds busy-polling (ranks.sh covers it)
   runs=("1 1 1 16M" "1 2 2 16M" "2 1 1 2K" "2 1 2 16M")
   [ "$report" = counts ] && runs=("1 2 1 16M" "3 1 1 1500")
+  # one rank streams a file of short records (in parts, with two readers)
+  # rather than read it through its dense .fai, unless told to use it
+  # (io.fai.dense=-1): both paths checked
+  runs+=("1 2 2 16M io.fai.dense=-1")
   for run in "${runs[@]}"; do
-    read -r n t r block <<<"$run"
-    label="$report n=$n -t $t --readers $r --block-size $block"
+    read -r n t r block tune <<<"$run"
+    label="$report n=$n -t $t --readers $r --block-size $block${tune:+ --tune $tune}"
     if ! "$MPIEXEC" -n "$n" "$GSCAN" scan "${opts[@]}" -d cpu -t "$t" --readers "$r" \
-      --block-size "$block" -o est.h5 est.fa 2>est.err; then
+      --block-size "$block" ${tune:+--tune "$tune"} --debug time -o est.h5 est.fa 2>est.err; then
       fail "$label: exit status"; cat est.err; continue
     fi
+    way=stream; grep -q "^gscan: plan: indexes" est.err && way=index
+    want=index; [ "$n" = 1 ] && [ -z "$tune" ] && want=stream
+    [ "$way" = "$want" ] || fail "$label: read by $way, not by $want"
     same ref.h5 est.h5 "$label" "${sets[@]}"
     [ "$(warning est.err)" = "$(warning ref.err)" ] ||
       fail "$label: warning differs: '$(warning est.err)' vs '$(warning ref.err)'"
@@ -93,4 +101,4 @@ if [ $fails -gt 0 ]; then
   echo "$fails failure(s)"
   exit 1
 fi
-echo "est: $nrec records, 6 runs agree with the brute-force engine"
+echo "est: $nrec records, 8 runs agree with the brute-force engine"
