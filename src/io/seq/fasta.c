@@ -71,6 +71,8 @@ struct gs_reader {
     gs_fastq q;        /* and where its reading is */
     int line_start;    /* in[pos] begins a line */
     size_t line_len;   /* bytes of the last whole line read in one piece */
+    size_t width;      /* the length of the last run of equal lines: a record's
+                        * first line is guessed to be as long */
     uint64_t line;     /* FASTA: the 1-based line number of in[pos] */
     char warning[512]; /* the first '>' inside a sequence line, or "" */
     int in_rec;        /* a record is open */
@@ -276,6 +278,7 @@ static gs_status read_header(gs_reader *r, gs_error *err)
         }
     }
     r->line_start = 1;
+    r->line_len = r->width; /* not the last record's last, shorter line */
     if (r->name)
         r->name[r->name_len] = 0; /* for the FASTQ reader's messages */
     if (r->fastq)
@@ -348,6 +351,35 @@ const char *gs_reader_warning(const gs_reader *r)
     return r->warning[0] ? r->warning : NULL;
 }
 
+/* The fast path: whole lines of the same length as the last one, which is
+ * nearly every line of a FASTA file, from a line's start in the chunk at
+ * hand to out[*k .. cap). The '\n' is found by looking where it should be
+ * rather than by memchr, and gs_seq_copy_clean proves there is none earlier;
+ * the cursor is kept in locals for the run. Stops at anything else (a
+ * header, another length, a blank inside a line, the chunk's end), which
+ * fill's general step then reads. Returns the lines taken. */
+static uint64_t fill_lines(gs_reader *r, uint8_t *out, size_t *k, size_t cap)
+{
+    const uint8_t *in = r->c.in;
+    const size_t L = r->line_len, end = r->c.end;
+    size_t pos = r->c.pos, at = *k;
+    uint64_t lines = 0;
+    while (pos + L < end && L <= cap - at && in[pos + L] == '\n' && in[pos] != '>') {
+        uint8_t last = in[pos + L - 1];
+        if (!gs_seq_copy_clean(out + at, in + pos, L - 1) || (last <= ' ' && last != '\r'))
+            break;
+        out[at + L - 1] = last;
+        at += L - (last == '\r');
+        pos += L + 1;
+        lines++;
+    }
+    r->c.pos = pos;
+    r->line += lines;
+    r->width = lines ? L : r->width;
+    *k = at;
+    return lines;
+}
+
 /* Append residues of the open record to out[*n .. cap). Stops when full, or
  * sets rec_done at the record's end (next header or end of file). */
 static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_error *err)
@@ -378,21 +410,8 @@ static gs_status fill(gs_reader *r, uint8_t *out, size_t *n, size_t cap, gs_erro
             r->rec_done = 1;
             break;
         }
-        /* Fast path: a whole line of the same length as the last one, which
-         * is nearly every line of a FASTA file. The '\n' is found by looking
-         * where it should be rather than by memchr, and copy_min proves
-         * there is none earlier. */
-        size_t L = r->line_len;
-        if (r->line_start && L > 0 && L < avail && L <= cap - k && s[L] == '\n') {
-            uint8_t last = s[L - 1];
-            if (gs_seq_copy_min(out + k, s, L - 1) > ' ' && (last > ' ' || last == '\r')) {
-                out[k + L - 1] = last;
-                k += L - (last == '\r');
-                r->c.pos += L + 1;
-                r->line++;
-                continue;
-            }
-        }
+        if (r->line_start && r->line_len > 0 && fill_lines(r, out, &k, cap) > 0)
+            continue; /* (a line of "\r" alone adds no residue) */
         const uint8_t *nl = memchr(s, '\n', avail);
         size_t line = nl ? (size_t)(nl - s) : avail;
         size_t take = line < cap - k ? line : cap - k;

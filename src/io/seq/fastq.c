@@ -111,10 +111,7 @@ static size_t quality_in_place(const gs_seq_cursor *c, uint64_t seq)
     if (seq + 2 > avail)
         return 0;
     size_t end = s[seq] == '\n' ? (size_t)seq + 1 : s[seq] == '\r' && s[seq + 1] == '\n' ? (size_t)seq + 2 : 0;
-    uint8_t m = 0xff;
-    for (size_t i = 0; i < seq; i++) /* one vectorised loop */
-        m = s[i] < m ? s[i] : m;
-    return end && m > '\r' ? end : 0;
+    return end && gs_seq_all_above(s, (size_t)seq, '\r') ? end : 0;
 }
 
 /* The '+' and quality lines after the sequence line. */
@@ -181,7 +178,7 @@ gs_status gs_fastq_fill(gs_seq_cursor *c, gs_fastq *q, const char *name, uint8_t
         /* fast path: a whole clean line as long as the last read's, its
          * '\n' looked for where it should be instead of by memchr */
         if (q->seq_bytes == 0 && L > 0 && L < c->end - c->pos && L <= cap - k && s[L] == '\n' &&
-            gs_seq_copy_min(out + k, s, L) > ' ') {
+            gs_seq_copy_clean(out + k, s, L)) {
             k += L;
             q->seq_bytes = L;
             c->pos += L + 1;
