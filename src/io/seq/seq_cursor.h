@@ -9,6 +9,7 @@
 #include "core/gs_error.h"
 #include "io/stream/stream.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A byte range of a plain file, read with pread a piece at a time: a part
@@ -65,70 +66,55 @@ static inline gs_status gs_seq_cursor_ready(gs_seq_cursor *c, gs_error *err)
     return c->pos < c->end ? GS_OK : gs_seq_cursor_refill(c, err);
 }
 
-/* Copy n bytes; 1 when none is ' ' or below (so none is '\n', '\r', ' ' or
- * '\t'). With SSE2 (every x86-64) in 16-byte loads, the last overlapping
+/* 1 when every byte of s[0 .. n) is above floor, copying them to out on
+ * the way unless out is NULL (inlined with a constant out, the test folds
+ * away). With SSE2 (every x86-64) in 16-byte loads, the last overlapping
  * the one before, so a 60-column line takes four loads and no byte-at-a-time
  * tail (where the compiler's own vectorised loop spent a third of the
  * parse); elsewhere one loop the compiler vectorises. */
 #if defined(__SSE2__)
 #include <emmintrin.h>
-static inline int gs_seq_copy_clean(uint8_t *restrict out, const uint8_t *restrict s, size_t n)
+#endif
+static inline int gs_seq_scan_above(uint8_t *restrict out, const uint8_t *restrict s, size_t n,
+                                    uint8_t floor)
 {
-    if (n < 16) {
-        uint8_t m = 0xff;
-        for (size_t i = 0; i < n; i++) {
-            out[i] = s[i];
-            m = s[i] < m ? s[i] : m;
+#if defined(__SSE2__)
+    if (n >= 16) {
+        __m128i m = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        if (out)
+            _mm_storeu_si128((__m128i *)(void *)(out + n - 16), m);
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            if (out)
+                _mm_storeu_si128((__m128i *)(void *)(out + i), v);
+            m = _mm_min_epu8(m, v);
         }
-        return m > ' ';
+        /* floor + 1 - byte, saturated: zero in every lane when all are above floor */
+        __m128i low = _mm_subs_epu8(_mm_set1_epi8((char)(floor + 1)), m);
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(low, _mm_setzero_si128())) == 0xffff;
     }
-    __m128i m = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-    _mm_storeu_si128((__m128i *)(void *)(out + n - 16), m);
-    for (size_t i = 0; i + 16 < n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        _mm_storeu_si128((__m128i *)(void *)(out + i), v);
-        m = _mm_min_epu8(m, v);
-    }
-    /* ' ' + 1 - byte, saturated: zero in every lane when all are above ' ' */
-    __m128i low = _mm_subs_epu8(_mm_set1_epi8(' ' + 1), m);
-    return _mm_movemask_epi8(_mm_cmpeq_epi8(low, _mm_setzero_si128())) == 0xffff;
-}
-
-/* 1 when every byte of s[0 .. n) is above floor: the same loads, no copy. */
-static inline int gs_seq_all_above(const uint8_t *s, size_t n, uint8_t floor)
-{
-    if (n < 16) {
-        uint8_t m = 0xff;
-        for (size_t i = 0; i < n; i++)
-            m = s[i] < m ? s[i] : m;
-        return m > floor;
-    }
-    __m128i m = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-    for (size_t i = 0; i + 16 < n; i += 16)
-        m = _mm_min_epu8(m, _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
-    __m128i low = _mm_subs_epu8(_mm_set1_epi8((char)(floor + 1)), m);
-    return _mm_movemask_epi8(_mm_cmpeq_epi8(low, _mm_setzero_si128())) == 0xffff;
-}
-#else
-static inline int gs_seq_all_above(const uint8_t *s, size_t n, uint8_t floor)
-{
+#endif
     uint8_t m = 0xff;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (out)
+            out[i] = s[i];
         m = s[i] < m ? s[i] : m;
+    }
     return m > floor;
 }
 
+/* Copy n bytes; 1 when none is ' ' or below (so none is '\n', '\r', ' ' or
+ * '\t'). */
 static inline int gs_seq_copy_clean(uint8_t *restrict out, const uint8_t *restrict s, size_t n)
 {
-    uint8_t m = 0xff;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        out[i] = c;
-        m = c < m ? c : m;
-    }
-    return m > ' ';
+    return gs_seq_scan_above(out, s, n, ' ');
 }
-#endif
+
+/* 1 when every byte of s[0 .. n) is above floor. */
+static inline int gs_seq_all_above(const uint8_t *s, size_t n, uint8_t floor)
+{
+    return gs_seq_scan_above(NULL, s, n, floor);
+}
 
 /* Copy n sequence bytes (no '\n') to out, dropping '\r', ' ' and '\t';
  * returns the residues written. */
