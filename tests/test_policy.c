@@ -107,19 +107,46 @@ static void test_index_pays(void)
     CHECK_EQ_U64(gs_policy_headers("AC\n>", 3), 0); /* a newline that ends the sample */
 }
 
+/* The sizes a test gives gs_policy_index_dense, and whether it asked. */
+typedef struct sizes_ctx {
+    int have; /* a .fai */
+    uint64_t index_bytes, file_bytes;
+    int asked;
+} sizes_ctx;
+
+static int give_sizes(void *arg, uint64_t *index_bytes, uint64_t *file_bytes)
+{
+    sizes_ctx *c = arg;
+    c->asked++;
+    *index_bytes = c->index_bytes;
+    *file_bytes = c->file_bytes;
+    return c->have;
+}
+
+static int dense(uint64_t index_bytes, uint64_t file_bytes, int n_ranks)
+{
+    sizes_ctx c = {1, index_bytes, file_bytes, 0};
+    return gs_policy_index_dense(n_ranks, give_sizes, &c);
+}
+
 /* One rank reads a file in parts when its .fai is dense; several keep it. */
 static void test_index_dense(void)
 {
     const uint64_t gib = (uint64_t)1 << 30;
-    CHECK(gs_policy_index_dense(gib / 17, gib, 1));      /* 500 bp ESTs */
-    CHECK(!gs_policy_index_dense(gib / 17, gib, 2));     /* the index splits the files */
-    CHECK(!gs_policy_index_dense(300, gib, 1));          /* 4 Mbp records */
-    CHECK(!gs_policy_index_dense(gib / 700, gib, 1));    /* 20 kbp records */
-    CHECK(!gs_policy_index_dense(gib / 32, gib, 1));     /* ~1 kB records: the line */
-    CHECK(gs_policy_index_dense(gib / 32 + 1, gib, 1));
-    CHECK(!gs_policy_index_dense(GS_POLICY_DENSE_MIN - 1, 1 << 20, 1)); /* a small index */
-    CHECK(gs_policy_index_dense(GS_POLICY_DENSE_MIN, 1 << 20, 1));
-    CHECK(!gs_policy_index_dense(GS_POLICY_DENSE_MIN, UINT64_MAX, 1)); /* size unknown */
+    CHECK(dense(gib / 17, gib, 1));      /* 500 bp ESTs */
+    CHECK(!dense(gib / 17, gib, 2));     /* the index splits the files */
+    CHECK(!dense(300, gib, 1));          /* 4 Mbp records */
+    CHECK(!dense(gib / 700, gib, 1));    /* 20 kbp records */
+    CHECK(!dense(gib / 32, gib, 1));     /* ~1 kB records: the line */
+    CHECK(dense(gib / 32 + 1, gib, 1));
+    CHECK(!dense(GS_POLICY_DENSE_MIN - 1, 1 << 20, 1)); /* a small index */
+    CHECK(dense(GS_POLICY_DENSE_MIN, 1 << 20, 1));
+    CHECK(!dense(GS_POLICY_DENSE_MIN, UINT64_MAX, 1)); /* size unknown */
+    sizes_ctx none = {0, gib, gib, 0}; /* no .fai */
+    CHECK(!gs_policy_index_dense(1, give_sizes, &none));
+    sizes_ctx ranks = {1, gib / 17, gib, 0};
+    CHECK(!gs_policy_index_dense(2, give_sizes, &ranks));
+    CHECK_EQ_U64(ranks.asked, 0); /* several ranks cost no stat */
 }
 
 static void test_mode_and_readers(void)

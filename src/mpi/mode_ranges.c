@@ -124,12 +124,14 @@ static gs_read_kind small_kind(const small_file *sf)
     return gs_policy_read_kind(&f);
 }
 
-typedef struct pays_ctx {
+/* A file, for the facts the policy asks for only when it needs them
+ * (index_pays, index_sizes). */
+typedef struct facts_ctx {
     const char *path;
     int threads;
     uint64_t mem; /* the node's memory, bytes (0: unknown) */
     const small_file *sf;
-} pays_ctx;
+} facts_ctx;
 
 static uint64_t node_memory(void)
 {
@@ -141,7 +143,7 @@ static uint64_t node_memory(void)
  * smaller file) is read only when the others leave it a say. */
 static int index_pays(void *arg)
 {
-    const pays_ctx *c = arg;
+    const facts_ctx *c = arg;
     if (c->sf->b)
         return gs_policy_index_pays(c->threads, c->sf->n, c->mem,
                                     gs_policy_headers((const char *)c->sf->b, c->sf->n));
@@ -160,17 +162,22 @@ static int index_pays(void *arg)
     return gs_policy_index_pays(c->threads, size, c->mem, headers);
 }
 
-/* Is path's .fai dense enough that one process reads the file faster in
- * parts (gs_policy_index_dense)? Two stats, before the index is loaded. */
-static int index_dense(const gs_job *j, const char *path, const small_file *sf)
+/* The sizes gs_policy_index_dense asks for: path's .fai's and its own
+ * (UINT64_MAX where its stat fails), two stats before the index is loaded;
+ * 0 without a .fai. */
+static int index_sizes(void *arg, uint64_t *index_bytes, uint64_t *file_bytes)
 {
+    const facts_ctx *c = arg;
     char name[4096];
     struct stat fst, ist;
-    if (j->size != 1 || j->o->tune.io_fai_dense < 0 ||
-        (size_t)snprintf(name, sizeof name, "%s.fai", path) >= sizeof name || stat(name, &ist) != 0)
+    if ((size_t)snprintf(name, sizeof name, "%s.fai", c->path) >= sizeof name ||
+        stat(name, &ist) != 0)
         return 0;
-    uint64_t bytes = sf->b ? sf->n : stat(path, &fst) == 0 ? (uint64_t)fst.st_size : UINT64_MAX;
-    return gs_policy_index_dense((uint64_t)ist.st_size, bytes, j->size);
+    *index_bytes = (uint64_t)ist.st_size;
+    *file_bytes = c->sf->b                      ? c->sf->n
+                  : stat(c->path, &fst) == 0 ? (uint64_t)fst.st_size
+                                               : UINT64_MAX;
+    return 1;
 }
 
 /* One file's index entries into *fai, or *ok = 0 when it must be streamed. */
@@ -181,7 +188,9 @@ static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_
     if (j->o->format == GS_INPUT_AUTO || j->o->format == GS_INPUT_FASTA)
         read_small(path, &sf);
     gs_read_kind kind = sf.b ? small_kind(&sf) : read_kind(path, j->o->format);
-    if (kind == GS_READ_PLAIN && index_dense(j, path, &sf))
+    facts_ctx pc = {path, j->threads, mem, &sf};
+    if (kind == GS_READ_PLAIN && j->o->tune.io_fai_dense >= 0 &&
+        gs_policy_index_dense(j->size, index_sizes, &pc))
         kind = GS_READ_STREAM; /* read in parts: the whole corpus streams */
     gs_status st = kind == GS_READ_STREAM || kind == GS_READ_PLAIN_LEAD
                        ? GS_OK
@@ -189,7 +198,6 @@ static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_
     if (st != GS_OK)
         goto done; /* a stale or malformed index is the user's to fix */
     *dups = fai->omits_dups; /* warned about in file order (load_indexes) */
-    pays_ctx pc = {path, j->threads, mem, &sf};
     gs_index_use use = gs_policy_index_use(kind, fai->n > 0, j->size, index_pays, &pc);
     *ok = use != GS_INDEX_STREAM;
     if (use != GS_INDEX_BUILD)

@@ -30,10 +30,13 @@ gs_index_use gs_policy_index_use(gs_read_kind kind, int has_entries, int n_ranks
     return GS_INDEX_BUILD;
 }
 
-int gs_policy_index_dense(uint64_t index_bytes, uint64_t file_bytes, int n_ranks)
+int gs_policy_index_dense(int n_ranks, int (*sizes)(void *ctx, uint64_t *index_bytes,
+                                                     uint64_t *file_bytes),
+                          void *ctx)
 {
-    return n_ranks == 1 && index_bytes >= GS_POLICY_DENSE_MIN &&
-           index_bytes > file_bytes / GS_POLICY_DENSE_RATIO;
+    uint64_t index_bytes, file_bytes;
+    return n_ranks == 1 && sizes(ctx, &index_bytes, &file_bytes) &&
+           index_bytes >= GS_POLICY_DENSE_MIN && index_bytes > file_bytes / GS_POLICY_DENSE_RATIO;
 }
 
 size_t gs_policy_headers(const char *b, size_t n)

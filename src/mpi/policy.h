@@ -72,7 +72,9 @@ gs_index_use gs_policy_index_use(gs_read_kind kind, int has_entries, int n_ranks
                                  int (*pays)(void *ctx), void *ctx);
 
 /* Does one process read a plain file with a .fai faster in parts
- * (io/seq/parts.h) than by ranges through the index? Yes when the index is
+ * (io/seq/parts.h) than by ranges through the index? sizes(ctx) gives the
+ * index's and the file's bytes (0: unknown), asked only for one process, as
+ * they cost two stats. Yes when the index is
  * dense: at least GS_POLICY_DENSE_MIN bytes and more than one byte in
  * GS_POLICY_DENSE_RATIO of the file's (mean records under ~1 kB; an EST
  * set's .fai is an eighteenth of it). Loading and laying out an entry a
@@ -82,7 +84,9 @@ gs_index_use gs_policy_index_use(gs_read_kind kind, int has_entries, int n_ranks
  * the index, ~2.1 s + 16 ns a record in parts: even near 1 kB). Several
  * ranks keep the index: it is what splits the files among them. */
 enum { GS_POLICY_DENSE_MIN = 1 << 16, GS_POLICY_DENSE_RATIO = 32 };
-int gs_policy_index_dense(uint64_t index_bytes, uint64_t file_bytes, int n_ranks);
+int gs_policy_index_dense(int n_ranks, int (*sizes)(void *ctx, uint64_t *index_bytes,
+                                                     uint64_t *file_bytes),
+                          void *ctx);
 
 /* Bytes of a file's start that gs_policy_headers looks at. */
 enum { GS_POLICY_SAMPLE = 1 << 20, GS_POLICY_MAX_HEADERS = 16 };
