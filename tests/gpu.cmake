@@ -78,3 +78,7 @@ set_tests_properties(gpu_raw PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 9
 add_test(NAME gpu_parts COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/input/parts.sh $<TARGET_FILE:gscan>)
 set_tests_properties(gpu_parts PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
                      ENVIRONMENT "GS_PARTS_DEVICE=gpu")
+# whole files read side by side, scanned on the GPU (tests/input/files.sh)
+add_test(NAME gpu_files COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/input/files.sh $<TARGET_FILE:gscan>)
+set_tests_properties(gpu_files PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600
+                     ENVIRONMENT "GS_FILES_DEVICE=gpu")

@@ -12,3 +12,6 @@ set_tests_properties(input_fastq PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECU
 # plain FASTA and FASTQ read in parts on several threads against one
 # stream: hits, records, tallies, warnings and errors, parts of 37 B to 64 KiB
 add_test(NAME input_parts COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input/parts.sh $<TARGET_FILE:gscan>)
+# a corpus of gzip, BGZF, raw and plain files read side by side, a whole
+# file a reader, against one stream: counts, records, warnings, errors
+add_test(NAME input_files COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input/files.sh $<TARGET_FILE:gscan>)

@@ -166,7 +166,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                        .spill = main ? j->spill : NULL, .hit_budget = (size_t)j->max_memory};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
-    gs_pass p = {.main = main};
+    gs_pass p = {.main = main, .want_hits = cfg.want_hits};
     gs_status st = m->open(j, &p, err);
     if (st == GS_OK)
         st = gs_scan_run(&cfg, p.src, p.n_src, res, err);

@@ -13,6 +13,7 @@
 #define GS_MODE_H
 
 #include "io/seq/fasta.h"
+#include "io/seq/files.h"
 #include "io/seq/parts.h"
 #include "job_internal.h"
 #include "sources.h"
@@ -20,6 +21,7 @@
 /* One pass's sources on this rank. */
 typedef struct gs_pass {
     int main;                      /* its records make the layout (not --verify's pass) */
+    int want_hits;                 /* the scan keeps hits, which name their records */
     gs_source src[GS_MAX_READERS]; /* filled by open */
     int n_src;
     double t_send;                 /* seconds rank 0 spent dealing segments */
@@ -71,6 +73,7 @@ typedef struct gs_reader_state {
     gs_layout scratch; /* another pass's records, dropped at close */
     gs_reader *reader; /* rank 0, during a pass */
     gs_parts *parts;   /* or, one process, its files read in parts */
+    gs_files *files;   /* or whole files side by side (no result names a record) */
     gs_stream_src ss;  /* streamed: the dealing of rank 0's segments */
 } gs_reader_state;
 gs_status gs_reader_state_plan(gs_job *j, gs_error *err);

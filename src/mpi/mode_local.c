@@ -59,13 +59,22 @@ gs_status gs_reader_state_close(gs_job *j, gs_pass *p, gs_status st, gs_error *e
         w = gs_parts_warning(s->parts);
         if (st == GS_OK)
             st = gs_parts_finish(s->parts, err);
+    } else if (s->files) {
+        p->bytes_read += gs_files_bytes_in(s->files);
+        w = gs_files_warning(s->files);
+        if (st == GS_OK)
+            st = gs_files_finish(s->files, err);
+        else
+            gs_files_first_error(s->files, err);
     }
     if (w && p->main)
         fprintf(stderr, "gscan: warning: %s\n", w);
     gs_reader_close(s->reader);
     gs_parts_close(s->parts);
+    gs_files_close(s->files);
     s->reader = NULL;
     s->parts = NULL;
+    s->files = NULL;
     gs_layout_free(&s->scratch);
     return st;
 }
@@ -87,7 +96,9 @@ void gs_reader_state_free(gs_job *j)
 }
 
 /* Plain FASTA and FASTQ on several readers are read in parts, each reader
- * a source of the pipeline's (io/seq/parts.h); else one stream. */
+ * a source of the pipeline's (io/seq/parts.h); other corpora of several
+ * files, where the scan keeps no hits, a whole file a reader
+ * (io/seq/files.h); else one stream. */
 static gs_status local_open(gs_job *j, gs_pass *p, gs_error *err)
 {
     gs_reader_state *s = j->ms;
@@ -104,6 +115,21 @@ static gs_status local_open(gs_job *j, gs_pass *p, gs_error *err)
         for (p->n_src = 0; p->n_src < j->readers; p->n_src++)
             p->src[p->n_src] = (gs_source){.next = gs_parts_next,
                                            .ctx = gs_parts_lane(s->parts, p->n_src)};
+        return GS_OK;
+    }
+    /* a segment's record is then its index in its file: only for a scan
+     * that keeps no hits (which name their records) */
+    if (j->readers > 1 && !p->want_hits &&
+        gs_files_open((const char *const *)o->corpus, o->n_corpus, &ro, j->readers,
+                      p->main ? &s->layout : &s->scratch, &s->files, err) != GS_OK)
+        return err->code;
+    if (s->files) {
+        if (o->tune.debug & GS_DEBUG_TIME)
+            fprintf(stderr, "gscan: reading %zu files side by side on %d threads\n", o->n_corpus,
+                    gs_files_lanes(s->files));
+        for (p->n_src = 0; p->n_src < gs_files_lanes(s->files); p->n_src++)
+            p->src[p->n_src] = (gs_source){.next = gs_files_next,
+                                           .ctx = gs_files_lane(s->files, p->n_src)};
         return GS_OK;
     }
     p->n_src = 1;

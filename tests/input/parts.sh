@@ -12,22 +12,10 @@
 # and faults in the middle of a file (a short quality, a NUL in a header).
 # GS_PARTS_DEVICE=gpu scans the parts on the GPU (gpu_parts); exits 77 there
 # where no GPU is visible.
-set -uo pipefail
-GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cd "$dir" || exit 1
-fails=0 runs=0
+# shellcheck source=../lib/suite.sh
+source "$(dirname "$0")/../lib/suite.sh" "$1"
 D=${GS_PARTS_DEVICE:-cpu}
-printf '>r\nACGT\n' >probe.fa && printf 'ACG\n' >probe.txt
-if ! "$GSCAN" scan -q -d $D -p probe.txt -o probe.h5 probe.fa 2>/dev/null; then
-  echo "parts.sh: no GPU visible, skipped"
-  exit 77
-fi
-# shellcheck source=../lib/same_h5.sh
-source "$root/tests/lib/same_h5.sh"
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+gs_need_device $D parts.sh
 
 "$GSCAN" gen -o est -s 11 -n 300K -r 600 -k 60 --min-length 5 --max-length 14 --planted 0.5 \
   --lowercase 0.1 --n-runs 10 >/dev/null || exit 1

@@ -102,6 +102,13 @@ void gs_reader_close(gs_reader *r);
 gs_status gs_layout_dup_names(const gs_layout *l, int threads, size_t *n, size_t *a, size_t *b,
                               gs_error *err);
 
+/* The records of layouts piece[0, n) one after another into l (its files
+ * set already), names in one block; piece k's records from file file[k]
+ * where file is non-NULL (a piece read from one file on its own), and each
+ * piece freed. On up to `threads` threads (layout_join.c). */
+gs_status gs_layout_join(gs_layout *l, gs_layout *piece, size_t n, const uint32_t *file,
+                         int threads, gs_error *err);
+
 /* Base name of a path, for raw records ("dir/x.bin.gz" -> "x.bin.gz"). */
 const char *gs_path_base(const char *path);
 

@@ -43,7 +43,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/gs_parallel.h"
 #include "io/stream/bgzf.h"
 
 /* PART: default part_bytes. PEEK: bytes a lane looks at to find a part's
@@ -577,60 +576,18 @@ void *gs_parts_lane(gs_parts *ps, int i)
     return &ps->lanes[i];
 }
 
-/* One thread of the join: every n-th part's records and names moved to
- * their place in the layout (offsets set before), names re-pointed. */
-typedef struct joiner {
-    gs_parts *ps;
-    size_t *rec_at, *name_at; /* [n_parts] */
-    int t, n;
-} joiner;
-
-static void *join_parts(void *arg)
-{
-    const joiner *jn = arg;
-    gs_layout *l = jn->ps->layout;
-    for (size_t k = (size_t)jn->t; k < jn->ps->n_parts; k += (size_t)jn->n) {
-        gs_layout *p = &jn->ps->parts[k].lay;
-        gs_record *to = l->rec + jn->rec_at[k];
-        char *names = l->names + jn->name_at[k];
-        if (p->names_len)
-            memcpy(names, p->names, p->names_len);
-        for (size_t i = 0; i < p->n_rec; i++) {
-            to[i] = p->rec[i];
-            to[i].name = names + (p->rec[i].name - p->names);
-        }
-        gs_layout_free(p);
-    }
-    return NULL;
-}
-
 gs_status gs_parts_finish(gs_parts *ps, gs_error *err)
 {
-    gs_layout *l = ps->layout;
-    size_t n = 0, names = 0;
-    size_t *at = gs_malloc(2 * ps->n_parts * sizeof *at, err, "the record table");
-    if (at == NULL)
+    gs_layout *lay = gs_malloc((ps->n_parts ? ps->n_parts : 1) * sizeof *lay, err, "part layouts");
+    if (lay == NULL)
         return GS_ESYS;
-    for (size_t k = 0; k < ps->n_parts; k++) {
-        at[k] = n;
-        at[ps->n_parts + k] = names;
-        n += ps->parts[k].lay.n_rec;
-        names += ps->parts[k].lay.names_len;
+    for (size_t k = 0; k < ps->n_parts; k++) { /* moved: the join frees them */
+        lay[k] = ps->parts[k].lay;
+        ps->parts[k].lay = (gs_layout){0};
     }
-    if ((l->rec = gs_malloc((n ? n : 1) * sizeof *l->rec, err, "the record table")) == NULL ||
-        (l->names = gs_malloc(names ? names : 1, err, "record names")) == NULL) {
-        free(at);
-        return GS_ESYS;
-    }
-    l->n_rec = l->cap_rec = n;
-    l->names_len = names;
-    joiner jn[GS_PARALLEL_MAX];
-    int threads = gs_parallel_threads(ps->n_lanes, ps->n_parts);
-    for (int t = 0; t < threads; t++)
-        jn[t] = (joiner){ps, at, at + ps->n_parts, t, threads};
-    gs_run_parallel(join_parts, jn, sizeof *jn, threads);
-    free(at);
-    return GS_OK;
+    gs_status st = gs_layout_join(ps->layout, lay, ps->n_parts, NULL, ps->n_lanes, err);
+    free(lay);
+    return st;
 }
 
 uint64_t gs_parts_bytes_in(const gs_parts *ps)
