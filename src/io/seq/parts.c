@@ -19,8 +19,8 @@
  * counted once, records and line ends in one pass over its bytes, by the
  * first lane that needs it (its own lane, or one whose part comes later
  * and finds it not yet counted): no lane waits for another lane's parsing,
- * only for counts in progress. A lane that counts its own part keeps its
- * bytes for the parse, so most bytes are read once. FASTA's records are
+ * only for counts in progress. A lane counts its own part first and keeps
+ * its bytes for the parse, so most bytes are read once. FASTA's records are
  * its lines opening with '>'; FASTQ's are a quarter of its lines, or,
  * where a blank line shows (between records, which the reader skips), the
  * records of a walk over the lines by the reader's rule.
@@ -82,6 +82,7 @@ typedef struct lane {
     size_t held_part;  /* range.buf holds this part's bytes whole (SIZE_MAX: none) */
     uint32_t fd_file;  /* range.fd is open on this file (-1 fd: none) */
     uint8_t *pk;       /* a window on the file: pk[0, pk_n) are bytes pk_at on */
+    uint8_t *scratch;  /* COUNT bytes: another lane's part passes through it */
     size_t pk_cap, pk_n;
     uint64_t pk_at, bytes;
 } lane;
@@ -166,7 +167,9 @@ static gs_status line_end(lane *ln, uint64_t at, uint64_t *eol, gs_error *err)
     for (;;) {
         const uint8_t *p;
         size_t got;
-        if (peek(ln, at, ln->ps->peek, &p, &got, err) != GS_OK)
+        /* what the window holds from at on (a byte at least): asking for a
+         * whole window would reload it at every line */
+        if (peek(ln, at, 1, &p, &got, err) != GS_OK)
             return err->code;
         const uint8_t *nl = got ? memchr(p, '\n', got) : NULL;
         if (nl || got == 0) {
@@ -306,16 +309,18 @@ static gs_status walk_fastq(lane *ln, uint64_t begin, uint64_t end, uint64_t *re
     return GS_OK;
 }
 
-/* Find part k's bytes and count them; its bytes stay in the lane's buffer
- * when they fit. */
-static gs_status count_part(lane *ln, size_t k, gs_error *err)
+/* Find part k's bytes and count them; with hold (the lane's own part) its
+ * bytes stay in the lane's buffer when they fit, else they pass through a
+ * piece of scratch, leaving what the buffer holds. */
+static gs_status count_part(lane *ln, size_t k, int hold, gs_error *err)
 {
     gs_parts *ps = ln->ps;
     part *pt = &ps->parts[k];
     const pfile *f = &ps->files[pt->file];
     const size_t last = f->part0 + f->n_parts - 1;
     uint64_t begin = f->start, end = f->size;
-    ln->held_part = SIZE_MAX;
+    if (hold)
+        ln->held_part = SIZE_MAX;
     if (lane_file(ln, pt->file, err) != GS_OK ||
         (k > f->part0 && part_start(ln, f, pt->cut, &begin, err) != GS_OK) ||
         (k < last && part_start(ln, f, ps->parts[k + 1].cut, &end, err) != GS_OK))
@@ -327,13 +332,14 @@ static gs_status count_part(lane *ln, size_t k, gs_error *err)
         size_t n = end - at < ln->range.cap ? (size_t)(end - at) : ln->range.cap;
         for (size_t o = 0; o < n; o += COUNT) {
             size_t m = n - o < COUNT ? n - o : COUNT;
-            if (read_at(ln, ln->range.buf + o, m, at + o, err) != GS_OK)
+            uint8_t *to = hold ? ln->range.buf + o : ln->scratch;
+            if (read_at(ln, to, m, at + o, err) != GS_OK)
                 return err->code;
-            count_piece(&c, ln->range.buf + o, m);
+            count_piece(&c, to, m);
+            last_byte = to[m - 1];
         }
-        last_byte = ln->range.buf[n - 1];
         at += n;
-        if (at == end && n == end - begin)
+        if (hold && at == end && n == end - begin)
             ln->held_part = k;
     }
     pt->begin = begin;
@@ -365,15 +371,18 @@ static void advance(gs_parts *ps)
     }
 }
 
-/* Count what part k needs (itself and every part before it): parts not
- * yet taken by a lane are counted here, smallest first. */
+/* Count what part k needs (itself and every part before it): part k
+ * first, where no lane has taken it, its bytes kept for the parse; then the
+ * parts before it not yet taken by a lane, smallest first (their owners
+ * read them again: lanes that count their own parts first, at about the
+ * same time, seldom count another's). */
 static gs_status count_through(lane *ln, size_t k, gs_error *err)
 {
     gs_parts *ps = ln->ps;
     gs_status st = GS_OK;
     pthread_mutex_lock(&ps->mu);
     while (ps->prefix <= k && ps->failed > k) {
-        size_t j = ps->prefix;
+        size_t j = ps->parts[k].state == P_NEW ? k : ps->prefix;
         while (j <= k && ps->parts[j].state != P_NEW)
             j++;
         if (j > k) {
@@ -383,7 +392,7 @@ static gs_status count_through(lane *ln, size_t k, gs_error *err)
         ps->parts[j].state = P_COUNTING;
         pthread_mutex_unlock(&ps->mu);
         gs_error e = {0};
-        gs_status cs = count_part(ln, j, &e);
+        gs_status cs = count_part(ln, j, j == k, &e);
         pthread_mutex_lock(&ps->mu);
         ps->parts[j].state = cs == GS_OK ? P_COUNTED : P_FAILED;
         if (cs != GS_OK) {
@@ -521,7 +530,8 @@ static gs_status open_lanes(gs_parts *ps, uint64_t part_bytes, gs_error *err)
         *ln = (lane){.ps = ps, .next = (size_t)i, .held_part = SIZE_MAX};
         ln->range.fd = -1;
         ln->range.cap = (size_t)(part_bytes + part_bytes / 2);
-        if ((ln->range.buf = gs_malloc(ln->range.cap, err, "part buffer")) == NULL)
+        if ((ln->range.buf = gs_malloc(ln->range.cap, err, "part buffer")) == NULL ||
+            (ln->scratch = gs_malloc(COUNT, err, "part buffer")) == NULL)
             return GS_ESYS;
     }
     return GS_OK;
@@ -615,6 +625,7 @@ void gs_parts_close(gs_parts *ps)
         if (ps->lanes[i].range.fd >= 0)
             close(ps->lanes[i].range.fd);
         free(ps->lanes[i].range.buf);
+        free(ps->lanes[i].scratch);
         free(ps->lanes[i].pk);
     }
     for (size_t k = 0; k < ps->n_parts; k++) {
