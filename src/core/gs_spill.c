@@ -40,6 +40,7 @@ struct gs_spill {
     char *out;
     char dir[PATH_MAX];
     int made;
+    int slot; /* its slot among the live spills (-1: none) */
     pthread_mutex_t mu;
     run *runs;
     size_t n_runs, cap;
@@ -53,10 +54,12 @@ struct gs_spill {
     gs_hit_merge *merge;
 };
 
-/* The live spill, for the signal handler. */
-static char live_dir[PATH_MAX];
-static atomic_uint live_ids;
-static atomic_int live;
+/* The live spills, for the signal handler: a scan's, and --verify's
+ * reference pass's beside it. A slot is 0 (free), -1 (being taken) or 1. */
+enum { LIVE = 2 };
+static char live_dir[LIVE][PATH_MAX];
+static atomic_uint live_ids[LIVE];
+static atomic_int live[LIVE];
 
 static void run_path(char *buf, const char *dir, unsigned id)
 {
@@ -77,19 +80,21 @@ static void run_path(char *buf, const char *dir, unsigned id)
 
 void gs_spill_remove_all(void)
 {
-    if (!atomic_load(&live))
-        return;
-    /* a thread may be creating the next runs meanwhile: the ids it may
-     * take next are removed too, and the folder tried again */
     char p[PATH_MAX + 16];
-    for (int pass = 0; pass < 4; pass++) {
-        unsigned n = atomic_load(&live_ids) + 64;
-        for (unsigned i = 0; i < n; i++) {
-            run_path(p, live_dir, i);
-            unlink(p);
+    for (int k = 0; k < LIVE; k++) {
+        if (atomic_load(&live[k]) != 1)
+            continue;
+        /* a thread may be creating the next runs meanwhile: the ids it may
+         * take next are removed too, and the folder tried again */
+        for (int pass = 0; pass < 4; pass++) {
+            unsigned n = atomic_load(&live_ids[k]) + 64;
+            for (unsigned i = 0; i < n; i++) {
+                run_path(p, live_dir[k], i);
+                unlink(p);
+            }
+            if (rmdir(live_dir[k]) == 0)
+                break;
         }
-        if (rmdir(live_dir) == 0)
-            return;
     }
 }
 
@@ -103,6 +108,7 @@ gs_status gs_spill_new(const char *out, gs_spill **sp, gs_error *err)
         free(s);
         return gs_fail(err, GS_ESYS, "out of memory (the spill of hits)");
     }
+    s->slot = -1;
     pthread_mutex_init(&s->mu, NULL);
     *sp = s;
     return GS_OK;
@@ -125,10 +131,14 @@ static gs_status make_dir(gs_spill *s, gs_error *err)
     if (mkdtemp(s->dir) == NULL)
         return gs_fail(err, GS_ESYS, "cannot make a folder for spilled hits: %s (%s)",
                        strerror(errno), s->dir);
-    if (!atomic_load(&live)) {
-        memcpy(live_dir, s->dir, (size_t)n + 1);
-        atomic_store(&live_ids, 0);
-        atomic_store(&live, 1);
+    for (int k = 0; k < LIVE && s->slot < 0; k++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&live[k], &free_slot, -1)) {
+            memcpy(live_dir[k], s->dir, (size_t)n + 1);
+            atomic_store(&live_ids[k], 0);
+            atomic_store(&live[k], 1);
+            s->slot = k;
+        }
     }
     s->made = 1;
     return GS_OK;
@@ -177,8 +187,8 @@ static gs_status new_id(gs_spill *s, unsigned *id, gs_error *err)
     if (!s->made)
         st = make_dir(s, err);
     *id = s->next_id++;
-    if (st == GS_OK && strcmp(live_dir, s->dir) == 0)
-        atomic_store(&live_ids, s->next_id);
+    if (st == GS_OK && s->slot >= 0)
+        atomic_store(&live_ids[s->slot], s->next_id);
     pthread_mutex_unlock(&s->mu);
     return st;
 }
@@ -393,8 +403,8 @@ void gs_spill_free(gs_spill *s)
         run_path(path, s->dir, s->runs[i].id);
         unlink(path);
     }
-    if (s->made && strcmp(live_dir, s->dir) == 0)
-        atomic_store(&live, 0);
+    if (s->slot >= 0)
+        atomic_store(&live[s->slot], 0);
     if (s->made)
         rmdir(s->dir);
     pthread_mutex_destroy(&s->mu);

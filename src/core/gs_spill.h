@@ -59,8 +59,9 @@ const char *gs_spill_dir(const gs_spill *sp);
 /* Close the stream, remove the runs and the folder; NULL is fine. */
 void gs_spill_free(gs_spill *sp);
 
-/* Remove the runs and folder of the live spill: async-signal-safe (unlink
- * and rmdir only). */
+/* Remove the runs and folders of the live spills (the first two made and
+ * not yet freed: a scan's and --verify's): async-signal-safe (unlink and
+ * rmdir only). */
 void gs_spill_remove_all(void);
 
 #endif

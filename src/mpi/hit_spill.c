@@ -5,9 +5,10 @@
  * Spilling serves hits that are written, counted or tallied from their
  * sorted stream: exact hits with --report hits, and approximate ones,
  * which rank 0 thins (--best-per-site) and counts as the gather merges
- * them. --verify compares them all, gscan pcr pairs them all, and the LZ
- * index's scan turns its kernel hits into others after the scan: those
- * keep their hits in memory.
+ * them; --verify compares them with its reference pass's, each a sorted
+ * stream (verify.c). gscan pcr pairs them all, and the LZ index's scan
+ * turns its kernel hits into others after the scan: those keep their hits
+ * in memory.
  *
  * The gather moves sorted chunks: every other rank sends its stream (its
  * runs merged with what it holds) GATHER_CHUNK hits at a time, each chunk
@@ -33,8 +34,7 @@ enum { TAG_COUNT = 83, TAG_CHUNK = 84, GATHER_CHUNK = 1 << 15 };
 gs_status gs_job_spill_begin(gs_job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
-    if (!(o->report_hits || o->match != GS_MATCH_EXACT) || o->verify || o->pcr ||
-        j->mode->after_scan)
+    if (!(o->report_hits || o->match != GS_MATCH_EXACT) || o->pcr || j->mode->after_scan)
         return GS_OK;
     return gs_spill_new(o->out, &j->spill, err);
 }

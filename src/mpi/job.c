@@ -163,7 +163,8 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                        .tally_runs = gs_job_tally_from_runs(j),
                        .want_seq = main && j->o->with_seq,
                        .block = j->block, .overlap = j->overlap, .tune = &j->o->tune,
-                       .spill = main ? j->spill : NULL, .hit_budget = (size_t)j->max_memory};
+                       .spill = main ? j->spill : j->ref_spill,
+                       .hit_budget = (size_t)(main ? j->max_memory : j->ref_budget)};
     *res = (gs_scan_res){0};
     const int show = progress_begin(j, &cfg);
     gs_pass p = {.main = main, .want_hits = cfg.want_hits};
@@ -241,6 +242,7 @@ static void job_free(gs_job *j)
     gs_job_tally_free(j);
     gs_amplicons_free(&j->amp);
     gs_spill_free(j->spill);
+    gs_spill_free(j->ref_spill);
     if (j->mode)
         j->mode->free(j);
 }

@@ -45,6 +45,8 @@ typedef struct gs_job {
     double t[GS_N_PHASES];
     uint64_t max_memory;  /* bytes a rank holds: --max-memory or its default (setup) */
     gs_spill *spill;      /* this rank's hits beyond it (NULL: they stay in memory) */
+    gs_spill *ref_spill;  /* --verify: its reference pass's, beside spill */
+    uint64_t ref_budget;  /* --verify: what the reference pass may hold */
     gs_hit_array_src held; /* the hits held, as a source */
     gs_hit_source hit_src; /* with streamed: the rank's hits for the writer */
     int streamed;
@@ -93,7 +95,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                            gs_scan_res *res, double *t_send, gs_error *err);
 
 /* verify.c: --verify, a second pass with the reference engine compared. */
-gs_status gs_job_verify(gs_job *j, const gs_scan_res *main_res, const uint64_t *counts,
+gs_status gs_job_verify(gs_job *j, gs_scan_res *main_res, const uint64_t *counts,
                         gs_job_summary *sum, gs_error *err);
 
 /* output.c: the repeated-name check of rank 0 (beside the scan when the

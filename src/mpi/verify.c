@@ -3,19 +3,64 @@
  * pass's (see job_internal.h). */
 #include "job_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "comm/comm.h"
+#include "scan/pipeline.h"
 
-/* Field by field: gs_hit has padding bytes that memcmp would compare too. */
-static int same_hits(const gs_hits *a, const gs_hits *b)
+enum { CHUNK = 1 << 15 };
+
+/* A pass's hits as one sorted stream: its spilled runs, if any, merged
+ * with those it holds. */
+static gs_status pass_stream(gs_spill *sp, const gs_hits *h, size_t mem, gs_hit_array_src *held,
+                             gs_hit_source *src, gs_error *err)
 {
-    if (a->n != b->n)
-        return 0;
-    for (size_t i = 0; i < a->n; i++)
-        if (gs_hit_cmp(&a->v[i], &b->v[i]) != 0)
-            return 0;
-    return 1;
+    if (sp && gs_spill_runs(sp) > 0)
+        return gs_spill_stream(sp, h->v, h->n, mem, src, err);
+    *src = gs_hit_array_source(held, h->v, h->n);
+    return GS_OK;
+}
+
+/* *same: the two streams give the same hits, compared field by field
+ * (gs_hit has padding bytes that memcmp would compare too). */
+static gs_status same_hits(gs_hit_source a, gs_hit_source b, int *same, gs_error *err)
+{
+    gs_hit *buf = gs_malloc(2 * CHUNK * sizeof *buf, err, "the check of hits");
+    size_t na = 0, nb = 0, ia = 0, ib = 0;
+    *same = buf != NULL;
+    while (*same) {
+        if (ia == na && (ia = 0, a.next(a.ctx, buf, CHUNK, &na, err) != GS_OK))
+            break;
+        if (ib == nb && (ib = 0, b.next(b.ctx, buf + CHUNK, CHUNK, &nb, err) != GS_OK))
+            break;
+        if (na == 0 || nb == 0) {
+            *same = na == 0 && nb == 0;
+            break;
+        }
+        for (; ia < na && ib < nb; ia++, ib++)
+            *same &= gs_hit_cmp(&buf[ia], &buf[CHUNK + ib]) == 0;
+    }
+    free(buf);
+    return err->code;
+}
+
+/* Before the reference pass: where hits spill, it gets a spill of its own
+ * and what the main pass leaves of the budget; a main pass that spilled
+ * puts the hits it holds into a run of its own first, leaving it all. */
+static gs_status ref_spill(gs_job *j, gs_hits *main_hits, gs_error *err)
+{
+    j->ref_budget = j->max_memory;
+    if (j->spill == NULL)
+        return GS_OK;
+    if (gs_spill_runs(j->spill) > 0 && main_hits->n) {
+        if (gs_spill_run(j->spill, main_hits->v, main_hits->n, err) != GS_OK)
+            return err->code;
+        main_hits->n = 0;
+    }
+    const uint64_t held = (uint64_t)main_hits->n * GS_HIT_HELD_BYTES;
+    j->ref_budget = held < j->max_memory ? j->max_memory - held : 0;
+    return gs_spill_new(j->o->out, &j->ref_spill, err);
 }
 
 /* Counts of rank 0 that differ from the reference's, known to every rank. */
@@ -32,24 +77,37 @@ static uint64_t bad_counts(const gs_job *j, const uint64_t *counts, const gs_sca
     return bad;
 }
 
-gs_status gs_job_verify(gs_job *j, const gs_scan_res *main_res, const uint64_t *counts,
+gs_status gs_job_verify(gs_job *j, gs_scan_res *main_res, const uint64_t *counts,
                         gs_job_summary *sum, gs_error *err)
 {
     const gs_engine *ref = gs_policy_reference(j->engine, j->use_gpu, j->ks.mode != GS_MATCH_EXACT);
-    gs_scan_res res;
+    gs_scan_res res = {0};
     double t_send = 0, t0 = gs_now();
-    gs_job_scan_pass(j, ref, 0, 0, &res, &t_send, err);
+    if (ref_spill(j, &main_res->hits, err) == GS_OK)
+        gs_job_scan_pass(j, ref, 0, 0, &res, &t_send, err);
     if (gs_mpi_agree(j->comm, err) != GS_OK) {
         gs_scan_res_free(&res);
         return err->code;
     }
     /* hits are compared before any gathering: both passes deal the same
      * blocks to the same ranks, so each rank's hits must match */
-    int bad_hits = !same_hits(&main_res->hits, &res.hits), any_bad_hits = 0;
+    gs_hit_array_src held[2];
+    gs_hit_source a, b;
+    int same = 0, bad_hits, any_bad_hits = 0;
+    if (pass_stream(j->spill, &main_res->hits, j->max_memory / 4, &held[0], &a, err) == GS_OK &&
+        pass_stream(j->ref_spill, &res.hits, j->max_memory / 4, &held[1], &b, err) == GS_OK)
+        same_hits(a, b, &same, err);
+    bad_hits = !same;
+    if ((j->o->tune.debug & GS_DEBUG_TIME) && gs_spill_runs(j->ref_spill) > 0)
+        fprintf(stderr, "gscan: verify: rank %d's reference pass spilled %llu hits in %zu runs\n",
+                j->rank, (unsigned long long)gs_spill_hits(j->ref_spill),
+                gs_spill_runs(j->ref_spill));
     GS_MPI_CHECK(MPI_Allreduce(&bad_hits, &any_bad_hits, 1, MPI_INT, MPI_SUM, j->comm));
     uint64_t bad = bad_counts(j, counts, &res, err);
     double t_ref = gs_now() - t0;
     gs_scan_res_free(&res);
+    gs_spill_free(j->ref_spill);
+    j->ref_spill = NULL;
     if (gs_mpi_agree(j->comm, err) != GS_OK)
         return err->code;
     sum->ref_engine = ref->name;

@@ -7,7 +7,8 @@
 # did spill (--debug time says how many). A spill that meets a file-size
 # limit (ulimit -f) or a full file system (a small tmpfs, where mount is
 # permitted) is exit 3 naming the folder, with no result and no folder
-# left. --seq reads the residues of the merged hits. SIGTERM while spilling
+# left. --seq reads the residues of the merged hits. --verify compares the
+# spilled hits of its two passes at 1 and 2 ranks. SIGTERM while spilling
 # leaves no folder. A run under `ulimit -v` that runs out of memory without
 # a limit (exit 3) completes with one, and with the default, which
 # follows RLIMIT_AS.
@@ -15,7 +16,8 @@
 # spill.sh GSCAN approx: hits that are thinned, counted or tallied after
 # the scan: approximate matching (--max-mismatches and --max-edits, both
 # strands, with and without --best-per-site, with --tally record), --tally
-# with exact --report hits, and an approximate tally in counts mode.
+# with exact --report hits, an approximate tally in counts mode, and
+# --verify of approximate hits.
 # NNNNNN makes one site of a whole record and strand (its best hit at the
 # record's start, the rest of the record waiting on it), ACGTAC and
 # AAAAAAA short ones. Under a 1M budget every run spills and gives, at 1, 2
@@ -73,6 +75,10 @@ if [ "${2:-}" = approx ]; then
       done
     done
   done
+  spilled "--verify, approximate" 1 av.h5 -p a.tsv --max-edits 1 --report hits --verify &&
+    "$GSCAN" scan -q -p a.tsv --max-edits 1 --report hits -o avref.h5 w.fa &&
+    same avref.h5 av.h5 "--verify, approximate" /hits
+  grep -q 'verify: .* agree' err || fail "--verify, approximate: $(grep verify err)"
   # exact hits with a tally; an approximate tally of hits not written
   "$GSCAN" scan -q -p a.tsv --report hits --tally record -o tref.h5 w.fa
   "$GSCAN" scan -q -p a.tsv --max-edits 1 --best-per-site --tally file -o cref.h5 w.fa
@@ -113,6 +119,13 @@ done
 "$MPIEXEC" -n 2 "$GSCAN" scan -q -p p.tsv --seq --max-memory 1M -o seq.tsv w.fa ||
   fail "--seq, 2 ranks: exit $?"
 cmp -s seq_ref.tsv seq.tsv || fail "--seq, 2 ranks: differs"
+# --verify compares the spilled hits of both passes, each a sorted stream
+for n in 1 2; do
+  spilled "--verify at $n" $n v.h5 -p p.tsv --report hits --verify &&
+    same ref.h5 v.h5 "--verify at $n" /hits
+  grep -q 'verify: .* agree' err || fail "--verify at $n: $(grep verify err)"
+  grep -q 'reference pass spilled' err || fail "--verify at $n: the reference pass spilled nothing"
+done
 # a signal while spilling removes the folder (and the temporary result)
 "$GSCAN" gen -o big -s 4 -n 6M -r 3 -k 1 >/dev/null
 printf 'a\tNNNN\n' > n.tsv

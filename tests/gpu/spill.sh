@@ -7,6 +7,7 @@
 # Approximate hits the same way (the GPU's bv engine): --max-mismatches and
 # --max-edits, with and without --best-per-site, with --tally record, at 1
 # and 2 ranks: /hits, /counts and /tally of the CPU run without a limit.
+# --verify with both passes spilling: the GPU's hits against the CPU's.
 # Exits 77 where no GPU is visible.
 set -euo pipefail
 GSCAN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -43,6 +44,13 @@ for n in 1 2; do
     ! find . -maxdepth 1 -name '.*gscan-spill*' | grep -q . || fail "$n ranks, $fmt: folder left"
   done
 done
+# --verify: the GPU pass's spilled hits against the CPU reference pass's
+rm -f v.h5
+"$GSCAN" scan -q -d gpu -p p.tsv --report hits --verify --max-memory 1M --debug time \
+  --block-size 256K -o v.h5 w.fa 2> err || { fail "--verify: exit $?"; cat err; }
+grep -q "reference pass spilled" err || fail "--verify: the reference pass spilled nothing"
+grep -q "verify: .* agree" err || fail "--verify: $(grep verify err)"
+h5diff -q ref.h5 v.h5 /hits /hits >/dev/null || fail "--verify: /hits differ"
 # approximate: rank 0 thins and counts the merged stream
 "$GSCAN" gen -o a -s 5 -n 1M -r 5 -k 1 >/dev/null
 "$GSCAN" index a.fa
