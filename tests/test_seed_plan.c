@@ -146,8 +146,10 @@ static void test_plan_scan(void)
                 CHECK(gs_keyset_build_approx(&ps, 1, (gs_match_mode)mode, K, &ks, &err) == GS_OK);
                 CHECK(gs_keyset_set_exact3p(&ks, &ps, x3, &err) == GS_OK);
                 gs_seeds eq, pl;
-                CHECK(gs_seeds_build(&ks, NULL, &eq, &err) == GS_OK);
-                CHECK(gs_seeds_build_planned(&ks, NULL, &pl, &err) == GS_OK);
+                gs_tune seeds_only = {0}; /* no key sent to the zone scan first */
+                seeds_only.match_zone_scan = -1;
+                CHECK(gs_seeds_build(&ks, &seeds_only, &eq, &err) == GS_OK);
+                CHECK(gs_seeds_build_planned(&ks, &seeds_only, &pl, &err) == GS_OK);
                 CHECK(pl.n_filtered >= eq.n_filtered);
                 if (K == 2) /* 806R's reverse complement (key 1): planned only */
                     CHECK(pl.filtered[1] && !eq.filtered[1]);

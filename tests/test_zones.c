@@ -70,7 +70,9 @@ static void test_rule(void)
 }
 
 /* 100 guides with NGG make one group a strand; keys of other zones their
- * own; keys the seed filter takes none, unless match.zone.scan is 1. */
+ * own; small groups go to the zone scan before the seed filter, large ones
+ * (300 guides with NGG: 18.75 windows a position) stay with it, unless
+ * match.zone.scan is 1. */
 static void test_groups(void)
 {
     uint64_t rng = 0x20e5;
@@ -106,11 +108,21 @@ static void test_groups(void)
     gs_zones_free(&z);
     gs_seeds_free(&seeds);
     gs_keyset_free(&ks);
-    /* K = 3: the seed filter takes every key, and the zone scan none ... */
+    /* K = 3: every group is small (100 guides with NGG let 6.25 windows a
+     * position through, a strand), so the zone scan takes every key ... */
     ks = build(&ps, 1, GS_MATCH_MISMATCHES, 3, 3);
     CHECK(gs_seeds_build(&ks, NULL, &seeds, &err) == GS_OK);
-    CHECK_EQ_U64(seeds.n_filtered, ks.n_keys);
+    CHECK_EQ_U64(seeds.n_filtered, 0);
     CHECK(gs_zones_build(&ks, &seeds, 64, NULL, &z, &err) == GS_OK);
+    CHECK_EQ_U64(z.n_zoned, ks.n_keys);
+    gs_zones_free(&z);
+    gs_seeds_free(&seeds);
+    /* ... with match.zone.scan -1 the seed filter takes every key ... */
+    gs_tune never = {0};
+    never.match_zone_scan = -1;
+    CHECK(gs_seeds_build(&ks, &never, &seeds, &err) == GS_OK);
+    CHECK_EQ_U64(seeds.n_filtered, ks.n_keys);
+    CHECK(gs_zones_build(&ks, &seeds, 64, &never, &z, &err) == GS_OK);
     CHECK_EQ_U64(z.n_zoned, 0);
     CHECK(z.zoned == NULL);
     gs_zones_free(&z);
@@ -122,6 +134,23 @@ static void test_groups(void)
     CHECK_EQ_U64(seeds.n_filtered, 0);
     CHECK(gs_zones_build(&ks, &seeds, 64, &all, &z, &err) == GS_OK);
     CHECK_EQ_U64(z.n_zoned, ks.n_keys);
+    gs_zones_free(&z);
+    gs_seeds_free(&seeds);
+    gs_keyset_free(&ks);
+    /* 300 guides with NGG: the seed filter keeps them, the two lone keys
+     * (each a group of one) go to the zone scan */
+    for (int i = 0; i < 200; i++) {
+        char g[24];
+        for (int j = 0; j < 20; j++)
+            g[j] = "ACGT"[gs_test_below(&rng, 4)];
+        memcpy(g + 20, "NGG", 4);
+        add(&ps, g);
+    }
+    ks = build(&ps, 1, GS_MATCH_MISMATCHES, 3, 3);
+    CHECK(gs_seeds_build(&ks, NULL, &seeds, &err) == GS_OK);
+    CHECK_EQ_U64(seeds.n_filtered, ks.n_keys - 4);
+    CHECK(gs_zones_build(&ks, &seeds, 64, NULL, &z, &err) == GS_OK);
+    CHECK_EQ_U64(z.n_zoned, 4);
     gs_zones_free(&z);
     gs_seeds_free(&seeds);
     gs_keyset_free(&ks);

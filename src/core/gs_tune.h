@@ -39,8 +39,9 @@ typedef struct gs_tune {
     /* src/match and src/gpu */
     int match_seed_filter;    /* match.seed.filter: -1 off; 0 or 1 on (the default) */
     int match_zone_scan;      /* match.zone.scan: -1 never; 0 keys off the seed filter whose
-                               * --exact-3p zone is selective (the default); 1 those of the
-                               * seed filter too (src/match/zones.h) */
+                               * --exact-3p zone is selective, and those of small zone groups
+                               * (the default); 1 those of the seed filter too
+                               * (src/match/zones.h) */
     int gpu_bv_direct;        /* gpu.bv.direct: -1 never, 0 where it pays, 1 wherever it fits */
     int gpu_ac_parts;         /* gpu.ac.parts: the least parts of the partitioned AC (0: 2) */
     int gpu_ac_compact;       /* gpu.ac.compact: -1 never; 0 or 1 where it fits (the default) */

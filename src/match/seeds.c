@@ -159,13 +159,19 @@ static gs_status choose(const gs_keyset *ks, const gs_tune *tune, int planned, g
              *len = off + most + 1;
     s->filtered = gs_calloc(ks->n_keys, 1, err, "bv seeds");
     s->at = gs_calloc((size_t)ks->n_keys + 1, sizeof *s->at, err, "bv seeds");
+    /* the keys the zone scan takes first: small groups, or all with the knob */
+    uint8_t *zoned = gs_calloc(ks->n_keys ? ks->n_keys : 1, 1, err, "bv seeds");
+    int ok = off && s->filtered && s->at && zoned;
+    const int knob = tune ? tune->match_zone_scan : 0;
+    if (ok && knob == 0 && gs_zones_cheap(ks, tune, zoned, err) != GS_OK)
+        ok = 0;
+    for (uint32_t k = 0; ok && knob > 0 && k < ks->n_keys; k++)
+        zoned[k] = (uint8_t)gs_zone_selective(ks, k, UINT32_MAX, tune);
     size_t n = 0, cap = 0;
-    int ok = off && s->filtered && s->at;
     for (uint32_t k = 0; ok && k < ks->n_keys; k++) {
         uint32_t m = gs_key_len(ks, k), K = gs_key_k(ks, k);
         s->at[k + 1] = s->at[k];
-        if ((tune && tune->match_zone_scan > 0 && gs_zone_selective(ks, k, UINT32_MAX, tune)) ||
-            !key_seeds(ks, k, planned, off, len))
+        if (zoned[k] || !key_seeds(ks, k, planned, off, len))
             continue; /* the zone scan takes it (zones.h), or no seeds fit */
         if (gs_grow(&s->piece, &cap, n + K, sizeof *s->piece, 64) != GS_OK) {
             ok = 0;
@@ -182,7 +188,8 @@ static gs_status choose(const gs_keyset *ks, const gs_tune *tune, int planned, g
         s->max_len = m > s->max_len ? m : s->max_len;
     }
     free(off);
-    return ok ? GS_OK : GS_ESYS;
+    free(zoned);
+    return ok ? GS_OK : err->code ? err->code : GS_ESYS;
 }
 
 static gs_status build(const gs_keyset *ks, const gs_tune *tune, int planned, gs_seeds *s,

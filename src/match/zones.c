@@ -14,17 +14,42 @@ static int same_zone(const gs_keyset *ks, uint32_t a, uint32_t b)
     return na == nb && fa == fb && memcmp(za, zb, na) == 0;
 }
 
-int gs_zone_selective(const gs_keyset *ks, uint32_t k, uint32_t max_len, const gs_tune *tune)
+/* Of 2^16 text positions, how many key k's zone lets through (each zone
+ * residue the share of bases its base set holds); 0 for a key without a
+ * zone, or one that zone scans do not take. */
+static uint32_t zone_pass(const gs_keyset *ks, uint32_t k, uint32_t max_len, const gs_tune *tune)
 {
     int front;
     if (ks->zone == NULL || ks->mode != GS_MATCH_MISMATCHES || gs_key_len(ks, k) > max_len ||
         (tune && tune->match_zone_scan < 0))
         return 0;
-    uint32_t n = gs_key_zone(ks, k, &front), pass = 1u << 16; /* of 2^16 positions */
+    uint32_t n = gs_key_zone(ks, k, &front), pass = 1u << 16;
     const uint8_t *z = gs_key(ks, k) + (front ? 0 : gs_key_len(ks, k) - n);
     for (uint32_t i = 0; i < n && pass; i++)
         pass = pass * (uint32_t)__builtin_popcount(z[i]) / 4;
-    return n && pass <= 1u << 14;
+    return n ? pass : 0;
+}
+
+int gs_zone_selective(const gs_keyset *ks, uint32_t k, uint32_t max_len, const gs_tune *tune)
+{
+    const uint32_t pass = zone_pass(ks, k, max_len, tune);
+    return pass && pass <= 1u << 14;
+}
+
+gs_status gs_zones_cheap(const gs_keyset *ks, const gs_tune *tune, uint8_t *cheap, gs_error *err)
+{
+    gs_zones all;
+    memset(cheap, 0, ks->n_keys);
+    if (gs_zones_build(ks, NULL, UINT32_MAX, tune, &all, err) != GS_OK)
+        return err->code;
+    for (uint32_t g = 0; g < all.n_runs; g++) {
+        const uint32_t size = all.run[g + 1] - all.run[g];
+        const uint64_t windows = (uint64_t)size * zone_pass(ks, all.keys[all.run[g]], UINT32_MAX, tune);
+        for (uint32_t i = all.run[g]; i < all.run[g + 1]; i++)
+            cheap[all.keys[i]] = windows <= (uint64_t)GS_ZONE_WINDOWS << 16;
+    }
+    gs_zones_free(&all);
+    return GS_OK;
 }
 
 void gs_zones_free(gs_zones *z)
