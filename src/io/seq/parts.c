@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,7 +76,6 @@ typedef struct part {
 
 typedef struct lane {
     gs_parts *ps;
-    size_t next;       /* its next part */
     size_t cur;        /* the part being parsed (r) */
     gs_reader *r;
     gs_seq_range range;
@@ -96,6 +96,7 @@ struct gs_parts {
     size_t n_parts;
     size_t prefix;     /* parts [0, prefix) are counted: ids known through part prefix */
     size_t failed;     /* the first part whose count failed (n_parts: none) */
+    atomic_size_t next; /* the first part no lane has taken */
     size_t peek;       /* bytes a lane reads to look at a file (PEEK or a part) */
     lane *lanes;
     int n_lanes;
@@ -458,10 +459,11 @@ gs_status gs_parts_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_
             if (close_part(ln, err) != GS_OK)
                 return err->code;
         }
-        size_t k = ln->next;
+        /* the first part no lane has taken: the parts before it are taken,
+         * each counted first by its lane, so none is read twice */
+        size_t k = atomic_fetch_add(&ln->ps->next, 1);
         if (k >= ln->ps->n_parts)
             return GS_OK;
-        ln->next += (size_t)ln->ps->n_lanes;
         if (open_part(ln, k, err) != GS_OK)
             return err->code;
     }
@@ -527,7 +529,7 @@ static gs_status open_lanes(gs_parts *ps, uint64_t part_bytes, gs_error *err)
         return GS_ESYS;
     for (int i = 0; i < ps->n_lanes; i++) {
         lane *ln = &ps->lanes[i];
-        *ln = (lane){.ps = ps, .next = (size_t)i, .held_part = SIZE_MAX};
+        *ln = (lane){.ps = ps, .held_part = SIZE_MAX};
         ln->range.fd = -1;
         ln->range.cap = (size_t)(part_bytes + part_bytes / 2);
         if ((ln->range.buf = gs_malloc(ln->range.cap, err, "part buffer")) == NULL ||
@@ -563,6 +565,7 @@ gs_status gs_parts_open(const char *const *files, size_t n_files, const gs_reade
         goto none;
     for (size_t i = 0; i < n_files; i++) /* the layout's copies outlive the caller's */
         ps->files[i].path = layout->files[i];
+    atomic_init(&ps->next, 0);
     pthread_mutex_init(&ps->mu, NULL);
     pthread_cond_init(&ps->cv, NULL);
     *out = ps;

@@ -3,7 +3,8 @@
  * One streaming reader (fasta.h) parses about 1 GB/s, so a corpus of many
  * short records (ESTs, reads) that has no index to cut it by would be read
  * on one thread. Here each file is cut into parts of about part_bytes, each
- * starting at a record, and n lanes read every n-th part, each through a
+ * starting at a record, and n lanes take the parts in order, the next one
+ * free as each lane is done with its last, each read through a
  * streaming reader of its own: the same records, ids, names, lengths,
  * warnings and messages (file and line, or record) as one reader of the
  * whole corpus. Each lane is a segment iterator for a thread of its own
