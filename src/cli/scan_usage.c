@@ -39,7 +39,7 @@ const char gs_scan_usage[] =
     "      --readers N          reading threads per rank for indexed input (.fai or\n"
     "                           one built in memory for plain FASTA, BGZF .fai +\n"
     "                           .gzi) and --index, 1 to 64 (default with a GPU: all\n"
-    "                           threads but one for exact DNA patterns without --seq,\n"
+    "                           threads but one for DNA patterns without --seq,\n"
     "                           else threads / 2, at most 8; threads / 4, at most 4,\n"
     "                           on the CPU; for --index, which unpacks its kernel, 3/4\n"
     "                           of the threads with a GPU and all of them on the CPU);\n"

@@ -560,11 +560,28 @@ static gs_status run_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size_
     return gs_gpu_slot_added(g, s, &seg[k - 1], err);
 }
 
+/* seg as a batch of its own, copied to the device from where it lies (a
+ * caller's pinned buffer): approximate keys in place. */
+static gs_status submit_alone_in_place(gs_gpu *g, const gs_segment *seg, gs_error *err)
+{
+    size_t at;
+    if (gs_gpu_check_seg(g, seg, err) != GS_OK || seg->own == 0)
+        return err->code;
+    gs_gpu_slot *s = &g->slot[g->next];
+    if (s->open && gpu_launch(g, s, err) != GS_OK)
+        return err->code;
+    s = &g->slot[g->next];
+    if (slot_open(g, s, NULL, seg->text, err) != GS_OK ||
+        gs_gpu_slot_add(g, s, seg, &at, err) != GS_OK)
+        return err->code;
+    return gpu_launch(g, s, err);
+}
+
 gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, unsigned *ticket,
                             gs_error *err)
 {
-    if (ticket && (!g->pack || g->seqcap))
-        return gs_fail(err, GS_ESYS, "batches in place need exact dna keys and no --seq (gpu)");
+    if (ticket && (g->ks->alphabet != GS_ALPHA_DNA || g->seqcap))
+        return gs_fail(err, GS_ESYS, "batches in place need dna keys and no --seq (gpu)");
     if (ticket && gs_gpu_copy_stream(g, err) != GS_OK)
         return err->code;
     for (size_t i = 0, k, bytes; i < n; i += k) {
@@ -580,7 +597,8 @@ gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, unsigned
         }
         if (k == 0 || (k == 1 && !ticket)) { /* alone, as gs_gpu_submit takes it */
             k = 1;
-            if (gs_gpu_submit(g, &seg[i], err) != GS_OK)
+            if ((ticket && !g->pack ? submit_alone_in_place(g, &seg[i], err)
+                                    : gs_gpu_submit(g, &seg[i], err)) != GS_OK)
                 return err->code;
             continue;
         }

@@ -88,6 +88,15 @@ static inline int gs_gpu_takes_laid(const gs_keyset *ks, int want_seq)
     return gs_gpu_packs(ks) && !want_seq;
 }
 
+/* Whether the GPU may copy batches straight from the caller's buffers
+ * (gs_gpu_submit_run with a ticket): the dna alphabet, exact keys (runs of
+ * segments) or approximate ones (a segment a batch), and no --seq capture,
+ * which needs the GPU's host copy of each batch. */
+static inline int gs_gpu_in_place(const gs_keyset *ks, int want_seq)
+{
+    return ks->alphabet == GS_ALPHA_DNA && !want_seq;
+}
+
 /* The byte between the segments of a packed batch (gs_gpu_packs). */
 enum { GS_GPU_SEPARATOR = 'N' };
 /* Submit n segments laid out as a packed batch lays them: each text right
@@ -96,9 +105,10 @@ enum { GS_GPU_SEPARATOR = 'N' };
  * layout, or not whole, is submitted alone (gs_gpu_submit). With a ticket
  * the batches lie in place: the device copies them from the caller's
  * buffer (pinned: gs_gpu_pin), which may be reused once gs_gpu_wait(ticket)
- * has returned, and the host copies nothing; only where gs_gpu_packs and
- * no --seq capture is set. Without one they are copied into the GPU's own
- * pinned batches before this returns. */
+ * has returned, and the host copies nothing; only where gs_gpu_in_place
+ * (approximate keys: each segment a batch of its own, in place). Without
+ * one they are copied into the GPU's own pinned batches before this
+ * returns. */
 gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, unsigned *ticket,
                             gs_error *err);
 /* Page-lock host memory that raw segments will be submitted from, so that

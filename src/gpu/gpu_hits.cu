@@ -104,7 +104,7 @@ static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, size_t n, size_t n
  * run of the slot's one segment. */
 static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
 {
-    uint8_t *bits = NULL;
+    uint8_t *bits = NULL, *txt = NULL;
     uint32_t *col = NULL;
     int moved = 0;
     if (gpu_keys_reserve(g, n, err) != GS_OK ||
@@ -134,16 +134,20 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
             uint32_t k = pat * (uint32_t)ks->n_strands + strand; /* keyset.h: one key each */
             uint32_t m = gs_key_len(ks, k), w = (uint32_t)std::min<uint64_t>(m + d, e);
             if (bits == NULL) {
-                bits = (uint8_t *)gs_malloc(ks->span, err, "GPU hit starts");
+                bits = (uint8_t *)gs_malloc(2 * (size_t)ks->span, err, "GPU hit starts");
                 col = (uint32_t *)gs_malloc(((size_t)ks->max_len + 1) * 4, err, "GPU hit starts");
                 if (bits == NULL || col == NULL)
                     goto fail;
+                txt = bits + ks->span;
             }
             int front;
             uint32_t zn = gs_key_zone(ks, k, &front), zl = 0;
             if (zn) /* the end's distance under the zone, from the text before it */
                 w = (uint32_t)std::min<uint64_t>(m + gs_key_k(ks, k), e);
-            gs_approx_text_bits(s->h_text + (e - w), w, bits);
+            /* the batch's text from the device: a batch in place has no
+             * host copy once its buffer went back to the readers */
+            GS_CUDA_CHECK(cudaMemcpy(txt, s->d_text + (e - w), w, cudaMemcpyDeviceToHost));
+            gs_approx_text_bits(txt, w, bits);
             uint64_t l = zn ? 0 : gs_approx_edit_len(gs_key(ks, k), m, bits, w, d, col);
             if (zn) {
                 d = gs_approx_zone_end(gs_key(ks, k), m, zn, front, bits, w, gs_key_k(ks, k), col,

@@ -23,8 +23,9 @@ gs_status gs_mode_choose(gs_job *j, gs_error *err)
         if (j->rank == 0 && gs_ranges_probe(j, &by_ranges, err) == GS_OK) {
             pick[0] = (int)gs_policy_mode(0, by_ranges, j->size);
             /* the GPU takes the readers' batches as they lie (raw bytes
-             * through an index; text packed by the parts readers) */
-            const int laid = j->use_gpu && gs_gpu_takes_laid(&j->ks, j->o->with_seq);
+             * through an index; text packed by the parts readers; the
+             * segments of approximate keys, in place) */
+            const int laid = j->use_gpu && gs_gpu_in_place(&j->ks, j->o->with_seq);
             if (laid && (by_ranges || pick[0] == GS_MODE_LOCAL))
                 pick[1] = gs_policy_laid_readers(j->o->readers, j->threads);
             else if (by_ranges)
