@@ -35,14 +35,15 @@ struct gs_files {
 static gs_status lane_close(lane *ln, gs_error *err)
 {
     gs_files *fs = ln->fs;
-    const char *w = gs_reader_warning(ln->r);
+    const char *w = gs_reader_warning(ln->r); /* the reader's own: kept before it closes */
+    int lost = w && (fs->warning[ln->cur] = strdup(w)) == NULL;
     uint64_t n = gs_reader_bytes_in(ln->r);
     gs_reader_close(ln->r);
     ln->r = NULL;
     pthread_mutex_lock(&fs->mu);
     fs->bytes += n;
     pthread_mutex_unlock(&fs->mu);
-    if (w && (fs->warning[ln->cur] = strdup(w)) == NULL)
+    if (lost)
         return gs_fail(err, GS_ESYS, "out of memory (a warning)");
     return GS_OK;
 }
