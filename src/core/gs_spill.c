@@ -342,6 +342,15 @@ static gs_status merge_oldest(gs_spill *s, size_t k, size_t buf, gs_error *err)
     return add_run(s, id, n, err);
 }
 
+gs_status gs_spill_source(gs_spill *sp, const gs_hit *tail, size_t n_tail, size_t mem,
+                          gs_hit_array_src *held, gs_hit_source *src, gs_error *err)
+{
+    if (gs_spill_runs(sp) > 0)
+        return gs_spill_stream(sp, tail, n_tail, mem, src, err);
+    *src = gs_hit_array_source(held, tail, n_tail);
+    return GS_OK;
+}
+
 gs_status gs_spill_stream(gs_spill *s, const gs_hit *tail, size_t n_tail, size_t mem,
                           gs_hit_source *src, gs_error *err)
 {

@@ -45,6 +45,10 @@ uint64_t gs_spill_bytes(const gs_spill *sp); /* bytes on disk, the largest total
 gs_status gs_spill_stream(gs_spill *sp, const gs_hit *tail, size_t n_tail, size_t mem,
                           gs_hit_source *src, gs_error *err);
 
+/* A pass's hits as one sorted source: gs_spill_stream where sp spilled,
+ * else tail[0..n_tail) alone, read through *held (sp may be NULL). */
+gs_status gs_spill_source(gs_spill *sp, const gs_hit *tail, size_t n_tail, size_t mem,
+                          gs_hit_array_src *held, gs_hit_source *src, gs_error *err);
 /* Replace every run with one run of the hits src gives, which may read the
  * runs themselves (a stream of gs_spill_stream: it is closed after). */
 gs_status gs_spill_collapse(gs_spill *sp, gs_hit_source src, gs_error *err);

@@ -60,10 +60,7 @@ int gs_job_spilled(const gs_job *j)
 
 gs_status gs_job_own_stream(gs_job *j, const gs_hits *hits, gs_hit_source *src, gs_error *err)
 {
-    if (gs_spill_runs(j->spill) > 0)
-        return gs_spill_stream(j->spill, hits->v, hits->n, j->max_memory / 2, src, err);
-    *src = gs_hit_array_source(&j->held, hits->v, hits->n);
-    return GS_OK;
+    return gs_spill_source(j->spill, hits->v, hits->n, j->max_memory / 2, &j->held, src, err);
 }
 
 typedef struct remote {

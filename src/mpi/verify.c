@@ -11,17 +11,6 @@
 
 enum { CHUNK = 1 << 15 };
 
-/* A pass's hits as one sorted stream: its spilled runs, if any, merged
- * with those it holds. */
-static gs_status pass_stream(gs_spill *sp, const gs_hits *h, size_t mem, gs_hit_array_src *held,
-                             gs_hit_source *src, gs_error *err)
-{
-    if (sp && gs_spill_runs(sp) > 0)
-        return gs_spill_stream(sp, h->v, h->n, mem, src, err);
-    *src = gs_hit_array_source(held, h->v, h->n);
-    return GS_OK;
-}
-
 /* *same: the two streams give the same hits, compared field by field
  * (gs_hit has padding bytes that memcmp would compare too). */
 static gs_status same_hits(gs_hit_source a, gs_hit_source b, int *same, gs_error *err)
@@ -94,8 +83,9 @@ gs_status gs_job_verify(gs_job *j, gs_scan_res *main_res, const uint64_t *counts
     gs_hit_array_src held[2];
     gs_hit_source a, b;
     int same = 0, bad_hits, any_bad_hits = 0;
-    if (pass_stream(j->spill, &main_res->hits, j->max_memory / 4, &held[0], &a, err) == GS_OK &&
-        pass_stream(j->ref_spill, &res.hits, j->max_memory / 4, &held[1], &b, err) == GS_OK)
+    const gs_hits *ha = &main_res->hits, *hb = &res.hits;
+    if (gs_spill_source(j->spill, ha->v, ha->n, j->max_memory / 4, &held[0], &a, err) == GS_OK &&
+        gs_spill_source(j->ref_spill, hb->v, hb->n, j->max_memory / 4, &held[1], &b, err) == GS_OK)
         same_hits(a, b, &same, err);
     bad_hits = !same;
     if ((j->o->tune.debug & GS_DEBUG_TIME) && gs_spill_runs(j->ref_spill) > 0)

@@ -373,10 +373,10 @@ static void advance(gs_parts *ps)
 }
 
 /* Count what part k needs (itself and every part before it): part k
- * first, where no lane has taken it, its bytes kept for the parse; then the
- * parts before it not yet taken by a lane, smallest first (their owners
- * read them again: lanes that count their own parts first, at about the
- * same time, seldom count another's). */
+ * first, where no lane has counted it, its bytes kept for the parse; then
+ * the parts before it no lane has begun to count, smallest first (their
+ * owners read them again; since lanes take parts in order and count their
+ * own at once, that is only a part taken a moment ago). */
 static gs_status count_through(lane *ln, size_t k, gs_error *err)
 {
     gs_parts *ps = ln->ps;
