@@ -6,6 +6,9 @@ gs_unit_test(test_fasta LIBS gs_seq)
 # FASTQ (io/seq/fastq.c) through the same reader: traps in qualities, CRLF,
 # gzip, malformed records named by file:line
 gs_unit_test(test_fastq LIBS gs_seq)
+# the parts reader's loose road (texts as they lie, for the device to drop
+# line ends) against its streaming road
+gs_unit_test(test_parts_raw LIBS gs_seq)
 gs_unit_test(test_fai LIBS gs_seq)
 gs_unit_test(test_bgzf LIBS gs_stream)
 # gzip on threads: the piece decoder and the ordering of pieces against zlib

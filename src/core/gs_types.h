@@ -72,12 +72,17 @@ typedef struct gs_segment {
  * the line end after the last one. lb == 0: the text holds the residues
  * themselves (a segment read the usual way, in the same batch). */
 typedef struct gs_raw_text {
-    size_t bytes;       /* of the text */
+    size_t bytes;       /* of the text (loose: of the buffer, from where the segment
+                         * was asked to lie to the text's end) */
     uint32_t lb, lw;    /* residues of a full line; bytes of a line, its end included */
     uint32_t col;       /* column of the first residue */
     int tail;
     const char *record; /* the record's name and its file, for a message */
     const char *path;
+    size_t span;        /* > 0: a loose text (unindexed FASTA, a FASTQ sequence line,
+                         * io/seq/parts.h): its span bytes hold the residues among
+                         * line ends and blanks ('\n', '\r', ' ', '\t') anywhere,
+                         * which the device drops; lb, lw, col, tail unused */
 } gs_raw_text;
 
 /* The message of a FASTA index that no longer fits its file at residue

@@ -432,7 +432,8 @@ static gs_status slot_open(gs_gpu *g, gs_gpu_slot *s, const uint8_t *raw, const 
     if (gpu_retire(g, s, err) != GS_OK)
         return err->code;
     s->open = 1;
-    s->len = s->own = s->n_seg = 0;
+    s->len = s->own = s->n_seg = s->n_loose = 0;
+    s->laid = 0;
     s->raw = raw;
     s->src = src;
     return GS_OK;
@@ -494,6 +495,14 @@ gs_status gs_gpu_launch_open(gs_gpu *g, gs_error *err)
 {
     gs_gpu_slot *s = &g->slot[g->next];
     return s->open ? gpu_launch(g, s, err) : GS_OK;
+}
+
+gs_status gs_gpu_slot_fresh(gs_gpu *g, const uint8_t *raw, gs_gpu_slot **out, gs_error *err)
+{
+    if (gs_gpu_launch_open(g, err) != GS_OK)
+        return err->code;
+    *out = &g->slot[g->next];
+    return slot_open(g, *out, raw, NULL, err);
 }
 
 gs_status gs_gpu_submit(gs_gpu *g, const gs_segment *seg, gs_error *err)

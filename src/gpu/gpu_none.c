@@ -36,6 +36,13 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v, size_t n,
+                             unsigned *ticket, gs_error *err)
+{
+    (void)g; (void)buf; (void)v; (void)n; (void)ticket;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
 gs_status gs_gpu_wait(gs_gpu *g, unsigned ticket, gs_error *err)
 {
     (void)g; (void)ticket;

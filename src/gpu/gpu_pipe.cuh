@@ -12,15 +12,17 @@ extern "C" {
 #include "core/gs_hitkey.h"
 }
 
-/* One segment of a raw batch as the parse kernel reads it (raw.cu): its
+/* One segment of a raw batch as the parse kernels read it (raw.cu): its
  * bytes from `at` of the batch's raw bytes, its residues to text[out, out +
  * len), lines of lb residues every lw bytes from column col (lb == lw ==
- * len for text already parsed), flags RAW_CHECK and RAW_TAIL. */
+ * len for text already parsed), flags RAW_CHECK and RAW_TAIL; with
+ * RAW_LOOSE the residues of the lb bytes at `at` but their line ends and
+ * blanks (a loose text, gs_raw_text.span). */
 typedef struct gs_raw_desc {
     unsigned long long at;
     uint32_t out, len, lb, lw, col, flags;
 } gs_raw_desc;
-enum { RAW_CHECK = 1, RAW_TAIL = 2 };
+enum { RAW_CHECK = 1, RAW_TAIL = 2, RAW_LOOSE = 4 };
 
 /* A raw segment's record name, file and first position, for the message of
  * a fault found once the caller's descriptions are gone. */
@@ -63,6 +65,13 @@ typedef struct gs_gpu_slot {
     const uint8_t *raw;
     size_t raw_bytes;
     int raw_batch; /* the batch in flight was parsed from raw bytes */
+    size_t n_loose; /* of its segments, loose texts */
+    /* a batch of a reader's table (gs_gpu_submit_laid): the entries, whose
+     * at and out count from laid_at0 and laid_out0 */
+    int laid;
+    gs_gpu_laid *h_laid, *d_laid;
+    size_t h_laid_cap, d_laid_cap;
+    uint32_t laid_at0, laid_out0;
     gs_raw_desc *h_desc, *d_desc;
     size_t h_desc_cap, d_desc_cap;
     gs_raw_where *where;
@@ -121,6 +130,9 @@ gs_status gs_gpu_slot_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size
                           gs_error *err);
 gs_status gs_gpu_slot_added(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, gs_error *err);
 gs_status gs_gpu_launch_open(gs_gpu *g, gs_error *err);
+/* The next slot opened for a raw batch from raw on, the open batch
+ * launched first. */
+gs_status gs_gpu_slot_fresh(gs_gpu *g, const uint8_t *raw, gs_gpu_slot **out, gs_error *err);
 float gs_gpu_elapsed(cudaEvent_t a, cudaEvent_t b);
 /* Queue one scan of slot s (counts: add to the per-key counts too). */
 gs_status gs_gpu_scan_slot(gs_gpu *g, gs_gpu_slot *s, int counts, gs_error *err);

@@ -19,6 +19,7 @@
  * is retired, before any of the batch's results are taken.
  */
 #include <algorithm>
+#include <cinttypes>
 #include <cstring>
 
 #include "gpu_pipe.cuh"
@@ -65,6 +66,8 @@ __global__ void gs_raw_parse(const uint8_t *__restrict__ raw, const gs_raw_desc 
             text[o] = SEPARATOR;
             continue;
         }
+        if (e.flags & RAW_LOOSE)
+            continue; /* gs_raw_loose's */
         const uint32_t c = e.col + r, line = c / e.lb, x = c - line * e.lb;
         const unsigned long long b = e.at + (unsigned long long)line * e.lw + x - e.col;
         const uint8_t v = raw[b];
@@ -84,6 +87,61 @@ __global__ void gs_raw_parse(const uint8_t *__restrict__ raw, const gs_raw_desc 
             }
         }
     }
+}
+
+/* One loose text on one warp: every 32 bytes of src[0, span), the
+ * residues among them (neither line end nor blank) written to out after
+ * the ones before, found by a ballot; then the separator (where the batch
+ * goes on). Returns the residues found, for the warp's lane 0 to check. */
+__device__ static inline uint32_t loose_text(const uint8_t *__restrict__ src, uint32_t span,
+                                             uint32_t len, uint8_t *__restrict__ out, int sep)
+{
+    const uint32_t lane = threadIdx.x % 32;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < span; i += 32) {
+        const uint32_t j = i + lane;
+        const uint8_t c = j < span ? src[j] : '\n';
+        const int keep = !(c == '\n' || c == '\r' || c == ' ' || c == '\t');
+        const unsigned m = __ballot_sync(0xFFFFFFFFu, keep);
+        const uint32_t o = k + __popc(m & ((1u << lane) - 1));
+        if (keep && o < len)
+            out[o] = c;
+        k += __popc(m);
+    }
+    if (lane == 0 && sep)
+        out[len] = SEPARATOR;
+    return k;
+}
+
+/* The loose texts of a batch of descriptors (RAW_LOOSE), a warp each; a
+ * count that is not the host's (parts_loose.c) goes to *bad as a fault. */
+__global__ void gs_raw_loose(const uint8_t *__restrict__ raw, const gs_raw_desc *__restrict__ d,
+                             uint32_t n, uint32_t total, uint8_t *__restrict__ text,
+                             unsigned long long *bad)
+{
+    const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (w >= n || !(d[w].flags & RAW_LOOSE))
+        return;
+    const gs_raw_desc e = d[w];
+    const uint32_t k = loose_text(raw + e.at, e.lb, e.len, text + e.out, e.out + e.len < total);
+    if (threadIdx.x % 32 == 0 && k != e.len)
+        raw_fault(bad, w, 0, 0);
+}
+
+/* A batch of a reader's table (gs_gpu_submit_laid), a warp an entry. */
+__global__ void gs_raw_laid(const uint8_t *__restrict__ raw, const gs_gpu_laid *__restrict__ v,
+                            uint32_t n, uint32_t at0, uint32_t out0, uint32_t total,
+                            uint8_t *__restrict__ text, unsigned long long *bad)
+{
+    const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (w >= n)
+        return;
+    const gs_gpu_laid e = v[w];
+    const uint32_t out = e.out - out0;
+    const uint32_t k = loose_text(raw + (e.at - at0), e.span, e.len, text + out,
+                                  out + e.len < total);
+    if (threadIdx.x % 32 == 0 && k != e.len)
+        raw_fault(bad, w, 0, 0);
 }
 
 /* Grow pinned host memory to n elements of es bytes, keeping the first keep. */
@@ -111,10 +169,17 @@ gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     if (gs_gpu_reserve((void **)&s->d_raw, &cap, s->raw_bytes + 16, 1, 0, err) != GS_OK)
         return err->code;
     s->d_raw_cap = cap;
-    cap = s->d_desc_cap;
-    if (gs_gpu_reserve((void **)&s->d_desc, &cap, s->n_seg, sizeof *s->d_desc, 0, err) != GS_OK)
-        return err->code;
-    s->d_desc_cap = cap;
+    if (s->laid) {
+        cap = s->d_laid_cap;
+        if (gs_gpu_reserve((void **)&s->d_laid, &cap, s->n_seg, sizeof *s->d_laid, 0, err) != GS_OK)
+            return err->code;
+        s->d_laid_cap = cap;
+    } else {
+        cap = s->d_desc_cap;
+        if (gs_gpu_reserve((void **)&s->d_desc, &cap, s->n_seg, sizeof *s->d_desc, 0, err) != GS_OK)
+            return err->code;
+        s->d_desc_cap = cap;
+    }
     if (s->h_bad == NULL) {
         GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_bad, 8));
         GS_CUDA_CHECK(cudaMalloc((void **)&s->d_bad, 8));
@@ -122,14 +187,30 @@ gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cudaEventRecord(s->t0, g->copy_st));
     GS_CUDA_CHECK(cudaMemcpyAsync(s->d_raw, s->raw, s->raw_bytes, cudaMemcpyHostToDevice,
                                   g->copy_st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(s->d_desc, s->h_desc, s->n_seg * sizeof *s->d_desc,
-                                  cudaMemcpyHostToDevice, g->copy_st));
+    if (s->laid)
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->d_laid, s->h_laid, s->n_seg * sizeof *s->d_laid,
+                                      cudaMemcpyHostToDevice, g->copy_st));
+    else
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->d_desc, s->h_desc, s->n_seg * sizeof *s->d_desc,
+                                      cudaMemcpyHostToDevice, g->copy_st));
     GS_CUDA_CHECK(cudaEventRecord(s->t1, g->copy_st));
     GS_CUDA_CHECK(cudaStreamWaitEvent(s->st, s->t1, 0));
     GS_CUDA_CHECK(cudaMemsetAsync(s->d_bad, 0xFF, 8, s->st));
-    gs_raw_parse<<<(unsigned)((s->len + TILE - 1) / TILE), THREADS, 0, s->st>>>(
-        s->d_raw, s->d_desc, (uint32_t)s->n_seg, (uint32_t)s->len, s->d_text, s->d_bad);
-    GS_CUDA_LAUNCH_CHECK();
+    if (s->laid) {
+        gs_raw_laid<<<(unsigned)((s->n_seg * 32 + THREADS - 1) / THREADS), THREADS, 0, s->st>>>(
+            s->d_raw, s->d_laid, (uint32_t)s->n_seg, s->laid_at0, s->laid_out0, (uint32_t)s->len,
+            s->d_text, s->d_bad);
+        GS_CUDA_LAUNCH_CHECK();
+    } else if (s->n_loose < s->n_seg) {
+        gs_raw_parse<<<(unsigned)((s->len + TILE - 1) / TILE), THREADS, 0, s->st>>>(
+            s->d_raw, s->d_desc, (uint32_t)s->n_seg, (uint32_t)s->len, s->d_text, s->d_bad);
+        GS_CUDA_LAUNCH_CHECK();
+    }
+    if (s->n_loose && !s->laid) {
+        gs_raw_loose<<<(unsigned)((s->n_seg * 32 + THREADS - 1) / THREADS), THREADS, 0, s->st>>>(
+            s->d_raw, s->d_desc, (uint32_t)s->n_seg, (uint32_t)s->len, s->d_text, s->d_bad);
+        GS_CUDA_LAUNCH_CHECK();
+    }
     GS_CUDA_CHECK(cudaMemcpyAsync(s->h_bad, s->d_bad, 8, cudaMemcpyDeviceToHost, s->st));
     s->raw = NULL; /* in the copy stream now: the fence says when it is free */
     s->raw_batch = 1;
@@ -144,7 +225,13 @@ gs_status gs_gpu_raw_check(gs_gpu_slot *s, gs_error *err)
     if (*s->h_bad == ~0ull)
         return GS_OK;
     const unsigned long long bad = *s->h_bad;
+    if (s->laid)
+        return gs_fail(err, GS_ESYS, "the device's parse of a batch disagrees with its "
+                       "reader's count (entry %llu)", bad >> 33);
     const gs_raw_where *w = &s->where[bad >> 33];
+    if (s->h_desc[bad >> 33].flags & RAW_LOOSE)
+        return gs_fail(err, GS_ESYS, "the device's parse of a part of %s disagrees with the "
+                       "host's (record %" PRIu64 ")", w->path, w->base);
     return gs_raw_stale(err, w->record, w->path, w->base + (bad >> 1 & 0xFFFFFFFFu),
                         (int)(bad & 1));
 }
@@ -160,6 +247,8 @@ void gs_gpu_raw_free(gs_gpu *g)
             cudaEventDestroy(e);
     for (gs_gpu_slot &s : g->slot) {
         cudaFreeHost(s.h_desc);
+        cudaFreeHost(s.h_laid);
+        cudaFree(s.d_laid);
         cudaFreeHost(s.h_bad);
         cudaFree(s.d_desc);
         cudaFree(s.d_raw);
@@ -188,6 +277,49 @@ static gs_status raw_describe(gs_gpu_slot *s, const gs_segment *seg, const gs_ra
     return GS_OK;
 }
 
+/* Loose texts from seg[0] on into the open batch of slot s, which takes
+ * seg[0]: as many as follow while they fit, in one loop (a 150 bp read
+ * costs a few ns here, not a call chain of its own). Returns how many. */
+static size_t loose_run(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, const gs_raw_text *raw,
+                        size_t n, gs_error *err)
+{
+    size_t k = 0, len = s->len, n_seg = s->n_seg;
+    for (; k < n && raw[k].span && seg[k].own == seg[k].len && seg[k].len <= g->block &&
+           n_seg + k < BATCH_SEGS;
+         k++) {
+        const size_t at = len + (n_seg + k > 0);
+        if (at + seg[k].len > g->text_cap)
+            break;
+        len = at + seg[k].len;
+    }
+    if (k == 0 ||
+        pinned_grow((void **)&s->h_desc, &s->h_desc_cap, n_seg + k, sizeof *s->h_desc, n_seg,
+                    err) != GS_OK)
+        return 0;
+    if ((n_seg + k > s->where_cap &&
+         gs_grow(&s->where, &s->where_cap, n_seg + k - 1, sizeof *s->where, 256) != GS_OK) ||
+        (g->want_hits && n_seg + k > s->seg_cap &&
+         gs_grow(&s->segs, &s->seg_cap, n_seg + k - 1, sizeof *s->segs, 64) != GS_OK)) {
+        gs_fail(err, GS_ESYS, "out of memory (GPU batch table)");
+        return 0;
+    }
+    for (size_t j = 0; j < k; j++) {
+        const gs_segment *x = &seg[j];
+        const size_t at = s->len + (s->n_seg > 0), i = s->n_seg;
+        s->h_desc[i] = gs_raw_desc{(unsigned long long)(x->text - s->raw), (uint32_t)at,
+                                   (uint32_t)x->len, (uint32_t)raw[j].span, 0u, 0u, RAW_LOOSE};
+        s->where[i] = gs_raw_where{NULL, raw[j].path, x->record};
+        if (g->want_hits)
+            s->segs[i] = gs_run_seg{x->base, (uint32_t)at, x->record, (uint32_t)x->own, 0u};
+        s->n_seg++;
+        s->len = at + x->len;
+    }
+    s->own = s->len;
+    s->n_loose += k;
+    s->raw_bytes = (size_t)(seg[k - 1].text + raw[k - 1].span - s->raw);
+    return k;
+}
+
 gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text *raw, size_t n,
                             unsigned *ticket, gs_error *err)
 {
@@ -195,15 +327,24 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
         return gs_fail(err, GS_ESYS, "raw FASTA bytes need exact dna keys and no --seq (gpu)");
     if (gs_gpu_copy_stream(g, err) != GS_OK)
         return err->code;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, k; i < n; i += k) {
         gs_gpu_slot *s;
         size_t at;
+        k = 1;
         if (gs_gpu_check_seg(g, &seg[i], err) != GS_OK)
             return err->code;
         if (seg[i].own == 0)
             continue;
         if (gs_gpu_slot_for(g, &seg[i], seg[i].text, &s, err) != GS_OK)
             return err->code;
+        if (raw[i].span) {
+            if ((k = loose_run(g, s, &seg[i], &raw[i], n - i, err)) == 0)
+                return err->code ? err->code
+                                 : gs_fail(err, GS_ESYS, "a loose text does not fit a batch (gpu)");
+            if (gs_gpu_slot_added(g, s, &seg[i + k - 1], err) != GS_OK)
+                return err->code;
+            continue;
+        }
         if (gs_gpu_slot_add(g, s, &seg[i], &at, err) != GS_OK ||
             raw_describe(s, &seg[i], &raw[i], at, err) != GS_OK ||
             gs_gpu_slot_added(g, s, &seg[i], err) != GS_OK)
@@ -213,5 +354,45 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     gs_gpu_slot *open = &g->slot[g->next];
     if (open->open && open->raw && gs_gpu_launch_open(g, err) != GS_OK)
         return err->code;
+    return gs_gpu_fence(g, ticket, err);
+}
+
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v, size_t n,
+                             unsigned *ticket, gs_error *err)
+{
+    if (!g->pack || g->seqcap || g->want_hits)
+        return gs_fail(err, GS_ESYS, "a reader's table needs exact dna keys, no hits, no --seq (gpu)");
+    if (gs_gpu_copy_stream(g, err) != GS_OK)
+        return err->code;
+    for (size_t i = 0, j; i < n; i = j) {
+        /* entries i .. j - 1: the most whose texts fit a batch */
+        const uint64_t out0 = v[i].out;
+        size_t lo = i + 1, hi = n;
+        if (v[i].len > g->text_cap)
+            return gs_fail(err, GS_ESYS, "a text of %u residues exceeds the GPU block (gpu)",
+                           v[i].len);
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo + 1) / 2;
+            if (v[mid - 1].out + (uint64_t)v[mid - 1].len - out0 <= g->text_cap)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        j = lo;
+        gs_gpu_slot *s;
+        if (gs_gpu_slot_fresh(g, buf + v[i].at, &s, err) != GS_OK ||
+            pinned_grow((void **)&s->h_laid, &s->h_laid_cap, j - i, sizeof *s->h_laid, 0, err) !=
+                GS_OK)
+            return err->code;
+        memcpy(s->h_laid, v + i, (j - i) * sizeof *v);
+        s->laid = 1;
+        s->laid_at0 = v[i].at;
+        s->laid_out0 = v[i].out;
+        s->n_seg = s->n_loose = j - i;
+        s->len = s->own = (size_t)(v[j - 1].out + (uint64_t)v[j - 1].len - out0);
+        s->raw_bytes = (size_t)(v[j - 1].at + (uint64_t)v[j - 1].span - v[i].at);
+        if (gs_gpu_launch_open(g, err) != GS_OK)
+            return err->code;
+    }
     return gs_gpu_fence(g, ticket, err);
 }

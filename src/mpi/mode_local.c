@@ -57,6 +57,12 @@ gs_status gs_reader_state_close(gs_job *j, gs_pass *p, gs_status st, gs_error *e
     } else if (s->parts) {
         p->bytes_read += gs_parts_bytes_in(s->parts);
         w = gs_parts_warning(s->parts);
+        if (j->o->tune.debug & GS_DEBUG_TIME) {
+            double rd, wk;
+            gs_parts_times(s->parts, &rd, &wk);
+            fprintf(stderr, "gscan: parts: %.3f s in pread, %.3f s finding records of the "
+                    "parts given loose (summed over readers)\n", rd, wk);
+        }
         if (st == GS_OK)
             st = gs_parts_finish(s->parts, err);
     } else if (s->files) {
@@ -113,7 +119,7 @@ static gs_status local_open(gs_job *j, gs_pass *p, gs_error *err)
             fprintf(stderr, "gscan: reading %zu files in %zu parts on %d threads\n", o->n_corpus,
                     gs_parts_count(s->parts), j->readers);
         for (p->n_src = 0; p->n_src < j->readers; p->n_src++)
-            p->src[p->n_src] = (gs_source){.next = gs_parts_next,
+            p->src[p->n_src] = (gs_source){.next = gs_parts_next, .next_raw = gs_parts_next_raw,
                                            .ctx = gs_parts_lane(s->parts, p->n_src)};
         return GS_OK;
     }

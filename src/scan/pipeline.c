@@ -274,6 +274,7 @@ void gs_pipe_pool_free(pool *p)
         free(p->slots[i].buf);
         free(p->slots[i].seg);
         free(p->slots[i].raw);
+        free(p->slots[i].laid);
     }
     if (p->sync) {
         pthread_cond_destroy(&p->filled.cond);
@@ -298,6 +299,23 @@ typedef struct reader {
     gs_task task;
 } reader;
 
+/* The device's entry for segment n of sl, just read (pool->laid): a whole
+ * segment whose text is residues, or a loose text; any other leaves the
+ * batch to the submits that take a segment at a time. */
+static void lay(slot *sl, size_t n)
+{
+    const gs_segment *x = &sl->seg[n];
+    const gs_raw_text *t = &sl->raw[n];
+    const size_t span = t->span ? t->span : x->len;
+    sl->laid_ok = sl->laid_ok && x->own == x->len && x->turn == 0 && (t->span || t->lb == 0) &&
+                  sl->laid_out + x->len < UINT32_MAX &&
+                  gs_grow(&sl->laid, &sl->laid_cap, n, sizeof *sl->laid, 1024) == GS_OK;
+    if (sl->laid_ok)
+        sl->laid[n] = (gs_gpu_laid){(uint32_t)(x->text - sl->buf), (uint32_t)sl->laid_out,
+                                    (uint32_t)x->len, (uint32_t)span};
+    sl->laid_out += x->len + 1;
+}
+
 /* Fill a batch while another whole segment still fits after a block's
  * worth of residues (at most two blocks a batch), queue it on filled, and
  * stop at the end of the source, on a read error (which stops the other
@@ -313,6 +331,8 @@ static void *reader_main(void *arg)
         slot *sl = &p->slots[s];
         size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
         sl->n = 0;
+        sl->laid_out = 0;
+        sl->laid_ok = p->laid;
         /* timed per batch, not per segment: a batch of 500-residue records
          * would spend a noticeable share of its time reading the clock */
         double t0 = gs_now();
@@ -332,6 +352,8 @@ static void *reader_main(void *arg)
                 more = 0;
                 break;
             }
+            if (p->laid)
+                lay(sl, sl->n);
             used += p->raw ? sl->raw[sl->n].bytes : sl->seg[sl->n].len;
             if (p->sep)
                 sl->buf[used++] = (uint8_t)p->sep;

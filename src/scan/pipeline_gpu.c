@@ -104,6 +104,13 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
 {
     const gs_scan_cfg *cfg = f->p->cfg;
     *ticket = -1;
+    if (f->p->laid && sl->laid_ok) { /* the readers' table as it is */
+        unsigned t;
+        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, sl->n, &t, &f->err) != GS_OK)
+            return f->err.code;
+        *ticket = t;
+        return GS_OK;
+    }
     for (size_t i = 0, j; i < sl->n; i = j) {
         if (gs_pipe_short_turn(cfg->ks, &sl->seg[i])) {
             if (feed_cpu(f, &sl->seg[i]) != GS_OK)
@@ -219,6 +226,7 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     for (int i = 0; i < n_src; i++)
         p.raw = p.raw && src[i].next_raw != NULL;
     p.sep = !p.raw && gs_gpu_packs(cfg->ks) ? GS_GPU_SEPARATOR : 0;
+    p.laid = p.raw && gs_gpu_takes_table(cfg->ks, cfg->want_seq, cfg->want_hits);
     f.in_place = gs_gpu_in_place(cfg->ks, cfg->want_seq) && !p.raw;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");

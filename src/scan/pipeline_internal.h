@@ -12,6 +12,7 @@
 
 #include "core/gs_hitsort.h"
 #include "core/gs_parallel.h"
+#include "gpu/gpu.h"
 #include "pipeline.h"
 
 /* A batch of segments in one buffer. Short records (ESTs, contigs) are
@@ -23,6 +24,11 @@ typedef struct slot {
     size_t n, cap;
     gs_raw_text *raw; /* pool->raw: how each segment's text lies in buf */
     size_t raw_cap;
+    gs_gpu_laid *laid; /* pool->laid: the device's table of the batch, while
+                        * every segment fits one (laid_ok) */
+    size_t laid_cap;
+    uint64_t laid_out;
+    int laid_ok;
 } slot;
 
 /* A bounded queue of slot indices guarded by one mutex. */
@@ -41,6 +47,8 @@ typedef struct pool {
     int raw;          /* the readers read the files' own bytes (src->next_raw) */
     int sep;          /* else, with sep a byte the readers leave it after each
                        * segment: a packing GPU's layout (gs_gpu_submit_run) */
+    int laid;         /* with raw, the readers also make the device's table of
+                       * each batch (gs_gpu_submit_laid) */
     queue filled, free_q;
     pthread_mutex_t mu;
     int sync;         /* mu and the conditions are initialised */

@@ -1,18 +1,6 @@
-/* parts.c - read plain FASTA and FASTQ files on several threads (parts.h).
- *
- * Cutting. A file's text is cut every part_bytes; a part starts at the
- * first record at or after its cut and ends where the next part starts, so
- * every record lies in one part. A record starts at
- *   - FASTA: a line opening with '>';
- *   - FASTQ: a line opening with '@' whose next-but-one line opens with
- *     '+', and whose next line (the sequence) is as long as the one after
- *     the '+' line (the quality), '\r' before the '\n' not counted. In a
- *     well-formed file no other line passes: a quality line opening with
- *     '@' is followed by a header and a sequence, not a '+' line; a '+'
- *     line does not open with '@'. In a file that is not (a sequence line
- *     opening with '@'), a part would start inside a record, and the part
- *     before it would end inside one: that part's reader reports the
- *     record cut short, so the run fails rather than reads wrong records.
+/* parts.c - read plain FASTA and FASTQ files on several threads (parts.h):
+ * the lanes, the order of their parts and what each gives. Where parts
+ * start and how each is counted: parts_count.c.
  *
  * Numbering. Record ids, and line numbers for messages, run across parts:
  * a part's first are the counts of the parts before it. Each part is
@@ -27,335 +15,22 @@
  *
  * Each part is then parsed by a streaming reader of its own (fasta.c),
  * which checks what the part's reader would check in one pass, and whose
- * records must be those counted.
+ * records must be those counted; or, for a device that drops line ends
+ * itself (gs_parts_next_raw), given as it lies in its file, its records
+ * found while it is counted (parts_loose.h), where that walk can find them.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "parts.h"
+#include "parts_internal.h"
 #include "reader_part.h"
 #include "seqformat.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "io/stream/bgzf.h"
-
-/* PART: default part_bytes. PEEK: bytes a lane looks at to find a part's
- * start (no more than a part's). MAX_FILES: a corpus of more files is streamed (each is sniffed at
- * open, on one thread). */
-/* COUNT: bytes read and counted at a time, while they are in the core's cache. */
-enum { PART = 8 << 20, PEEK = 64 << 10, MAX_FILES = 1024, COUNT = 256 << 10 };
-
-typedef struct pfile {
-    const char *path;
-    int fastq;
-    uint64_t start, size; /* the first record's byte (after a BOM, blank lines); bytes */
-    uint64_t line0;       /* the number of start's line */
-    size_t part0, n_parts;
-} pfile;
-
-typedef enum { P_NEW, P_COUNTING, P_COUNTED, P_FAILED } pstate;
-
-typedef struct part {
-    uint32_t file;
-    pstate state;
-    uint64_t cut;          /* where the file was cut: the part starts at or after it */
-    uint64_t begin, end;   /* counted: its bytes */
-    uint64_t recs, lines;  /* counted: its records and line ends */
-    uint64_t rec_id0, rec_in_file, line0; /* set once the parts before it are counted */
-    gs_layout lay;         /* its records, once parsed */
-    char *warning;
-    gs_error err;          /* P_FAILED */
-} part;
-
-typedef struct lane {
-    gs_parts *ps;
-    size_t cur;        /* the part being parsed (r) */
-    gs_reader *r;
-    gs_seq_range range;
-    size_t held_part;  /* range.buf holds this part's bytes whole (SIZE_MAX: none) */
-    uint32_t fd_file;  /* range.fd is open on this file (-1 fd: none) */
-    uint8_t *pk;       /* a window on the file: pk[0, pk_n) are bytes pk_at on */
-    uint8_t *scratch;  /* COUNT bytes: another lane's part passes through it */
-    size_t pk_cap, pk_n;
-    uint64_t pk_at, bytes;
-} lane;
-
-struct gs_parts {
-    gs_reader_opts o;
-    gs_layout *layout;
-    pfile *files;
-    size_t n_files;
-    part *parts;
-    size_t n_parts;
-    size_t prefix;     /* parts [0, prefix) are counted: ids known through part prefix */
-    size_t failed;     /* the first part whose count failed (n_parts: none) */
-    atomic_size_t next; /* the first part no lane has taken */
-    size_t peek;       /* bytes a lane reads to look at a file (PEEK or a part) */
-    lane *lanes;
-    int n_lanes;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-};
-
-static gs_status read_at(lane *ln, uint8_t *out, size_t n, uint64_t at, gs_error *err)
-{
-    if (gs_seq_pread_exact(ln->range.fd, ln->range.path, out, n, at, err) != GS_OK)
-        return err->code;
-    ln->bytes += n;
-    return GS_OK;
-}
-
-/* ln's fd on file f. */
-static gs_status lane_file(lane *ln, uint32_t f, gs_error *err)
-{
-    if (ln->range.fd >= 0 && ln->fd_file == f)
-        return GS_OK;
-    if (ln->range.fd >= 0)
-        close(ln->range.fd);
-    ln->pk_n = 0;
-    ln->fd_file = f;
-    ln->range.path = ln->ps->files[f].path;
-    ln->range.fd = open(ln->range.path, O_RDONLY);
-    if (ln->range.fd < 0)
-        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno),
-                       ln->range.path);
-    return GS_OK;
-}
-
-/* *p: the bytes of the lane's file from at on, *got of them (at least n, or
- * all to the end of the file), in the window. */
-static gs_status peek(lane *ln, uint64_t at, size_t n, const uint8_t **p, size_t *got,
-                      gs_error *err)
-{
-    const uint64_t size = ln->ps->files[ln->fd_file].size;
-    if (at >= size) {
-        *p = ln->pk;
-        *got = 0;
-        return GS_OK;
-    }
-    const size_t want = size - at < n ? (size_t)(size - at) : n;
-    if (at < ln->pk_at || at + want > ln->pk_at + ln->pk_n) {
-        size_t cap = want > ln->ps->peek ? want : ln->ps->peek;
-        if (cap > ln->pk_cap) {
-            uint8_t *b = gs_realloc(ln->pk, cap, err, "part start buffer");
-            if (b == NULL)
-                return GS_ESYS;
-            ln->pk = b;
-            ln->pk_cap = cap;
-        }
-        size_t fill = size - at < ln->pk_cap ? (size_t)(size - at) : ln->pk_cap;
-        ln->pk_at = at;
-        ln->pk_n = 0;
-        if (read_at(ln, ln->pk, fill, at, err) != GS_OK)
-            return err->code;
-        ln->pk_n = fill;
-    }
-    *p = ln->pk + (at - ln->pk_at);
-    *got = (size_t)(ln->pk_at + ln->pk_n - at);
-    return GS_OK;
-}
-
-/* *eol: the first '\n' at or after at, or the file's size. */
-static gs_status line_end(lane *ln, uint64_t at, uint64_t *eol, gs_error *err)
-{
-    for (;;) {
-        const uint8_t *p;
-        size_t got;
-        /* what the window holds from at on (a byte at least): asking for a
-         * whole window would reload it at every line */
-        if (peek(ln, at, 1, &p, &got, err) != GS_OK)
-            return err->code;
-        const uint8_t *nl = got ? memchr(p, '\n', got) : NULL;
-        if (nl || got == 0) {
-            *eol = nl ? at + (uint64_t)(nl - p) : at;
-            return GS_OK;
-        }
-        at += got;
-    }
-}
-
-static gs_status byte_at(lane *ln, uint64_t at, int *c, gs_error *err)
-{
-    const uint8_t *p;
-    size_t got;
-    if (peek(ln, at, 1, &p, &got, err) != GS_OK)
-        return err->code;
-    *c = got ? p[0] : -1;
-    return GS_OK;
-}
-
-/* The length of line [at, eol) without a '\r' before its '\n'. */
-static gs_status line_len(lane *ln, uint64_t at, uint64_t eol, uint64_t *len, gs_error *err)
-{
-    int c = 0;
-    if (eol > at && byte_at(ln, eol - 1, &c, err) != GS_OK)
-        return err->code;
-    *len = eol - at - (eol > at && c == '\r');
-    return GS_OK;
-}
-
-/* *yes: the line at `at` (a line start) opens a FASTQ record (the rule above). */
-static gs_status fastq_start(lane *ln, uint64_t at, int *yes, gs_error *err)
-{
-    uint64_t e[4], p[4] = {at}, seq = 0, qual = 0;
-    int c = 0;
-    *yes = 0;
-    if (byte_at(ln, at, &c, err) != GS_OK || c != '@')
-        return err->code;
-    for (int i = 0; i < 4; i++) {
-        if (i > 0)
-            p[i] = e[i - 1] + 1;
-        if (line_end(ln, p[i], &e[i], err) != GS_OK)
-            return err->code;
-        if (i == 2 && (byte_at(ln, p[2], &c, err) != GS_OK || c != '+'))
-            return err->code;
-    }
-    if (line_len(ln, p[1], e[1], &seq, err) != GS_OK || line_len(ln, p[3], e[3], &qual, err) != GS_OK)
-        return err->code;
-    *yes = seq == qual;
-    return GS_OK;
-}
-
-/* *start: the first record at or after at in the lane's file (its size if none). */
-static gs_status part_start(lane *ln, const pfile *f, uint64_t at, uint64_t *start, gs_error *err)
-{
-    int c = '\n';
-    if (at > f->start && byte_at(ln, at - 1, &c, err) != GS_OK)
-        return err->code;
-    if (c != '\n' && line_end(ln, at, &at, err) == GS_OK)
-        at++;
-    while (err->code == GS_OK && at < f->size) {
-        int yes;
-        if (f->fastq ? fastq_start(ln, at, &yes, err) : byte_at(ln, at, &yes, err))
-            return err->code;
-        if (f->fastq ? yes : yes == '>') {
-            *start = at;
-            return GS_OK;
-        }
-        if (line_end(ln, at, &at, err) != GS_OK)
-            return err->code;
-        at++;
-    }
-    *start = f->size;
-    return err->code;
-}
-
-/* Counts over a part's bytes, a piece at a time. */
-typedef struct counter {
-    uint64_t lines, headers; /* line ends; lines opening with '>' */
-    int blank;               /* a line opens with a blank byte (or is empty) */
-    uint8_t last;            /* the byte before the piece */
-} counter;
-
-static void count_piece(counter *k, const uint8_t *b, size_t n)
-{
-    if (n == 0)
-        return;
-    uint64_t lines = 0, headers = k->last == '\n' && b[0] == '>';
-    int blank = k->last == '\n' && b[0] <= ' ';
-    for (size_t i = 0; i + 1 < n;) {
-        /* runs of 240 bytes counted in byte lanes, a loop the compiler
-         * vectorises without widening the sums */
-        const size_t m = n - 1 - i < 240 ? n - 1 - i : 240;
-        uint8_t nl = 0, hd = 0, bl = 0;
-        for (size_t j = i; j < i + m; j++) {
-            uint8_t e = b[j] == '\n';
-            nl += e;
-            hd += e & (b[j + 1] == '>');
-            bl |= e & (b[j + 1] <= ' ');
-        }
-        lines += nl;
-        headers += hd;
-        blank |= bl;
-        i += m;
-    }
-    k->lines += lines + (b[n - 1] == '\n');
-    k->headers += headers;
-    k->blank |= blank;
-    k->last = b[n - 1];
-}
-
-/* The FASTQ records of [begin, end) by the reader's rule: blank lines
- * between records skipped, four lines a record. */
-static gs_status walk_fastq(lane *ln, uint64_t begin, uint64_t end, uint64_t *recs, gs_error *err)
-{
-    *recs = 0;
-    for (uint64_t at = begin, eol; at < end;) {
-        if (line_end(ln, at, &eol, err) != GS_OK)
-            return err->code;
-        int blank = 1;
-        for (uint64_t i = at; blank && i < eol; i++) {
-            int c = 0;
-            if (byte_at(ln, i, &c, err) != GS_OK)
-                return err->code;
-            blank = c == ' ' || c == '\t' || c == '\r';
-        }
-        at = eol + 1;
-        if (blank)
-            continue;
-        ++*recs;
-        for (int l = 1; l < 4 && at < end; l++) {
-            if (line_end(ln, at, &eol, err) != GS_OK)
-                return err->code;
-            at = eol + 1;
-        }
-    }
-    return GS_OK;
-}
-
-/* Find part k's bytes and count them; with hold (the lane's own part) its
- * bytes stay in the lane's buffer when they fit, else they pass through a
- * piece of scratch, leaving what the buffer holds. */
-static gs_status count_part(lane *ln, size_t k, int hold, gs_error *err)
-{
-    gs_parts *ps = ln->ps;
-    part *pt = &ps->parts[k];
-    const pfile *f = &ps->files[pt->file];
-    const size_t last = f->part0 + f->n_parts - 1;
-    uint64_t begin = f->start, end = f->size;
-    if (hold)
-        ln->held_part = SIZE_MAX;
-    if (lane_file(ln, pt->file, err) != GS_OK ||
-        (k > f->part0 && part_start(ln, f, pt->cut, &begin, err) != GS_OK) ||
-        (k < last && part_start(ln, f, ps->parts[k + 1].cut, &end, err) != GS_OK))
-        return err->code;
-    end = end < begin ? begin : end;
-    counter c = {.last = '\n'};
-    uint8_t last_byte = '\n';
-    for (uint64_t at = begin; at < end;) {
-        size_t n = end - at < ln->range.cap ? (size_t)(end - at) : ln->range.cap;
-        for (size_t o = 0; o < n; o += COUNT) {
-            size_t m = n - o < COUNT ? n - o : COUNT;
-            uint8_t *to = hold ? ln->range.buf + o : ln->scratch;
-            if (read_at(ln, to, m, at + o, err) != GS_OK)
-                return err->code;
-            count_piece(&c, to, m);
-            last_byte = to[m - 1];
-        }
-        at += n;
-        if (hold && at == end && n == end - begin)
-            ln->held_part = k;
-    }
-    pt->begin = begin;
-    pt->end = end;
-    pt->lines = c.lines;
-    if (!f->fastq) {
-        pt->recs = c.headers;
-        return GS_OK;
-    }
-    uint64_t lines = c.lines + (end > begin && last_byte != '\n');
-    pt->recs = lines / 4;
-    if (c.blank || lines % 4)
-        return walk_fastq(ln, begin, end, &pt->recs, err);
-    return GS_OK;
-}
 
 /* Under mu: the ids of the parts after the counted prefix. */
 static void advance(gs_parts *ps)
@@ -393,7 +68,7 @@ static gs_status count_through(lane *ln, size_t k, gs_error *err)
         ps->parts[j].state = P_COUNTING;
         pthread_mutex_unlock(&ps->mu);
         gs_error e = {0};
-        gs_status cs = count_part(ln, j, j == k, &e);
+        gs_status cs = gs_parts_count_part(ln, j, j == k, &e);
         pthread_mutex_lock(&ps->mu);
         ps->parts[j].state = cs == GS_OK ? P_COUNTED : P_FAILED;
         if (cs != GS_OK) {
@@ -417,11 +92,12 @@ static gs_status open_part(lane *ln, size_t k, gs_error *err)
     if (count_through(ln, k, err) != GS_OK)
         return err->code;
     part *pt = &ps->parts[k];
-    if (lane_file(ln, pt->file, err) != GS_OK)
+    if (gs_parts_lane_file(ln, pt->file, err) != GS_OK)
         return err->code;
     ln->range.at = pt->begin;
     ln->range.stop = pt->end;
-    ln->range.held = ln->held_part == k ? (size_t)(pt->end - pt->begin) : 0;
+    ln->range.held = ln->held_part == k && ln->held_at == ln->range.buf
+                         ? (size_t)(pt->end - pt->begin) : 0;
     gs_reader_part rp = {.range = &ln->range, .file = pt->file, .fastq = ps->files[pt->file].fastq,
                          .rec_id0 = pt->rec_id0, .rec_in_file = pt->rec_in_file, .line0 = pt->line0};
     ln->cur = k;
@@ -446,16 +122,100 @@ static gs_status close_part(lane *ln, gs_error *err)
     return GS_OK;
 }
 
-gs_status gs_parts_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
+/* Part k given loose (parts_loose.h) where it can be: its bytes read into
+ * buf (counted there when the lane counts them) and its records found in
+ * them; *loose 0 where the streaming reader must read it. room: what every
+ * later call will offer at least (the part is read again into a fresh
+ * batch from the record the batch starts with). */
+static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *loose,
+                            gs_error *err)
 {
-    lane *ln = ctx;
+    gs_parts *ps = ln->ps;
+    const part *pt = &ps->parts[k];
+    *loose = 0;
+    ln->hold = buf;
+    ln->hold_cap = room;
+    gs_status st = count_through(ln, k, err);
+    ln->hold = ln->range.buf;
+    ln->hold_cap = ln->range.cap;
+    const uint64_t bytes = pt->end - pt->begin;
+    if (st != GS_OK || bytes > room || pt->rec_id0 + pt->recs >= UINT32_MAX)
+        return st;
+    const int fastq = ps->files[pt->file].fastq;
+    if (ln->lz_part != k) { /* another lane counted it */
+        gs_loose_begin(&ln->lz, fastq, ps->o.block);
+        if (gs_parts_lane_file(ln, pt->file, err) != GS_OK ||
+            gs_parts_read_at(ln, buf, (size_t)bytes, pt->begin, err) != GS_OK ||
+            gs_parts_feed(ln, buf, (size_t)bytes, (size_t)bytes, err) != GS_OK)
+            return err->code;
+        ln->held_part = ln->lz_part = k;
+        ln->held_at = buf;
+    }
+    if (ln->lz.state != GS_LOOSE_DONE || ln->lz.n != pt->recs)
+        return GS_OK;
+    part *w = &ps->parts[k];
+    if (gs_loose_layout(buf, &ln->lz, pt->file, fastq && ps->o.drop_read_names, &w->lay, err) !=
+        GS_OK)
+        return err->code;
+    ln->cur = k;
+    ln->lz_on = *loose = 1;
+    ln->lz_next = 0;
+    ln->lz_at = ln->lz_end = buf;
+    ln->lz_off = 0;
+    return GS_OK;
+}
+
+/* The next record of the loose part as a loose text, or *more 0 at its end. */
+static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text *raw, int *more,
+                            gs_error *err)
+{
+    const part *pt = &ln->ps->parts[ln->cur];
+    const gs_loose *lz = &ln->lz;
+    while (ln->lz_next < lz->n && lz->v[ln->lz_next].residues == 0)
+        ln->lz_next++; /* empty records: in the layout, no segment */
+    *more = ln->lz_next < lz->n;
+    if (!*more) {
+        ln->lz_on = 0;
+        return GS_OK;
+    }
+    const gs_loose_rec *x = &lz->v[ln->lz_next];
+    if (buf != ln->lz_end) { /* a fresh batch: the rest of the part read into it */
+        const gs_loose_rec *last = &lz->v[lz->n - 1];
+        if (gs_parts_read_at(ln, buf, (size_t)(last->seq + last->span - x->seq), pt->begin + x->seq, err) !=
+            GS_OK)
+            return err->code;
+        ln->lz_at = buf;
+        ln->lz_off = x->seq;
+    }
+    const uint8_t *text = ln->lz_at + (x->seq - ln->lz_off);
+    *seg = (gs_segment){(uint32_t)(pt->rec_id0 + ln->lz_next), 0, text, (size_t)x->residues,
+                        (size_t)x->residues, 0};
+    *raw = (gs_raw_text){.bytes = (size_t)(text + x->span - buf), .span = (size_t)x->span,
+                         .path = ln->range.path};
+    ln->lz_end = text + x->span;
+    ln->lz_next++;
+    return GS_OK;
+}
+
+/* A lane's next segment: the streaming road (raw NULL), or the loose road
+ * where a part can take it (raw: how the segment's text lies). */
+static gs_status lane_next(lane *ln, uint8_t *buf, size_t room, gs_segment *seg,
+                           gs_raw_text *raw, int *more, gs_error *err)
+{
+    const gs_reader_opts *o = &ln->ps->o;
     *more = 0;
     for (;;) {
-        if (ln->r) {
+        if (ln->lz_on) {
+            if (give_loose(ln, buf, seg, raw, more, err) != GS_OK || *more)
+                return err->code;
+        } else if (ln->r) {
             if (gs_reader_next(ln->r, buf, seg, more, err) != GS_OK)
                 return err->code;
-            if (*more)
+            if (*more) {
+                if (raw)
+                    *raw = (gs_raw_text){.bytes = seg->len};
                 return GS_OK;
+            }
             if (close_part(ln, err) != GS_OK)
                 return err->code;
         }
@@ -464,9 +224,24 @@ gs_status gs_parts_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_
         size_t k = atomic_fetch_add(&ln->ps->next, 1);
         if (k >= ln->ps->n_parts)
             return GS_OK;
-        if (open_part(ln, k, err) != GS_OK)
+        /* every later call offers block + overlap bytes at least */
+        const size_t least = o->block + o->overlap < room ? o->block + o->overlap : room;
+        int loose = 0;
+        if ((raw && !o->circular && open_loose(ln, k, buf, least, &loose, err) != GS_OK) ||
+            (!loose && open_part(ln, k, err) != GS_OK))
             return err->code;
     }
+}
+
+gs_status gs_parts_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_error *err)
+{
+    return lane_next(ctx, buf, 0, seg, NULL, more, err);
+}
+
+gs_status gs_parts_next_raw(void *ctx, uint8_t *buf, size_t room, gs_segment *seg,
+                            gs_raw_text *raw, int *more, gs_error *err)
+{
+    return lane_next(ctx, buf, room, seg, raw, more, err);
 }
 
 /* f's facts, or f->path NULL where it cannot be read in parts. */
@@ -529,12 +304,14 @@ static gs_status open_lanes(gs_parts *ps, uint64_t part_bytes, gs_error *err)
         return GS_ESYS;
     for (int i = 0; i < ps->n_lanes; i++) {
         lane *ln = &ps->lanes[i];
-        *ln = (lane){.ps = ps, .held_part = SIZE_MAX};
+        *ln = (lane){.ps = ps, .held_part = SIZE_MAX, .lz_part = SIZE_MAX};
         ln->range.fd = -1;
         ln->range.cap = (size_t)(part_bytes + part_bytes / 2);
         if ((ln->range.buf = gs_malloc(ln->range.cap, err, "part buffer")) == NULL ||
             (ln->scratch = gs_malloc(COUNT, err, "part buffer")) == NULL)
             return GS_ESYS;
+        ln->hold = ln->range.buf;
+        ln->hold_cap = ln->range.cap;
     }
     return GS_OK;
 }
@@ -611,6 +388,15 @@ uint64_t gs_parts_bytes_in(const gs_parts *ps)
     return n;
 }
 
+void gs_parts_times(const gs_parts *ps, double *read, double *walk)
+{
+    *read = *walk = 0;
+    for (int i = 0; ps->lanes && i < ps->n_lanes; i++) {
+        *read += ps->lanes[i].t_read;
+        *walk += ps->lanes[i].t_walk;
+    }
+}
+
 const char *gs_parts_warning(const gs_parts *ps)
 {
     for (size_t k = 0; k < ps->n_parts; k++)
@@ -630,6 +416,7 @@ void gs_parts_close(gs_parts *ps)
         free(ps->lanes[i].range.buf);
         free(ps->lanes[i].scratch);
         free(ps->lanes[i].pk);
+        gs_loose_free(&ps->lanes[i].lz);
     }
     for (size_t k = 0; k < ps->n_parts; k++) {
         gs_layout_free(&ps->parts[k].lay);

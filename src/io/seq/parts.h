@@ -35,9 +35,21 @@ size_t gs_parts_count(const gs_parts *ps);
 /* Lane i's iterator: its ctx for gs_parts_next. */
 void *gs_parts_lane(gs_parts *ps, int i);
 
+/* Seconds the lanes spent, summed: reading (pread) and finding the records
+ * of the parts given loose (--debug time). */
+void gs_parts_times(const gs_parts *ps, double *read, double *walk);
+
 /* gs_reader_next for one lane (ctx: gs_parts_lane's): its parts' segments
  * in order, each segment's record its corpus-wide id. */
 gs_status gs_parts_next(void *lane, uint8_t *buf, gs_segment *seg, int *more, gs_error *err);
+
+/* The same segments for a device that drops line ends itself (gs_source's
+ * next_raw): a part whose records the lane can find in its bytes is read
+ * into buf as it lies in its file and given a record at a time as loose
+ * texts (gs_raw_text.span: the host copies no residue); any other part,
+ * and every part of --circular, through its streaming reader, as residues. */
+gs_status gs_parts_next_raw(void *lane, uint8_t *buf, size_t room, gs_segment *seg,
+                            gs_raw_text *raw, int *more, gs_error *err);
 
 /* Once every lane has ended: the layout's records in corpus order, named
  * as gs_reader_next leaves them. */

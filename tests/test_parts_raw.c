@@ -1,0 +1,352 @@
+/* test_parts_raw.c - the parts reader's loose road (gs_parts_next_raw,
+ * io/seq/parts_loose.c) against its streaming road (gs_parts_next).
+ *
+ * The loose road gives a part's records as they lie in the file, for the
+ * device to drop line ends and blanks; here that drop is done by the test
+ * (the rule the kernel in src/gpu/raw.cu follows) and every segment (record
+ * id, position, owned starts, residues) and the joined record table must be
+ * the streaming road's. The corpora: FASTA with lines of every width, CRLF,
+ * blanks and tabs inside lines, blank lines, empty records and names with
+ * descriptions; FASTQ with '@' and '+' opening qualities, CRLF and empty
+ * reads; and traps each part must leave to the streaming reader (a '>'
+ * inside a line, blank lines between FASTQ records, a quality one byte
+ * short, a record longer than a segment, no final line end), with parts of
+ * 37 bytes to 4 KiB on two and three lanes, and batches that end inside a
+ * part (the rest of the part is read again into the next). The test also
+ * checks that the clean corpora took the loose road, and that the walk over
+ * a part's records finds the same fed a few bytes at a time as the reader
+ * feeds it while reading.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "io/seq/parts.h"
+#include "io/seq/parts_loose.h"
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BLOCK = 5000, OVERLAP = 7, MAX_SEGS = 200000 };
+
+typedef struct seg_out {
+    uint32_t record;
+    uint64_t base;
+    size_t own;
+    char *res;
+    size_t len;
+} seg_out;
+
+typedef struct run {
+    seg_out *v;
+    size_t n;
+    size_t loose; /* segments given as loose texts */
+    gs_layout lay;
+    char *warning;
+} run;
+
+static int by_pos(const void *a, const void *b)
+{
+    const seg_out *x = a, *y = b;
+    if (x->record != y->record)
+        return x->record < y->record ? -1 : 1;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static void keep(run *R, const gs_segment *s, const uint8_t *res, size_t len)
+{
+    if (R->n == MAX_SEGS)
+        exit(3);
+    seg_out *o = &R->v[R->n++];
+    *o = (seg_out){s->record, s->base, s->own, malloc(len + 1), len};
+    memcpy(o->res, res, len);
+}
+
+/* The device's rule for a loose text. */
+static size_t drop(const uint8_t *t, size_t span, uint8_t *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < span; i++)
+        if (!(t[i] == '\n' || t[i] == '\r' || t[i] == ' ' || t[i] == '\t'))
+            out[k++] = t[i];
+    return k;
+}
+
+/* Read files in parts of part bytes on lanes lanes, taking segments from
+ * the lanes in turn, by the loose road (raw) or the streaming one. */
+static gs_status read_parts(const char *const *files, size_t nf, uint64_t part, int lanes, int raw,
+                            run *R, gs_error *err)
+{
+    gs_reader_opts o = {.format = GS_INPUT_AUTO, .block = BLOCK, .overlap = OVERLAP};
+    gs_parts *ps = NULL;
+    *R = (run){.v = calloc(MAX_SEGS, sizeof(seg_out))};
+    if (gs_parts_open(files, nf, &o, part, lanes, &R->lay, &ps, err) != GS_OK || ps == NULL) {
+        gs_parts_close(ps);
+        return err->code ? err->code : gs_fail(err, GS_ESYS, "not read in parts");
+    }
+    const size_t cap = 2 * (BLOCK + OVERLAP);
+    uint8_t *buf[3], *scratch = malloc(BLOCK + OVERLAP);
+    size_t used[3] = {0};
+    int live[3] = {1, 1, 1}, n_live = lanes, batches = 0;
+    for (int i = 0; i < lanes; i++)
+        buf[i] = malloc(cap);
+    gs_status st = GS_OK;
+    for (int i = 0; st == GS_OK && n_live > 0; i = (i + 1) % lanes) {
+        if (!live[i])
+            continue;
+        gs_segment s;
+        gs_raw_text t = {0};
+        int more;
+        st = raw ? gs_parts_next_raw(gs_parts_lane(ps, i), buf[i] + used[i], cap - used[i], &s, &t,
+                                     &more, err)
+                 : gs_parts_next(gs_parts_lane(ps, i), scratch, &s, &more, err);
+        if (st != GS_OK || !more) {
+            live[i] = 0;
+            n_live--;
+            continue;
+        }
+        if (t.span) {
+            CHECK(s.text + t.span == buf[i] + used[i] + t.bytes);
+            size_t k = drop(s.text, t.span, scratch);
+            CHECK_EQ_U64(k, s.len);
+            keep(R, &s, scratch, k);
+            R->loose++;
+        } else {
+            keep(R, &s, s.text, s.len);
+        }
+        if (raw) { /* as the pipeline's reader fills a batch */
+            used[i] += t.bytes;
+            if (cap - used[i] < BLOCK + OVERLAP || ++batches % 5 == 0) {
+                memset(buf[i], '#', cap); /* a fresh batch: nothing of the last may be read */
+                used[i] = 0;
+            }
+        }
+    }
+    if (st == GS_OK)
+        st = gs_parts_finish(ps, err);
+    const char *w = gs_parts_warning(ps);
+    R->warning = w ? strdup(w) : NULL;
+    gs_parts_close(ps);
+    for (int i = 0; i < lanes; i++)
+        free(buf[i]);
+    free(scratch);
+    qsort(R->v, R->n, sizeof *R->v, by_pos);
+    return st;
+}
+
+static void run_free(run *R)
+{
+    for (size_t i = 0; i < R->n; i++)
+        free(R->v[i].res);
+    free(R->v);
+    free(R->warning);
+    gs_layout_free(&R->lay);
+}
+
+/* Both roads over files: the same segments, records, warning and status. */
+static void same(const char *label, const char *const *files, size_t nf, int want_loose)
+{
+    static const uint64_t parts[] = {37, 200, 1000, 4096};
+    for (size_t p = 0; p < sizeof parts / sizeof *parts; p++)
+        for (int lanes = 2; lanes <= 3; lanes++) {
+            run A, B;
+            gs_error ea = {0}, eb = {0};
+            gs_status sa = read_parts(files, nf, parts[p], lanes, 0, &A, &ea);
+            gs_status sb = read_parts(files, nf, parts[p], lanes, 1, &B, &eb);
+            CHECK_EQ_U64(sb, sa);
+            if (sa != GS_OK && sa == sb && strcmp(ea.msg, eb.msg) != 0)
+                fprintf(stderr, "%s: %s | %s\n", label, ea.msg, eb.msg);
+            CHECK(sa == GS_OK || strcmp(ea.msg, eb.msg) == 0);
+            if (sa == GS_OK && sb == GS_OK) {
+                CHECK_EQ_U64(B.n, A.n);
+                for (size_t i = 0; i < A.n && i < B.n; i++) {
+                    const seg_out *x = &A.v[i], *y = &B.v[i];
+                    int eq = x->record == y->record && x->base == y->base && x->own == y->own &&
+                             x->len == y->len && memcmp(x->res, y->res, x->len) == 0;
+                    if (!eq)
+                        fprintf(stderr, "%s, parts of %llu, %d lanes: segment %zu differs\n",
+                                label, (unsigned long long)parts[p], lanes, i);
+                    CHECK(eq);
+                    if (!eq)
+                        break;
+                }
+                CHECK_EQ_U64(B.lay.n_rec, A.lay.n_rec);
+                for (size_t i = 0; i < A.lay.n_rec && i < B.lay.n_rec; i++) {
+                    CHECK(strcmp(A.lay.rec[i].name, B.lay.rec[i].name) == 0);
+                    CHECK_EQ_U64(B.lay.rec[i].length, A.lay.rec[i].length);
+                    CHECK_EQ_U64(B.lay.rec[i].file, A.lay.rec[i].file);
+                }
+                CHECK((A.warning == NULL) == (B.warning == NULL));
+                CHECK(A.warning == NULL || strcmp(A.warning, B.warning) == 0);
+                if (want_loose && B.loose <= B.n / 2)
+                    fprintf(stderr, "%s, parts of %llu, %d lanes: %zu of %zu segments loose\n",
+                            label, (unsigned long long)parts[p], lanes, B.loose, B.n);
+                if (want_loose)
+                    CHECK(B.loose > B.n / 2);
+                CHECK_EQ_U64(A.loose, 0);
+            }
+            run_free(&A);
+            run_free(&B);
+        }
+}
+
+/* The walk fed a few bytes at a time (as the reader feeds it a piece at a
+ * time) finds what it finds fed the whole part at once. */
+static void walk_in_pieces(const char *label, const char *b, size_t n, int fastq, uint64_t *rs)
+{
+    gs_loose whole = {0}, cut = {0};
+    gs_error err = {0};
+    gs_loose_begin(&whole, fastq, BLOCK);
+    CHECK(gs_loose_feed(&whole, (const uint8_t *)b, n, n, &err) == GS_OK);
+    gs_loose_begin(&cut, fastq, BLOCK);
+    char *c = malloc(n + 1); /* the bytes not yet read are not the file's */
+    memset(c, '#', n + 1);
+    for (size_t have = 0; have < n && cut.state == GS_LOOSE_WALKING;) {
+        size_t was = have;
+        have += 1 + gs_test_below(rs, have % 3 ? 40 : 700);
+        have = have > n ? n : have;
+        memcpy(c + was, b + was, have - was);
+        CHECK(gs_loose_feed(&cut, (const uint8_t *)c, have, n, &err) == GS_OK);
+    }
+    free(c);
+    CHECK_EQ_U64(cut.state, whole.state);
+    CHECK_EQ_U64(cut.n, whole.n);
+    if (whole.state == GS_LOOSE_DONE)
+        CHECK_EQ_U64(cut.lines, whole.lines);
+    int same = cut.n == whole.n;
+    for (size_t i = 0; same && i < whole.n; i++)
+        same = cut.v[i].seq == whole.v[i].seq && cut.v[i].span == whole.v[i].span &&
+               cut.v[i].residues == whole.v[i].residues && cut.v[i].name == whole.v[i].name &&
+               cut.v[i].name_len == whole.v[i].name_len;
+    if (!same)
+        fprintf(stderr, "%s: the walk fed in pieces differs\n", label);
+    CHECK(same);
+    gs_loose_free(&whole);
+    gs_loose_free(&cut);
+}
+
+static void put(const char *path, const char *s, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(s, 1, n, f) != n || fclose(f) != 0)
+        exit(3);
+}
+
+/* A growing text. */
+static char *T;
+static size_t Tn;
+static void add(const char *s)
+{
+    size_t n = strlen(s);
+    T = realloc(T, Tn + n + 1);
+    memcpy(T + Tn, s, n + 1);
+    Tn += n;
+}
+
+static void residues(uint64_t *rs, size_t n, size_t width, int crlf, int blanks)
+{
+    static const char alpha[] = "ACGTacgtNRY";
+    char line[8];
+    for (size_t i = 0; i < n; i++) {
+        line[0] = alpha[gs_test_below(rs, sizeof alpha - 1)];
+        line[1] = 0;
+        add(line);
+        if (blanks && gs_test_below(rs, 40) == 0)
+            add(gs_test_below(rs, 2) ? " " : "\t");
+        if ((i + 1) % width == 0 || i + 1 == n)
+            add(crlf ? "\r\n" : "\n");
+    }
+}
+
+static void fasta(uint64_t *rs, int recs, int crlf, int trap)
+{
+    Tn = 0;
+    add("");
+    for (int r = 0; r < recs; r++) {
+        char h[64];
+        snprintf(h, sizeof h, ">r%d%s%s", r, r % 4 ? " a description" : "", crlf ? "\r\n" : "\n");
+        add(h);
+        size_t n = r % 9 == 3 ? 0 : 1 + gs_test_below(rs, 300);
+        if (trap == 1 && r == recs / 2)
+            n = 3 * BLOCK; /* longer than a segment */
+        residues(rs, n, 10 + gs_test_below(rs, 70), crlf, r % 3 == 0);
+        if (r % 7 == 0)
+            add(crlf ? "\r\n" : "\n");
+        if (trap == 2 && r == recs / 2)
+            add("ACGT>joined\n");
+    }
+    if (trap == 3)
+        Tn--; /* no final line end */
+}
+
+static void fastq(uint64_t *rs, int recs, int crlf, int trap)
+{
+    const char *nl = crlf ? "\r\n" : "\n";
+    Tn = 0;
+    add("");
+    for (int r = 0; r < recs; r++) {
+        char h[64];
+        snprintf(h, sizeof h, "@q%d%s%s", r, r % 3 ? " x" : "", nl);
+        add(h);
+        size_t n = r % 11 == 5 ? 0 : r % 4 ? 60 : 1 + gs_test_below(rs, 200);
+        char *s = malloc(n + 1), *q = malloc(n + 1);
+        for (size_t i = 0; i < n; i++) {
+            s[i] = "ACGTN"[gs_test_below(rs, 5)];
+            q[i] = "@+IG#"[gs_test_below(rs, 5)];
+        }
+        s[n] = q[n] = 0;
+        add(s);
+        add(nl);
+        add(r % 2 ? "+" : "+again");
+        add(nl);
+        if (trap == 1 && r == recs / 2 && n > 0)
+            q[n - 1] = 0; /* a quality one byte short */
+        add(q);
+        add(nl);
+        if (trap == 2 && r == recs / 3)
+            add(nl); /* a blank line between records */
+        free(s);
+        free(q);
+    }
+    if (trap == 3)
+        Tn -= strlen(nl);
+}
+
+int main(void)
+{
+    uint64_t rs = 29;
+    if (gs_test_tmpdir("parts_raw") == NULL)
+        return 77;
+    char p0[256], p1[256];
+    const char *two[] = {p0, p1};
+    for (int crlf = 0; crlf <= 1; crlf++) {
+        snprintf(p0, sizeof p0, "%s", gs_test_tmp_path("a.fa"));
+        snprintf(p1, sizeof p1, "%s", gs_test_tmp_path("b.fq"));
+        fasta(&rs, 300, crlf, 0);
+        put(p0, T, Tn);
+        walk_in_pieces("FASTA", T, Tn, 0, &rs);
+        fastq(&rs, 400, crlf, 0);
+        put(p1, T, Tn);
+        walk_in_pieces("FASTQ", T, Tn, 1, &rs);
+        same(crlf ? "FASTA, CRLF" : "FASTA", two, 1, 1);
+        same(crlf ? "FASTQ, CRLF" : "FASTQ", two + 1, 1, 1);
+        same("FASTA and FASTQ", two, 2, 1);
+    }
+    static const char *traps[] = {"", "long record / short quality", "joined '>' / blank line",
+                                  "no final line end"};
+    for (int trap = 1; trap <= 3; trap++) {
+        snprintf(p0, sizeof p0, "%s", gs_test_tmp_path("t.fa"));
+        snprintf(p1, sizeof p1, "%s", gs_test_tmp_path("t.fq"));
+        fasta(&rs, 200, 0, trap);
+        put(p0, T, Tn);
+        walk_in_pieces("FASTA trap", T, Tn, 0, &rs);
+        fastq(&rs, 300, 0, trap);
+        put(p1, T, Tn);
+        walk_in_pieces("FASTQ trap", T, Tn, 1, &rs);
+        fprintf(stderr, "trap: %s\n", traps[trap]);
+        same("FASTA trap", two, 1, 0);
+        same("FASTQ trap", two + 1, 1, 0);
+    }
+    free(T);
+    gs_test_tmp_remove();
+    return gs_test_done("test_parts_raw");
+}
