@@ -11,8 +11,9 @@
  * reads; and traps each part must leave to the streaming reader (a '>'
  * inside a line, blank lines between FASTQ records, a quality one byte
  * short, a record longer than a segment, no final line end), with parts of
- * 37 bytes to 4 KiB on two and three lanes, and batches that end inside a
- * part (the rest of the part is read again into the next). The test also
+ * 37 bytes to 4 KiB on two and three lanes, taken in turn and on threads of
+ * their own, and batches that end inside a part (the rest of the part is
+ * read again into the next). The test also
  * checks that the clean corpora took the loose road, and that the walk over
  * a part's records finds the same fed a few bytes at a time as the reader
  * feeds it while reading.
@@ -22,6 +23,7 @@
 #include "io/seq/parts_loose.h"
 #include "testlib.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,10 +73,63 @@ static size_t drop(const uint8_t *t, size_t span, uint8_t *out)
     return k;
 }
 
-/* Read files in parts of part bytes on lanes lanes, taking segments from
- * the lanes in turn, by the loose road (raw) or the streaming one. */
+/* One lane as the pipeline's reader uses it: its batch buffer, what it
+ * gave. */
+typedef struct lane_run {
+    gs_parts *ps;
+    int i, raw;
+    uint8_t *buf, *scratch;
+    size_t used;
+    unsigned batches;
+    run R;
+    gs_status st;
+    gs_error err;
+} lane_run;
+
+/* One segment from lane L, by the loose road (raw) or the streaming one:
+ * 0 at the lane's end or on an error. */
+static int step(lane_run *L)
+{
+    const size_t cap = 2 * (BLOCK + OVERLAP);
+    gs_segment s;
+    gs_raw_text t = {0};
+    int more;
+    L->st = L->raw ? gs_parts_next_raw(gs_parts_lane(L->ps, L->i), L->buf + L->used,
+                                       cap - L->used, &s, &t, &more, &L->err)
+                   : gs_parts_next(gs_parts_lane(L->ps, L->i), L->scratch, &s, &more, &L->err);
+    if (L->st != GS_OK || !more)
+        return 0;
+    if (t.span) {
+        CHECK(s.text + t.span == L->buf + L->used + t.bytes);
+        size_t k = drop(s.text, t.span, L->scratch);
+        CHECK_EQ_U64(k, s.len);
+        keep(&L->R, &s, L->scratch, k);
+        L->R.loose++;
+    } else {
+        keep(&L->R, &s, s.text, s.len);
+    }
+    if (L->raw) { /* as the pipeline's reader fills a batch */
+        L->used += t.bytes;
+        if (cap - L->used < BLOCK + OVERLAP || ++L->batches % 5 == 0) {
+            memset(L->buf, '#', cap); /* a fresh batch: nothing of the last may be read */
+            L->used = 0;
+        }
+    }
+    return 1;
+}
+
+static void *lane_thread(void *arg)
+{
+    while (step(arg))
+        ;
+    return NULL;
+}
+
+/* Read files in parts of part bytes on lanes lanes, by the loose road
+ * (raw) or the streaming one, the lanes on threads of their own or taken
+ * in turn on this one. The first error in lane order is the run's. */
 static gs_status read_parts(const char *const *files, size_t nf, uint64_t part, int lanes, int raw,
-                            run *R, gs_error *err)
+                            int threads, run *R, gs_error *err)
 {
     gs_reader_opts o = {.format = GS_INPUT_AUTO, .block = BLOCK, .overlap = OVERLAP};
     gs_parts *ps = NULL;
@@ -83,52 +138,42 @@ static gs_status read_parts(const char *const *files, size_t nf, uint64_t part, 
         gs_parts_close(ps);
         return err->code ? err->code : gs_fail(err, GS_ESYS, "not read in parts");
     }
-    const size_t cap = 2 * (BLOCK + OVERLAP);
-    uint8_t *buf[3], *scratch = malloc(BLOCK + OVERLAP);
-    size_t used[3] = {0};
-    int live[3] = {1, 1, 1}, n_live = lanes, batches = 0;
-    for (int i = 0; i < lanes; i++)
-        buf[i] = malloc(cap);
-    gs_status st = GS_OK;
-    for (int i = 0; st == GS_OK && n_live > 0; i = (i + 1) % lanes) {
-        if (!live[i])
-            continue;
-        gs_segment s;
-        gs_raw_text t = {0};
-        int more;
-        st = raw ? gs_parts_next_raw(gs_parts_lane(ps, i), buf[i] + used[i], cap - used[i], &s, &t,
-                                     &more, err)
-                 : gs_parts_next(gs_parts_lane(ps, i), scratch, &s, &more, err);
-        if (st != GS_OK || !more) {
-            live[i] = 0;
-            n_live--;
-            continue;
-        }
-        if (t.span) {
-            CHECK(s.text + t.span == buf[i] + used[i] + t.bytes);
-            size_t k = drop(s.text, t.span, scratch);
-            CHECK_EQ_U64(k, s.len);
-            keep(R, &s, scratch, k);
-            R->loose++;
-        } else {
-            keep(R, &s, s.text, s.len);
-        }
-        if (raw) { /* as the pipeline's reader fills a batch */
-            used[i] += t.bytes;
-            if (cap - used[i] < BLOCK + OVERLAP || ++batches % 5 == 0) {
-                memset(buf[i], '#', cap); /* a fresh batch: nothing of the last may be read */
-                used[i] = 0;
+    lane_run L[3];
+    pthread_t th[3];
+    for (int i = 0; i < lanes; i++) {
+        L[i] = (lane_run){.ps = ps, .i = i, .raw = raw, .buf = malloc(2 * (BLOCK + OVERLAP)),
+                          .scratch = malloc(BLOCK + OVERLAP), .st = GS_OK};
+        L[i].R.v = calloc(MAX_SEGS, sizeof(seg_out));
+        if (threads && pthread_create(&th[i], NULL, lane_thread, &L[i]) != 0)
+            exit(3);
+    }
+    for (int live = lanes; !threads && live > 0;)
+        for (int i = 0; i < lanes; i++)
+            if (L[i].buf && !step(&L[i])) {
+                free(L[i].buf);
+                L[i].buf = NULL;
+                live--;
             }
+    gs_status st = GS_OK;
+    for (int i = 0; i < lanes; i++) {
+        if (threads)
+            pthread_join(th[i], NULL);
+        if (L[i].st != GS_OK && st == GS_OK) {
+            st = L[i].st;
+            *err = L[i].err;
         }
+        memcpy(R->v + R->n, L[i].R.v, L[i].R.n * sizeof *R->v);
+        R->n += L[i].R.n;
+        R->loose += L[i].R.loose;
+        free(L[i].R.v);
+        free(L[i].buf);
+        free(L[i].scratch);
     }
     if (st == GS_OK)
         st = gs_parts_finish(ps, err);
     const char *w = gs_parts_warning(ps);
     R->warning = w ? strdup(w) : NULL;
     gs_parts_close(ps);
-    for (int i = 0; i < lanes; i++)
-        free(buf[i]);
-    free(scratch);
     qsort(R->v, R->n, sizeof *R->v, by_pos);
     return st;
 }
@@ -142,50 +187,63 @@ static void run_free(run *R)
     gs_layout_free(&R->lay);
 }
 
-/* Both roads over files: the same segments, records, warning and status. */
+/* B against A (the streaming road): the same segments, records, warning. */
+static void compare(const char *label, uint64_t part, int lanes, const run *A, const run *B,
+                    int want_loose)
+{
+    CHECK_EQ_U64(B->n, A->n);
+    for (size_t i = 0; i < A->n && i < B->n; i++) {
+        const seg_out *x = &A->v[i], *y = &B->v[i];
+        int eq = x->record == y->record && x->base == y->base && x->own == y->own &&
+                 x->len == y->len && memcmp(x->res, y->res, x->len) == 0;
+        if (!eq)
+            fprintf(stderr, "%s, parts of %llu, %d lanes: segment %zu differs\n", label,
+                    (unsigned long long)part, lanes, i);
+        CHECK(eq);
+        if (!eq)
+            break;
+    }
+    CHECK_EQ_U64(B->lay.n_rec, A->lay.n_rec);
+    for (size_t i = 0; i < A->lay.n_rec && i < B->lay.n_rec; i++) {
+        CHECK(strcmp(A->lay.rec[i].name, B->lay.rec[i].name) == 0);
+        CHECK_EQ_U64(B->lay.rec[i].length, A->lay.rec[i].length);
+        CHECK_EQ_U64(B->lay.rec[i].file, A->lay.rec[i].file);
+    }
+    CHECK((A->warning == NULL) == (B->warning == NULL));
+    CHECK(A->warning == NULL || strcmp(A->warning, B->warning) == 0);
+    if (want_loose && B->loose <= B->n / 2)
+        fprintf(stderr, "%s, parts of %llu, %d lanes: %zu of %zu segments loose\n", label,
+                (unsigned long long)part, lanes, B->loose, B->n);
+    if (want_loose)
+        CHECK(B->loose > B->n / 2);
+}
+
+/* Both roads over files, the loose one with its lanes taken in turn and
+ * on threads of their own: the same segments, records, warning, status
+ * and (in turn) message. */
 static void same(const char *label, const char *const *files, size_t nf, int want_loose)
 {
     static const uint64_t parts[] = {37, 200, 1000, 4096};
     for (size_t p = 0; p < sizeof parts / sizeof *parts; p++)
         for (int lanes = 2; lanes <= 3; lanes++) {
-            run A, B;
-            gs_error ea = {0}, eb = {0};
-            gs_status sa = read_parts(files, nf, parts[p], lanes, 0, &A, &ea);
-            gs_status sb = read_parts(files, nf, parts[p], lanes, 1, &B, &eb);
+            run A, B, C;
+            gs_error ea = {0}, eb = {0}, ec = {0};
+            gs_status sa = read_parts(files, nf, parts[p], lanes, 0, 0, &A, &ea);
+            gs_status sb = read_parts(files, nf, parts[p], lanes, 1, 0, &B, &eb);
+            gs_status sc = read_parts(files, nf, parts[p], lanes, 1, 1, &C, &ec);
             CHECK_EQ_U64(sb, sa);
+            CHECK_EQ_U64(sc, sa);
             if (sa != GS_OK && sa == sb && strcmp(ea.msg, eb.msg) != 0)
                 fprintf(stderr, "%s: %s | %s\n", label, ea.msg, eb.msg);
             CHECK(sa == GS_OK || strcmp(ea.msg, eb.msg) == 0);
-            if (sa == GS_OK && sb == GS_OK) {
-                CHECK_EQ_U64(B.n, A.n);
-                for (size_t i = 0; i < A.n && i < B.n; i++) {
-                    const seg_out *x = &A.v[i], *y = &B.v[i];
-                    int eq = x->record == y->record && x->base == y->base && x->own == y->own &&
-                             x->len == y->len && memcmp(x->res, y->res, x->len) == 0;
-                    if (!eq)
-                        fprintf(stderr, "%s, parts of %llu, %d lanes: segment %zu differs\n",
-                                label, (unsigned long long)parts[p], lanes, i);
-                    CHECK(eq);
-                    if (!eq)
-                        break;
-                }
-                CHECK_EQ_U64(B.lay.n_rec, A.lay.n_rec);
-                for (size_t i = 0; i < A.lay.n_rec && i < B.lay.n_rec; i++) {
-                    CHECK(strcmp(A.lay.rec[i].name, B.lay.rec[i].name) == 0);
-                    CHECK_EQ_U64(B.lay.rec[i].length, A.lay.rec[i].length);
-                    CHECK_EQ_U64(B.lay.rec[i].file, A.lay.rec[i].file);
-                }
-                CHECK((A.warning == NULL) == (B.warning == NULL));
-                CHECK(A.warning == NULL || strcmp(A.warning, B.warning) == 0);
-                if (want_loose && B.loose <= B.n / 2)
-                    fprintf(stderr, "%s, parts of %llu, %d lanes: %zu of %zu segments loose\n",
-                            label, (unsigned long long)parts[p], lanes, B.loose, B.n);
-                if (want_loose)
-                    CHECK(B.loose > B.n / 2);
-                CHECK_EQ_U64(A.loose, 0);
-            }
+            CHECK_EQ_U64(A.loose, 0);
+            if (sa == GS_OK && sb == GS_OK)
+                compare(label, parts[p], lanes, &A, &B, want_loose);
+            if (sa == GS_OK && sc == GS_OK)
+                compare(label, parts[p], lanes, &A, &C, want_loose);
             run_free(&A);
             run_free(&B);
+            run_free(&C);
         }
 }
 
