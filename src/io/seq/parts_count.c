@@ -267,14 +267,18 @@ gs_status gs_parts_count_part(lane *ln, size_t k, int hold, gs_error *err)
     end = end < begin ? begin : end;
     pt->begin = begin;
     pt->end = end;
+    counter c = {.last = '\n'};
+    uint8_t last_byte = '\n';
     if (hold && ln->hold != ln->range.buf && end - begin <= cap) {
         /* the loose road (open_loose): the part counted by finding its
          * records, each piece as it is read, and the records kept; where
-         * the walk gives up, counted as below */
+         * the walk gives up, the rest is read too and the whole counted
+         * where it lies (its streaming reader reads it again) */
         const size_t n = (size_t)(end - begin);
+        size_t o = 0;
         gs_loose_begin(&ln->lz, f->fastq, ps->o.block);
         ln->lz_part = k;
-        for (size_t o = 0; o < n && ln->lz.state != GS_LOOSE_GAVE_UP; o += COUNT) {
+        for (; o < n && ln->lz.state != GS_LOOSE_GAVE_UP; o += COUNT) {
             const size_t m = n - o < COUNT ? n - o : COUNT;
             if (gs_parts_read_at(ln, ln->hold + o, m, begin + o, err) != GS_OK ||
                 gs_parts_feed(ln, ln->hold, o + m, n, err) != GS_OK)
@@ -282,30 +286,35 @@ gs_status gs_parts_count_part(lane *ln, size_t k, int hold, gs_error *err)
         }
         if (gs_parts_feed(ln, ln->hold, n, n, err) != GS_OK)
             return err->code;
+        ln->held_part = k;
+        ln->held_at = ln->hold;
         if (ln->lz.state == GS_LOOSE_DONE) {
-            ln->held_part = k;
-            ln->held_at = ln->hold;
             pt->recs = ln->lz.n;
             pt->lines = ln->lz.lines;
             return GS_OK;
         }
-    }
-    counter c = {.last = '\n'};
-    uint8_t last_byte = '\n';
-    for (uint64_t at = begin; at < end;) {
-        size_t n = end - at < cap ? (size_t)(end - at) : cap;
-        for (size_t o = 0; o < n; o += COUNT) {
-            size_t m = n - o < COUNT ? n - o : COUNT;
-            uint8_t *to = hold ? ln->hold + o : ln->scratch;
-            if (gs_parts_read_at(ln, to, m, at + o, err) != GS_OK)
+        for (; o < n; o += COUNT)
+            if (gs_parts_read_at(ln, ln->hold + o, n - o < COUNT ? n - o : COUNT, begin + o,
+                                 err) != GS_OK)
                 return err->code;
-            count_piece(&c, to, m);
-            last_byte = to[m - 1];
-        }
-        at += n;
-        if (hold && at == end && n == end - begin) {
-            ln->held_part = k;
-            ln->held_at = ln->hold;
+        count_piece(&c, ln->hold, n);
+        last_byte = n ? ln->hold[n - 1] : '\n';
+    } else {
+        for (uint64_t at = begin; at < end;) {
+            size_t n = end - at < cap ? (size_t)(end - at) : cap;
+            for (size_t o = 0; o < n; o += COUNT) {
+                size_t m = n - o < COUNT ? n - o : COUNT;
+                uint8_t *to = hold ? ln->hold + o : ln->scratch;
+                if (gs_parts_read_at(ln, to, m, at + o, err) != GS_OK)
+                    return err->code;
+                count_piece(&c, to, m);
+                last_byte = to[m - 1];
+            }
+            at += n;
+            if (hold && at == end && n == end - begin) {
+                ln->held_part = k;
+                ln->held_at = ln->hold;
+            }
         }
     }
     pt->lines = c.lines;
