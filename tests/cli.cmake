@@ -18,3 +18,7 @@ set_tests_properties(cli_seqcap PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUT
 # -O cas (Cas-OFFinder's rows) against a brute force on lambda phage, NGG guides
 add_test(NAME cli_cas COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/cas.sh $<TARGET_FILE:gscan>)
 set_tests_properties(cli_cas PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+# --max-mismatches with --max-bulges: planted guides against a brute force of
+# the definition, a real genome against --verify, what each row says
+add_test(NAME cli_bulges COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/bulges.sh $<TARGET_FILE:gscan> cpu)
+set_tests_properties(cli_bulges PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")

@@ -50,6 +50,13 @@ add_test(NAME gpu_zone COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/approx.sh
 set_tests_properties(gpu_zone PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 3600
                      ENVIRONMENT GS_APPROX_ONLY=zone)
 
+# --max-bulges on the GPU (tests/cli/bulges.sh): the planted guides against
+# the brute force, the real genome's rows against the CPU's at 1 and 2 ranks,
+# blocks of 64, keys over 64 residues.
+add_test(NAME gpu_bulges COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/bulges.sh $<TARGET_FILE:gscan> gpu)
+set_tests_properties(gpu_bulges PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
+                     ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
+
 # bench_bv (bench/gpu/): the seeds' edit-distance workload on the bv kernels.
 if(GS_HAVE_CUDA)
   add_executable(bench_bv ${PROJECT_SOURCE_DIR}/bench/gpu/bench_bv.cu)

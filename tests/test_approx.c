@@ -19,6 +19,8 @@
  * GS_TEST_QUICK=1 (sanitizer builds) keeps the small workloads only.
  */
 #define _DEFAULT_SOURCE
+#include "match/approx.h"
+#include "match/bulge.h"
 #include "match/engine.h"
 #include "match/keyset.h"
 #include "match/seeds.h"
@@ -65,7 +67,7 @@ static void scan_segment(const gs_engine *e, const void *compiled, const gs_keys
 /* The knobs engines compile with (NULL: as shipped) and the --exact-3p
  * that build() gives every key. */
 static const gs_tune *scan_tune;
-static uint32_t exact3p;
+static uint32_t exact3p, bulges; /* and --max-bulges, for mismatch keysets */
 
 /* Hits of the whole text (block 0) or of segments of `block` owned
  * positions, sorted. */
@@ -123,6 +125,8 @@ static gs_keyset build(const gs_patset *ps, int both, gs_match_mode mode, uint32
                                           : gs_keyset_build_approx(ps, both, mode, K, &ks, &err);
     if (st == GS_OK && mode != GS_MATCH_EXACT)
         st = gs_keyset_set_exact3p(&ks, ps, exact3p, &err);
+    if (st == GS_OK && mode == GS_MATCH_MISMATCHES)
+        st = gs_keyset_set_bulges(&ks, ps, bulges, &err);
     if (st != GS_OK) {
         fprintf(stderr, "keyset: %s\n", err.msg);
         abort();
@@ -243,13 +247,14 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
 {
     char what[160];
     for (int both = 0; both <= 1; both++)
-        for (int mode = GS_MATCH_MISMATCHES; mode <= GS_MATCH_EDITS; mode++)
-            for (uint32_t K = 0; K <= 4 && K < ps->min_len; K++) {
+        for (int mode = GS_MATCH_MISMATCHES; mode <= (bulges ? GS_MATCH_MISMATCHES : GS_MATCH_EDITS);
+             mode++)
+            for (uint32_t K = 0; K <= 4 && K + bulges < ps->min_len; K++) {
                 gs_keyset ks = build(ps, both, (gs_match_mode)mode, K);
                 gs_hits ref = scan_all(&gs_engine_bf, &ks, text, n, 0);
                 gs_hits got = scan_all(&gs_engine_bv, &ks, text, n, 0);
-                snprintf(what, sizeof what, "%s %s K=%u strands=%d exact-3p %u bv", name,
-                         gs_match_mode_name((gs_match_mode)mode), K, both + 1, exact3p);
+                snprintf(what, sizeof what, "%s %s K=%u B=%u strands=%d exact-3p %u bv", name,
+                         gs_match_mode_name((gs_match_mode)mode), K, bulges, both + 1, exact3p);
                 same(&got, &ref, what);
                 if (exact3p) { /* one site a hit, the same from both */
                     gs_error err0 = {0};
@@ -281,7 +286,8 @@ static void compare_engines(const gs_patset *ps, const uint8_t *text, size_t n, 
                 gs_error err = {0};
                 /* K = 0 gives the exact hits (where the exact engines can expand
                  * the patterns) */
-                if (K == 0 && gs_keyset_build(ps, GS_ALPHA_DNA, both, 0, &ex, &err) == GS_OK) {
+                if (K == 0 && bulges == 0 &&
+                    gs_keyset_build(ps, GS_ALPHA_DNA, both, 0, &ex, &err) == GS_OK) {
                     gs_hits exact = scan_all(&gs_engine_ac, &ex, text, n, 0);
                     snprintf(what, sizeof what, "%s %s K=0 vs exact ac", name,
                              gs_match_mode_name((gs_match_mode)mode));
@@ -440,38 +446,135 @@ static void test_degenerate_seeds(void)
 
 /* ---- --exact-3p ---------------------------------------------------------- */
 
-static void test_exact3p(void)
+/* A random workload: text length, patterns and their lengths, whether the
+ * engines also run on small blocks. */
+typedef struct workload {
+    size_t n;
+    int pats;
+    uint32_t minl, maxl;
+    int blocks;
+} workload;
+
+/* compare_engines as shipped and with every key on the full scan (the
+ * seed filter off); blocks only as shipped. */
+static void compare_both_scans(const gs_patset *ps, const uint8_t *t, size_t n,
+                               const char *label, int blocks)
 {
-    test_exact3p_hand();
-    uint64_t rng = 0xe3e3;
-    static const struct {
-        size_t n;
-        int pats;
-        uint32_t minl, maxl;
-        int blocks;
-    } w[] = {{500, 4, 4, 12, 1}, {1200, 5, 16, 26, 0}, {700, 2, 66, 72, 0}};
-    const gs_tune *tunes[2] = {NULL, NULL};
-    gs_tune full = {0}; /* as shipped, but */
-    full.match_seed_filter = -1; /* every key on the full scan */
-    tunes[1] = &full;
-    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+    gs_tune full = {0};
+    full.match_seed_filter = -1;
+    const gs_tune *tunes[2] = {NULL, &full};
+    for (int f = 0; f < 2; f++) {
+        char name[96];
+        scan_tune = tunes[f];
+        snprintf(name, sizeof name, "%s%s", label, f ? " full scan" : "");
+        compare_engines(ps, t, n, name, blocks && f == 0);
+    }
+    scan_tune = NULL;
+}
+
+/* Each workload's random patterns and text (rng from seed) to body, named
+ * "LABEL random I". */
+static void for_workloads(uint64_t seed, const workload *w, size_t nw, const char *label,
+                          void (*body)(const gs_patset *, const uint8_t *, const workload *,
+                                       const char *))
+{
+    uint64_t rng = seed;
+    for (size_t i = 0; i < nw; i++) {
         if (quick() && w[i].maxl > 64)
             continue;
         gs_patset ps = {0};
         random_patterns(&rng, &ps, w[i].pats, w[i].minl, w[i].maxl, 1);
         uint8_t *t = make_text(&rng, &ps, w[i].n, 1);
-        for (exact3p = quick() ? 2 : 1; exact3p <= 5; exact3p += quick() ? 3 : 1)
-            for (int f = 0; f < 2; f++) {
-                char name[64];
-                scan_tune = tunes[f];
-                snprintf(name, sizeof name, "exact-3p random %zu%s", i, f ? " full scan" : "");
-                compare_engines(&ps, t, w[i].n, name, w[i].blocks && f == 0);
-            }
-        exact3p = 0;
-        scan_tune = NULL;
+        char name[64];
+        snprintf(name, sizeof name, "%s random %zu", label, i);
+        body(&ps, t, &w[i], name);
         free(t);
         gs_patset_free(&ps);
     }
+}
+
+static void exact3p_rounds(const gs_patset *ps, const uint8_t *t, const workload *w,
+                           const char *name)
+{
+    for (exact3p = quick() ? 2 : 1; exact3p <= 5; exact3p += quick() ? 3 : 1)
+        compare_both_scans(ps, t, w->n, name, w->blocks);
+    exact3p = 0;
+}
+
+static void test_exact3p(void)
+{
+    test_exact3p_hand();
+    static const workload w[] = {{500, 4, 4, 12, 1}, {1200, 5, 16, 26, 0}, {700, 2, 66, 72, 0}};
+    for_workloads(0xe3e3, w, sizeof w / sizeof *w, "exact-3p", exact3p_rounds);
+}
+
+/* ---- --max-bulges -------------------------------------------------------- */
+
+/* bf's bulges by hand (checked against a third, recursive brute force):
+ * a residue the text lacks, one it has more, none inside the zone, a
+ * mismatch beside a bulge, two mismatches that are not one bulge, and the
+ * reverse strand, where every end at the best distance is a hit. */
+static void test_bulges_hand(void)
+{
+    const gs_match_mode MM = GS_MATCH_MISMATCHES;
+    bulges = 1;
+    zone_case("ACGTACGTAC", 0, MM, 0, 0, "TTACGTCGTACTT", 1, (gs_hit[]){ZH(2, 11, 1, 1)});
+    zone_case("ACGTACGTAC", 0, MM, 0, 0, "GGACGTAACGTACGG", 1, (gs_hit[]){ZH(2, 13, 1, 1)});
+    zone_case("ACGTTGCA", 0, MM, 0, 3, "ACGTTGA", 0, NULL);
+    zone_case("ACGTTGCA", 0, MM, 0, 3, "ACGTGCA", 1, (gs_hit[]){ZH(0, 7, 1, 1)});
+    zone_case("ACGTACGTAC", 0, MM, 1, 0, "ACGTCGTTC", 1, (gs_hit[]){ZH(0, 9, 1, 2)});
+    zone_case("ACGTACGTAC", 0, MM, 1, 0, "ACGTTCGTTC", 0, NULL);
+    zone_case("ACGTTGCA", 1, MM, 0, 3, "TGCACGT", 1, (gs_hit[]){ZH(0, 7, -1, 1)});
+    zone_case("ACGTTGCA", 1, MM, 0, 3, "TGCAACGTT", 3,
+              (gs_hit[]){ZH(0, 7, -1, 1), ZH(0, 8, -1, 0), ZH(0, 9, -1, 1)});
+    bulges = 0;
+}
+
+/* bulge.h on text bytes (the GPU's batches: any case, non-bases) as on
+ * base bits (the CPU's): the same distance and length at every end. */
+static void test_bulges_raw(void)
+{
+    uint64_t rng = 0x7a3;
+    static const char letters[] = "ACGTacgtNn-";
+    for (int round = 0; round < 2000; round++) {
+        uint8_t key[40], raw[120], bits[120];
+        uint32_t m = 6 + (uint32_t)gs_test_below(&rng, 30), n = m + 20;
+        for (uint32_t i = 0; i < m; i++)
+            key[i] = (uint8_t)(gs_test_below(&rng, 8) ? 1u << gs_test_below(&rng, 4) : 15u);
+        for (uint32_t i = 0; i < n; i++) /* mostly the key, so that ends are hits */
+            raw[i] = i >= 10 && i - 10 < m && gs_test_below(&rng, 5)
+                         ? (uint8_t)"ACGT"[key[i - 10] == 15 ? 0 : __builtin_ctz(key[i - 10])]
+                         : (uint8_t)letters[gs_test_below(&rng, sizeof letters - 1)];
+        gs_approx_text_bits(raw, n, bits);
+        uint32_t B = 1 + (uint32_t)gs_test_below(&rng, GS_MAX_BULGES), K = (uint32_t)gs_test_below(&rng, 3);
+        uint32_t z = (uint32_t)gs_test_below(&rng, 4);
+        int front = (int)gs_test_below(&rng, 2);
+        for (uint32_t e = 0; e <= n; e++) {
+            uint32_t la = 0, lb = 0;
+            uint32_t da = gs_bulge_end(key, m, z, front, bits, 0, e, K, B, &la);
+            uint32_t db = gs_bulge_end(key, m, z, front, raw, 1, e, K, B, &lb);
+            CHECK(da == db && (da > K + B || la == lb));
+        }
+    }
+}
+
+/* bv against bf under --max-bulges: B 1..3, K 0..4, with and without a
+ * zone, the seed filter on and off, small blocks. */
+static void bulge_rounds(const gs_patset *ps, const uint8_t *t, const workload *w,
+                         const char *name)
+{
+    for (bulges = 1; bulges <= 3; bulges += quick() ? 2 : 1)
+        for (exact3p = 0; exact3p <= 3; exact3p += 3)
+            compare_both_scans(ps, t, w->n, name, w->blocks);
+    bulges = exact3p = 0;
+}
+
+static void test_bulges(void)
+{
+    test_bulges_hand();
+    test_bulges_raw();
+    static const workload w[] = {{600, 4, 8, 14, 1}, {1500, 5, 20, 26, 0}, {700, 2, 66, 70, 0}};
+    for_workloads(0xb01e, w, sizeof w / sizeof *w, "bulges", bulge_rounds);
 }
 
 /* Patterns with their own K and exact-3p: bf against one run per pattern
@@ -708,5 +811,6 @@ int main(void)
     test_ecoli();
     test_exact3p();
     test_own_k();
+    test_bulges();
     return gs_test_done("test_approx");
 }

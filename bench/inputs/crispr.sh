@@ -10,7 +10,8 @@
 #   bench/inputs/crispr.sh GSCAN [GENOME]
 #   GENOME: FASTA (plain or gzip); default: a random one of N residues in
 #   24 records made by gscan gen (N: 3G, a human-size genome).
-#   GUIDES (100), KS ("4 6"), X3 ("3 0"), REPS (3), THREADS (16),
+#   GUIDES (100), KS ("4 6"), BULGES ("0": --max-bulges B for each, e.g.
+#   "0 1 2"), X3 ("3 0"), REPS (3), THREADS (16),
 #   DEVICES ("gpu cpu"), GS_WORK (/tmp/gs_crispr), TUNE (one --tune KEY=VALUE
 #   for both devices, e.g. match.zone.scan=1: the zone scan instead of the
 #   seed filter at K = 4)
@@ -54,20 +55,22 @@ run() { # out.h5, scan args...: the median wall seconds of reps runs
 n_hits() { h5dump -H -d /hits/start "$1" 2>/dev/null | awk -F'[( )]+' '/DATASPACE/ { print $(NF - 1); exit }'; }
 
 echo "crispr.sh: $n_guides guides of 20 nt + NGG, both strands, $(basename "$genome"), median of $reps"
-printf '| K | exact-3p | device | wall s | hits | GPU = CPU |\n| --- | --- | --- | --- | --- | --- |\n'
+printf '| K | bulges | exact-3p | device | wall s | hits | GPU = CPU |\n| --- | --- | --- | --- | --- | --- | --- |\n'
 for K in ${KS:-4 6}; do
-  for x in ${X3:-3 0}; do
-    for dev in ${DEVICES:-gpu cpu}; do
-      threads=()
-      [ "$dev" = cpu ] && threads=(-t "$T")
-      s=$(run "$dev.h5" -d "$dev" "${threads[@]}" ${TUNE:+--tune "$TUNE"} --max-mismatches "$K" \
-        --exact-3p "$x")
-      same=-
-      if [ "$dev" = cpu ] && [ -s gpu.h5 ]; then
-        h5diff -q gpu.h5 cpu.h5 /hits /hits >/dev/null && same=yes || same=NO
-      fi
-      printf '| %s | %s | %s | %s | %s | %s |\n' "$K" "$x" "$dev" "$s" "$(n_hits "$dev.h5")" "$same"
+  for B in ${BULGES:-0}; do
+    for x in ${X3:-3 0}; do
+      for dev in ${DEVICES:-gpu cpu}; do
+        threads=()
+        [ "$dev" = cpu ] && threads=(-t "$T")
+        s=$(run "$dev.h5" -d "$dev" "${threads[@]}" ${TUNE:+--tune "$TUNE"} --max-mismatches "$K" \
+          --max-bulges "$B" --exact-3p "$x")
+        same=-
+        if [ "$dev" = cpu ] && [ -s gpu.h5 ]; then
+          h5diff -q gpu.h5 cpu.h5 /hits /hits >/dev/null && same=yes || same=NO
+        fi
+        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$K" "$B" "$x" "$dev" "$s" "$(n_hits "$dev.h5")" "$same"
+      done
+      rm -f gpu.h5 cpu.h5
     done
-    rm -f gpu.h5 cpu.h5
   done
 done

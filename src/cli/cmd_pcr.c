@@ -107,6 +107,7 @@ static gs_status refuse(const gs_scan_opts *o, gs_error *err)
     const char *what = o->n_seqs ? "-s/--pattern (primers come from -p's pairs)"
                        : o->index ? "--index (a PCR scans the corpus files)"
                        : o->match == GS_MATCH_EDITS ? "--max-edits (use --max-mismatches)"
+                       : o->bulges ? "--max-bulges (a primer's site is a mismatch hit)"
                        : !o->both_strands ? "--strand forward (a PCR needs both strands)"
                        : o->alphabet != GS_ALPHA_DNA ? "--alphabet bytes"
                        : o->best_per_site ? "--best-per-site"

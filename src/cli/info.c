@@ -106,9 +106,12 @@ static gs_status print_run(FILE *out, gs_h5_file *f, gs_error *err)
     fprintf(out, "  %-14s %ld\n", "gpus", gs_h5_attr_int(f, "n_gpus", err));
     if (gs_h5_attr_exists(f, "match_mode")) {
         gs_h5_attr_str(f, "match_mode", s, sizeof s, err);
+        char bulges[32] = "";
+        if (gs_h5_attr_exists(f, "max_bulges"))
+            snprintf(bulges, sizeof bulges, ", bulges B = %ld", gs_h5_attr_int(f, "max_bulges", err));
         if (strcmp(s, "exact") != 0)
-            fprintf(out, "  %-14s %s, K = %ld%s\n", "matching", s,
-                    gs_h5_attr_int(f, "max_distance", err),
+            fprintf(out, "  %-14s %s, K = %ld%s%s\n", "matching", s,
+                    gs_h5_attr_int(f, "max_distance", err), bulges,
                     gs_h5_attr_int(f, "best_per_site", err) > 0 ? ", best per site" : "");
     }
     if (gs_h5_attr_exists(f, "circular"))

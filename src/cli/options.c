@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "match/bulge.h"
 #include "match/engine.h"
 #include "tune.h"
 
@@ -23,7 +24,7 @@ enum { OPT_QUIET = 'q', OPT_STRAND = 256, OPT_ALPHABET, OPT_INPUT_FORMAT, OPT_RE
        OPT_CONFIG, OPT_PROGRESS, OPT_BLOCK, OPT_MAXEXP, OPT_READERS, OPT_CORPUS,
        OPT_MISMATCHES, OPT_EDITS, OPT_EXACT3P, OPT_BEST_SITE, OPT_INDEX, OPT_SEQ, OPT_ALIGNED,
        OPT_TUNE, OPT_DEBUG, OPT_INFILE_LIST, OPT_MPI_HINT, OPT_CIRCULAR, OPT_TALLY, OPT_SAMPLES,
-       OPT_MAX_MEMORY };
+       OPT_MAX_MEMORY, OPT_BULGES };
 enum { REPORT_UNSET = -1 };
 
 static const struct option long_opts[] = {
@@ -44,6 +45,7 @@ static const struct option long_opts[] = {
     {"max-expansions", required_argument, NULL, OPT_MAXEXP},
     {"max-mismatches", required_argument, NULL, OPT_MISMATCHES},
     {"max-edits", required_argument, NULL, OPT_EDITS},
+    {"max-bulges", required_argument, NULL, OPT_BULGES},
     {"exact-3p", required_argument, NULL, OPT_EXACT3P},
     {"best-per-site", no_argument, NULL, OPT_BEST_SITE},
     {"circular", no_argument, NULL, OPT_CIRCULAR},
@@ -185,6 +187,7 @@ static const struct number {
 } numbers[] = {
     {OPT_MISMATCHES, NULL, 0, GS_MAX_DIST, NULL},
     {OPT_EDITS, NULL, 0, GS_MAX_DIST, NULL},
+    {OPT_BULGES, NULL, 0, GS_MAX_BULGES, NULL},
     {OPT_EXACT3P, NULL, 0, GS_MAX_EXACT3P, NULL},
     {'t', "threads", 1, 1024, NULL},
     {OPT_READERS, "readers", 1, GS_MAX_READERS, NULL},
@@ -247,6 +250,7 @@ static gs_status apply_number(gs_scan_opts *o, const struct number *nb, const ch
     case OPT_BLOCK: o->block = n; break;
     case OPT_MAXEXP: o->max_expansions = (uint32_t)n; break;
     case OPT_EXACT3P: o->exact3p = (uint32_t)n; break;
+    case OPT_BULGES: o->bulges = (uint32_t)n; break;
     case OPT_MAX_MEMORY: o->max_memory = n; break;
     default: {
         gs_match_mode mode = nb->id == OPT_EDITS ? GS_MATCH_EDITS : GS_MATCH_MISMATCHES;
@@ -580,6 +584,13 @@ static gs_status check_combinations(const gs_scan_opts *o, gs_error *err)
         return gs_fail(err, GS_EUSAGE,
                        "--index scans without the records' ends: scan the corpus files for "
                        "--circular (gscan scan)");
+    if (o->bulges && o->match != GS_MATCH_MISMATCHES)
+        return gs_fail(err, GS_EUSAGE,
+                       "--max-bulges adds bulges to --max-mismatches K (with --max-edits every "
+                       "edit may be one) (gscan scan)");
+    if (o->bulges && o->max_dist + o->bulges > GS_MAX_DIST)
+        return gs_fail(err, GS_EUSAGE, "--max-mismatches plus --max-bulges must be at most %d, "
+                       "not %u + %u (gscan scan)", GS_MAX_DIST, o->max_dist, o->bulges);
     if (o->best_per_site && o->match == GS_MATCH_EXACT)
         return gs_fail(err, GS_EUSAGE,
                        "--best-per-site needs --max-mismatches or --max-edits (gscan scan)");

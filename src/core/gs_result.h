@@ -38,6 +38,7 @@ typedef struct gs_run_info {
     int n_ranks, n_gpus;
     const char *match;       /* "exact" | "mismatches" | "edits" (NULL: exact) */
     int max_dist;            /* K of the approximate modes */
+    int max_bulges;          /* B of --max-bulges (0: none) */
     int best_per_site;       /* --best-per-site */
     int circular;            /* --circular: hits may end past their record's length */
 } gs_run_info;

@@ -57,7 +57,7 @@ typedef struct bv_state {
     gs_zone_group *d_zgroups; /* their tables (gs_zones_tables) */
     gs_zone_key *d_zkeys;
     uint32_t zmax_len;       /* the longest of them */
-    uint32_t K, n_keys, span;
+    uint32_t K, n_keys, span, bulges;
     int sm_count;
     int direct;    /* gpu.bv.direct: -1 never, 0 where it pays, 1 wherever it fits */
     uint32_t smem; /* bytes a block may take */
@@ -153,6 +153,7 @@ static gs_status bv_open(const gs_keyset *ks, const gs_gpu_dev *dev, const gs_gp
     std::vector<std::vector<uint32_t>> ids(NCLASS);
     st->edits = ks->mode == GS_MATCH_EDITS;
     st->K = ks->max_dist;
+    st->bulges = ks->bulges;
     st->n_keys = ks->n_keys;
     st->sm_count = dev->sm_count;
     st->smem = dev->smem_optin >= BV_SMEM_BIG ? BV_SMEM_BIG : BV_SMEM_SMALL;
@@ -472,7 +473,7 @@ gs_status gs_gpu_bv_finish(void *state, const uint8_t *text, const unsigned long
     const bv_state *st = (const bv_state *)state;
     gs_bv_fin f = {text,          st->edits,     st->d_mlen, st->d_rpeq,  st->d_out_off,
                    st->d_outputs, pbits,         lbits,      st->d_zone,  st->d_kbytes,
-                   st->d_koff,    st->K,         st->d_kk};
+                   st->d_koff,    st->K,         st->d_kk,    st->bulges};
     if (n == 0)
         return GS_OK;
     gs_bv_finish<<<gs_gpu_div_up(n, 256), 256, 0, s>>>(kh, n, f, keys);

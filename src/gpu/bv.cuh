@@ -44,6 +44,7 @@
 extern "C" {
 #include "match/seeds.h"
 }
+#include "match/bulge.h"
 #include "text.cuh"
 
 enum { GS_BV_THREADS = 256, GS_BV_KEYBITS = 27, GS_BV_DBITS = 4 };
@@ -103,6 +104,7 @@ typedef struct gs_bv_fin {
     const uint64_t *koff;
     uint32_t K;               /* the run's; a key's own where kk is not NULL */
     const uint8_t *kk;
+    uint32_t bulges;          /* keyset.h's: ends settled by bulge.h */
 } gs_bv_fin;
 
 __device__ __forceinline__ int gs_bv_step(uint32_t eq, uint32_t &pv, uint32_t &mv, int hin,
@@ -411,6 +413,14 @@ __global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin
     const int front = (z & GS_ZONE_FRONT) != 0;
     if (d > K) { /* within the run's K, not the key's own */
         keys[i] = GS_BV_DROPPED;
+        return;
+    }
+    if (f.bulges) { /* any key length: the band is narrow */
+        uint32_t l;
+        d = gs_bulge_end(f.kbytes + f.koff[k], m, zn, front, f.text, 1, e, K - f.bulges,
+                         f.bulges, &l);
+        const gs_key_layout lay = {GS_BV_DBITS, (uint8_t)f.lbits, (uint8_t)f.pbits};
+        keys[i] = d > K ? GS_BV_DROPPED : gs_hitkey_pack(lay, e - l, f.outputs[f.out_off[k]], l, d);
         return;
     }
     uint32_t l = !f.edits  ? m

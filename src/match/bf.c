@@ -20,7 +20,7 @@
 
 typedef struct bf {
     gs_match_mode mode;
-    uint32_t max_dist, span;
+    uint32_t max_dist, span, bulges;
     gs_keyset ks;         /* a private copy of the keys (offsets, bytes, zones only) */
     uint32_t first[257];  /* keys whose first symbol is c: ids[first[c] .. first[c+1]) */
     uint32_t *ids;
@@ -48,6 +48,7 @@ static gs_status bf_compile(const gs_keyset *ks, const gs_tune *tune, void **com
         return GS_ESYS;
     b->mode = ks->mode;
     b->max_dist = ks->max_dist;
+    b->bulges = ks->bulges;
     b->span = ks->span;
     b->ks.alphabet = ks->alphabet;
     b->ks.n_keys = ks->n_keys;
@@ -77,6 +78,49 @@ static gs_status bf_compile(const gs_keyset *ks, const gs_tune *tune, void **com
         b->ids[fill[gs_key(ks, k)[0]]++] = k;
     *compiled = b;
     return GS_OK;
+}
+
+/* --max-bulges, read literally: from start s, D[i][l][b] = the fewest
+ * mismatches of key[0 .. i) against text[s .. s + l) with b bulge residues,
+ * forwards (bulge.h runs backwards from the end); a zone's residues are
+ * matched columns and no text residue lies inside the zone or before
+ * (front) or after (else) it. Each end keeps its smallest distance
+ * (mismatches + b) and the first start that met it. dp: (m + 1) x (m + B +
+ * 1) x (B + 1) bytes. */
+static void bf_bulges_from(const uint8_t *key, uint32_t m, uint32_t z, int front, uint32_t K,
+                           uint32_t B, const uint8_t *bits, size_t s, size_t stop, uint8_t *dp,
+                           uint8_t *best, size_t *from)
+{
+    const uint32_t L = m + B, zlo = front ? 0 : m - z;
+    enum { NO = 0xff };
+#define D(i, l, b) dp[((size_t)(i) * (L + 1) + (l)) * (B + 1) + (b)]
+    memset(dp, NO, (size_t)(m + 1) * (L + 1) * (B + 1));
+    D(0, 0, 0) = 0;
+    for (uint32_t i = 0; i <= m; i++)
+        for (uint32_t l = 0; l <= L && s + l <= stop; l++)
+            for (uint32_t b = 0; b <= B; b++) {
+                uint32_t v = i == 0 && l == 0 && b == 0 ? 0 : NO;
+                int inzone = i > 0 && z > 0 && i - 1 >= zlo && i - 1 < zlo + z;
+                if (i > 0 && l > 0 && D(i - 1, l - 1, b) != NO) {
+                    uint32_t x = (key[i - 1] & bits[s + l - 1]) == 0;
+                    if (!(inzone && x) && D(i - 1, l - 1, b) + x < v)
+                        v = D(i - 1, l - 1, b) + x;
+                }
+                if (i > 0 && b > 0 && !inzone && D(i - 1, l, b - 1) < v)
+                    v = D(i - 1, l, b - 1); /* key[i - 1] against no text */
+                /* text[s + l - 1] against no key residue, between key[i - 1] and key[i] */
+                int gap_ok = z == 0 || (front ? i >= z : i <= m - z);
+                if (l > 0 && b > 0 && gap_ok && D(i, l - 1, b - 1) < v)
+                    v = D(i, l - 1, b - 1);
+                D(i, l, b) = (uint8_t)(v <= K ? v : NO);
+            }
+    for (uint32_t l = 0; l <= L && s + l <= stop; l++)
+        for (uint32_t b = 0; b <= B; b++)
+            if (D(m, l, b) != NO && D(m, l, b) + b < best[s + l]) {
+                best[s + l] = (uint8_t)(D(m, l, b) + b);
+                from[s + l] = s;
+            }
+#undef D
 }
 
 /* Ends e <= len with e - span < own (engine.h). */
@@ -112,6 +156,20 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
         if ((col = malloc(((size_t)m + 1) * sizeof *col)) == NULL)
             goto oom;
         memset(best, 0xff, stop + 1);
+        if (b->bulges) { /* the key's K is K + B: its mismatches are K */
+            uint8_t *dp = malloc((size_t)(m + 1) * (m + b->bulges + 1) * (b->bulges + 1));
+            if (dp == NULL)
+                goto oom;
+            for (size_t s = 0; s < stop; s++)
+                bf_bulges_from(key, m, z, front, K - b->bulges, b->bulges, bits, s, stop, dp,
+                               best, from);
+            free(dp);
+            for (size_t e = 1; e <= stop; e++)
+                if (best[e] <= K &&
+                    gs_keyhits_push_approx(out->hits, k, from[e], (uint32_t)(e - from[e]), best[e]))
+                    goto oom;
+            continue;
+        }
         /* With a zone of z residues (--exact-3p) an alignment is the zone
          * matched residue by residue beside the rest of the key (the core,
          * key[cb .. cb + c)), which aligns to the text between: before the

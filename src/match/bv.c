@@ -21,6 +21,7 @@
  * (docs/engines.md has the numbers).
  */
 #include "approx.h"
+#include "bulge.h"
 #include "seeds.h"
 #include "zones.h"
 
@@ -215,19 +216,22 @@ static inline int base_index(uint8_t bit)
 
 /* An end e (one past the last residue) with distance d of key k (within
  * the run's K, which may be over the key's own). With a zone (--exact-3p)
- * d is the best of any alignment, a lower bound: the end's distance under
- * the zone is found here, and may be over K. */
+ * or bulges d is the best of any alignment, a lower bound: the end's
+ * distance under the zone and the two budgets is found here, and may be
+ * over K. */
 static void report_edit(scan_ctx *c, uint32_t k, const uint8_t *key, uint32_t m, size_t e,
                         uint32_t d)
 {
     int front;
-    const uint32_t n = gs_key_zone(c->ks, k, &front), K = gs_key_k(c->ks, k);
+    const uint32_t n = gs_key_zone(c->ks, k, &front), K = gs_key_k(c->ks, k), B = c->ks->bulges;
     uint32_t l;
-    if (n)
+    if (B)
+        d = gs_bulge_end(key, m, n, front, c->bits, 0, e, K - B, B, &l);
+    else if (n)
         d = gs_approx_zone_end(key, m, n, front, c->bits, e, K, c->col, &l);
     if (d > K)
         return;
-    if (n == 0)
+    if (n == 0 && B == 0)
         l = gs_approx_edit_len(key, m, c->bits, e, d, c->col);
     if (gs_keyhits_push_approx(c->out->hits, k, e - l, l, (uint8_t)d))
         c->out->oom = 1;

@@ -422,6 +422,34 @@ gs_status gs_keyset_set_exact3p(gs_keyset *ks, const gs_patset *ps, uint32_t exa
     return GS_OK;
 }
 
+gs_status gs_keyset_set_bulges(gs_keyset *ks, const gs_patset *ps, uint32_t bulges,
+                               gs_error *err)
+{
+    if (bulges == 0)
+        return GS_OK;
+    if (ks->mode != GS_MATCH_MISMATCHES)
+        return gs_fail(err, GS_EUSAGE, "--max-bulges goes with --max-mismatches");
+    const char *path = ps->path ? ps->path : "patterns";
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        const gs_pattern *pat = &ps->v[ks->outputs[ks->out_off[k]] >> 1];
+        if (gs_key_k(ks, k) + bulges > 15) /* a distance is 4 bits (hit keys, counters) */
+            return gs_fail(err, GS_EUSAGE, "K = %u mismatches plus %u bulges is over 15 (%s:%u)",
+                           gs_key_k(ks, k), bulges, path, pat->line);
+        if (gs_key_k(ks, k) + bulges >= pat->len)
+            return gs_fail(err, GS_EUSAGE,
+                           "K = %u mismatches and %u bulges must be below the length of every "
+                           "pattern; %s has %u (%s:%u)",
+                           gs_key_k(ks, k), bulges, pat->name, pat->len, path, pat->line);
+    }
+    for (uint32_t k = 0; ks->key_k && k < ks->n_keys; k++)
+        ks->key_k[k] = (uint8_t)(ks->key_k[k] + bulges);
+    ks->mode = GS_MATCH_EDITS;
+    ks->bulges = bulges;
+    ks->max_dist += bulges;
+    ks->span = ks->max_len + ks->max_dist;
+    return GS_OK;
+}
+
 void gs_keyset_free(gs_keyset *ks)
 {
     free(ks->zone);

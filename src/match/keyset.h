@@ -47,6 +47,11 @@ typedef struct gs_keyset {
      * (then max_dist is the largest), or NULL: max_dist for every key. A
      * key's hits are its ends (starts) whose distance is within its K. */
     uint8_t *key_k;
+    /* --max-bulges B (0: none): keys of --max-mismatches K searched as edit
+     * keys of K + B (mode, max_dist, key_k and span say so); an end is a hit
+     * when an alignment within K mismatches and B bulge residues ends there
+     * (bulge.h). A key's mismatch budget is gs_key_k - bulges. */
+    uint32_t bulges;
 } gs_keyset;
 
 /* K of key k. */
@@ -96,6 +101,11 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
  * the pattern is the whole pattern. GS_ESYS when out of memory. */
 gs_status gs_keyset_set_exact3p(gs_keyset *ks, const gs_patset *ps, uint32_t exact3p,
                                 gs_error *err);
+/* --max-bulges: turn a --max-mismatches keyset into edit keys of K + B
+ * whose ends bulge.h then settles (see bulges above). K + B must be below
+ * every pattern's length (GS_EUSAGE naming the pattern otherwise). */
+gs_status gs_keyset_set_bulges(gs_keyset *ks, const gs_patset *ps, uint32_t bulges,
+                               gs_error *err);
 void gs_keyset_free(gs_keyset *ks);
 
 /* counts[p * n_strands + s] += key_counts[k] for every output of every key. */

@@ -77,6 +77,8 @@ static gs_status setup(gs_job *j, gs_error *err)
         st = gs_keyset_build_approx(&j->ps, o->both_strands, o->match, o->max_dist, &j->ks, err);
         if (st == GS_OK)
             st = gs_keyset_set_exact3p(&j->ks, &j->ps, o->exact3p, err);
+        if (st == GS_OK)
+            st = gs_keyset_set_bulges(&j->ks, &j->ps, o->bulges, err);
     } else if (st == GS_OK)
         st = gs_keyset_build(&j->ps, o->alphabet, o->both_strands, o->max_expansions, &j->ks, err);
     if (st != GS_OK)

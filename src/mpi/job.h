@@ -51,6 +51,7 @@ typedef struct gs_scan_opts {
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
     uint32_t exact3p;        /* --exact-3p: 3'-most residues that align without edit */
+    uint32_t bulges;         /* --max-bulges: bulge residues beside the mismatches */
     int best_per_site;       /* --best-per-site */
     int circular;            /* --circular: every record is circular */
     gs_tally_unit tally;     /* --tally: hits counted per record, file or sample */

@@ -1,8 +1,9 @@
 /* align.c - an approximate hit as an aligned target and a CIGAR (align.h).
  *
  * Edits: the full (m + 1) x (n + 1) table of edit distances between
- * prefixes, then one walk back from the corner. Hits are short (a pattern
- * plus K), so the table is small; it is kept between hits.
+ * prefixes, then one walk back from the corner; bulges: the same with a
+ * third index, the bulge residues used. Hits are short (a pattern plus K),
+ * so the table is small; it is kept between hits.
  */
 #include "align.h"
 
@@ -79,32 +80,113 @@ static size_t walk_back(const uint32_t *d, const uint8_t *p, size_t m, const cha
     return k;
 }
 
+/* Bulges: D(i, j, b) = the fewest mismatches of p[0, i) against t[0, j)
+ * with b bulge residues (UINT32_MAX: none), B + 1 cells a pair. */
+static void fill_bulges(uint32_t *d, const uint8_t *p, size_t m, const char *t, size_t n,
+                        uint32_t B)
+{
+#define D(i, j, b) d[((i) * (n + 1) + (j)) * (B + 1) + (b)]
+    for (size_t i = 0; i <= m; i++)
+        for (size_t j = 0; j <= n; j++)
+            for (uint32_t b = 0; b <= B; b++) {
+                uint32_t v = i == 0 && j == 0 && b == 0 ? 0 : UINT32_MAX;
+                if (i > 0 && j > 0 && D(i - 1, j - 1, b) != UINT32_MAX) {
+                    uint32_t x = D(i - 1, j - 1, b) + !gs_iupac_matches(p[i - 1], t[j - 1]);
+                    v = x < v ? x : v;
+                }
+                if (i > 0 && b > 0 && D(i - 1, j, b - 1) < v)
+                    v = D(i - 1, j, b - 1);
+                if (j > 0 && b > 0 && D(i, j - 1, b - 1) < v)
+                    v = D(i, j - 1, b - 1);
+                D(i, j, b) = v;
+            }
+}
+
+/* The walk back through fill_bulges' table from (m, n, b): as walk_back. */
+static size_t walk_back_bulges(const uint32_t *d, const uint8_t *p, size_t m, const char *t,
+                               size_t n, uint32_t B, uint32_t b, col *cols)
+{
+    size_t i = m, j = n, k = m + n;
+    while (i > 0 || j > 0) {
+        uint32_t here = D(i, j, b);
+        if (i > 0 && j > 0) {
+            int eq = gs_iupac_matches(p[i - 1], t[j - 1]);
+            if (D(i - 1, j - 1, b) != UINT32_MAX && here == D(i - 1, j - 1, b) + (eq ? 0u : 1u)) {
+                cols[--k] = (col){eq ? '=' : 'X', show(t[j - 1], eq)};
+                i--, j--;
+                continue;
+            }
+        }
+        if (i > 0 && b > 0 && here == D(i - 1, j, b - 1)) {
+            cols[--k] = (col){'I', '-'};
+            i--, b--;
+            continue;
+        }
+        cols[--k] = (col){'D', show(t[j - 1], 0)};
+        j--, b--;
+    }
+    return k;
+#undef D
+}
+
+/* The table of need cells, kept in a. */
+static uint32_t *table(gs_aligner *a, size_t need)
+{
+    if (need > a->cap) {
+        uint32_t *g = realloc(a->d, need * sizeof *g);
+        if (g == NULL)
+            return NULL;
+        a->d = g;
+        a->cap = need;
+    }
+    return a->d;
+}
+
 gs_status gs_align_show(gs_aligner *a, const uint8_t *p, size_t m, const char *t, size_t n,
-                        int edits, char *shown, char *cigar, uint32_t *dist, gs_error *err)
+                        const gs_align_mode *mode, char *shown, char *cigar, uint32_t *dist,
+                        gs_error *err)
 {
     col *cols = malloc((m + n + 1) * sizeof *cols);
     if (cols == NULL)
         return gs_fail(err, GS_ESYS, "out of memory (aligning a hit)");
     size_t first = 0, k = 0;
+    const uint32_t B = mode->bulges;
     *dist = 0;
-    if (!edits) {
+    if (B) {
+        uint32_t *d = table(a, (m + 1) * (n + 1) * (B + 1)), best = 0, total = UINT32_MAX;
+        if (d == NULL) {
+            free(cols);
+            return gs_fail(err, GS_ESYS, "out of memory (aligning a hit)");
+        }
+        fill_bulges(d, p, m, t, n, B);
+        const uint32_t *end = d + (m * (n + 1) + n) * (B + 1);
+        for (uint32_t b = 0; b <= B; b++) /* the hit's distance, the most bulges */
+            if (end[b] != UINT32_MAX && (end[b] + b == mode->dist ||
+                                         (total != mode->dist && end[b] + b <= total))) {
+                best = b;
+                total = end[b] + b;
+            }
+        if (total == UINT32_MAX) { /* no alignment within B: shown position by position */
+            free(cols);
+            gs_align_mode h = {0, 0, 0};
+            return gs_align_show(a, p, m, t, n, &h, shown, cigar, dist, err);
+        }
+        *dist = total;
+        first = walk_back_bulges(d, p, m, t, n, B, best, cols);
+        k = m + n;
+    } else if (!mode->edits) {
         for (size_t i = 0; i < m && i < n; i++) {
             int eq = gs_iupac_matches(p[i], t[i]);
             cols[k++] = (col){eq ? '=' : 'X', show(t[i], eq)};
             *dist += !eq;
         }
     } else {
-        const size_t w = n + 1, need = (m + 1) * w;
-        if (need > a->cap) {
-            uint32_t *g = realloc(a->d, need * sizeof *g);
-            if (g == NULL) {
-                free(cols);
-                return gs_fail(err, GS_ESYS, "out of memory (aligning a hit)");
-            }
-            a->d = g;
-            a->cap = need;
+        const size_t w = n + 1;
+        uint32_t *d = table(a, (m + 1) * w);
+        if (d == NULL) {
+            free(cols);
+            return gs_fail(err, GS_ESYS, "out of memory (aligning a hit)");
         }
-        uint32_t *d = a->d;
         for (size_t j = 0; j <= n; j++)
             d[j] = (uint32_t)j;
         for (size_t i = 1; i <= m; i++) {

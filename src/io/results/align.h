@@ -26,15 +26,26 @@ typedef struct gs_aligner {
     size_t cap;
 } gs_aligner;
 
-/* Align pattern p[0, m) to target t[0, n): edits = 0 compares position by
- * position (n == m, Hamming), else the alignment of least edit distance
- * (ties: a match or mismatch before a gap in the target before a gap in the
- * pattern, from the end). Writes the shown target into shown (at most
- * m + n + 1 bytes with its NUL) and the CIGAR into cigar (at most
- * 4 * (m + n) + 1 bytes), and the distance into *dist. GS_ESYS when out of
- * memory. */
+/* How the hit was found: position by position (edits 0, bulges 0), with
+ * edits (edits 1), or with mismatches and at most bulges bulge residues
+ * (--max-bulges), the hit's distance being dist. */
+typedef struct gs_align_mode {
+    int edits;
+    uint32_t bulges, dist;
+} gs_align_mode;
+
+/* Align pattern p[0, m) to target t[0, n): position by position (n == m,
+ * Hamming), the alignment of least edit distance, or with bulges the one of
+ * at most that many bulge residues whose distance is the hit's and whose
+ * mismatches are the fewest (so it keeps within the hit's mismatch budget,
+ * whatever it was; the least distance within B when none has the hit's).
+ * Ties: a match or mismatch before a gap in the target before a gap in the
+ * pattern, from the end. Writes the shown target into shown (at most m + n
+ * + 1 bytes with its NUL) and the CIGAR into cigar (at most 4 * (m + n) + 1
+ * bytes), and the distance into *dist. GS_ESYS when out of memory. */
 gs_status gs_align_show(gs_aligner *a, const uint8_t *p, size_t m, const char *t, size_t n,
-                        int edits, char *shown, char *cigar, uint32_t *dist, gs_error *err);
+                        const gs_align_mode *mode, char *shown, char *cigar, uint32_t *dist,
+                        gs_error *err);
 void gs_aligner_free(gs_aligner *a);
 
 /* Whether target residue c (any case) matches IUPAC pattern code q. */

@@ -41,6 +41,7 @@ typedef struct exporter {
     char *pseqs;             /* --aligned: the patterns' sequences, whole */
     size_t sstride;
     int edits;               /* the file's match mode is edits */
+    uint32_t bulges;         /* its max_bulges (0 without) */
     gs_text_align al;
 } exporter;
 
@@ -155,6 +156,10 @@ static gs_status begin_aligned(exporter *x, gs_error *err)
         return gs_fail(err, GS_EUSAGE, "--aligned shows DNA alignments, and %s holds bytes (gscan export)",
                        f->s.path);
     x->edits = !strcmp(mode, "edits");
+    if (gs_h5_attr_exists(f, "max_bulges"))
+        x->bulges = (uint32_t)gs_h5_attr_int(f, "max_bulges", err);
+    if (err->code != GS_OK)
+        return err->code;
     if (f->s.n_pat &&
         (x->pseqs = gs_h5_strings(f, "/patterns/sequence", 0, f->s.n_pat, &x->sstride, err)) ==
             NULL)
@@ -198,7 +203,7 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
                            at + i, pat, rec, strand, f->s.path);
         gs_text_hit t = {x->rnames + (size_t)rec * x->rstride, x->pnames + (size_t)pat * x->pstride,
                          h->start[i], h->end ? h->end[i] : h->start[i] + x->plen[pat], strand,
-                         NULL, h->dist ? h->dist[i] : -1, NULL, NULL, NULL};
+                         NULL, h->dist ? h->dist[i] : -1, NULL, NULL, NULL, 0, 0};
         if (x->seq) { /* an edits hit may be longer than its pattern */
             if (t.end < t.start || room(&x->seq, &x->seq_cap, t.end - t.start + 1, "--seq", err)
                                        != GS_OK)
@@ -211,7 +216,7 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
             t.seq = x->seq;
             const char *p = x->pseqs ? x->pseqs + (size_t)pat * x->sstride : NULL;
             t.pattern_seq = p;
-            if (p && gs_text_hit_align(&x->al, &t, (const uint8_t *)p, strlen(p), x->edits, err)
+            if (p && gs_text_hit_align(&x->al, &t, (const uint8_t *)p, strlen(p), x->edits, x->bulges, err)
                          != GS_OK)
                 return err->code;
         }

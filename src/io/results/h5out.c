@@ -56,6 +56,7 @@ typedef struct wmeta {
     uint64_t blob_len;                         /* bytes of the string blob */
     int32_t n_strands, with_hits, n_ranks, n_gpus;
     int32_t approx, max_dist, best_per_site; /* approx: /hits/distance and /hits/end */
+    int32_t max_bulges;
     int32_t circular;                        /* the attribute only when 1 */
     gs_h5w_tally_meta tally;                  /* --tally (h5_tally.c) */
     gs_h5w_amp_meta amp;                      /* gscan pcr (h5_amplicons.c) */
@@ -215,6 +216,7 @@ static gs_status prepare(wctx *w, const gs_result *res, wmeta *m, char **blob, c
     m->n_gpus = res->info.n_gpus;
     m->approx = res->info.match != NULL && strcmp(res->info.match, "exact") != 0;
     m->max_dist = res->info.max_dist;
+    m->max_bulges = res->info.max_bulges;
     m->best_per_site = res->info.best_per_site;
     m->circular = res->info.circular;
     if (m->n_strands != 1 && m->n_strands != 2)
@@ -377,6 +379,8 @@ static gs_status write_attrs(wctx *w, const wmeta *m, const char *const *s)
     if (w->e.code == GS_OK && gs_h5w_attr_str(w, "match_mode", s[B_MATCH]) == GS_OK &&
         gs_h5w_attr_int(w, "max_distance", m->max_dist) == GS_OK)
         gs_h5w_attr_int(w, "best_per_site", m->best_per_site);
+    if (w->e.code == GS_OK && m->max_bulges)
+        gs_h5w_attr_int(w, "max_bulges", m->max_bulges);
     if (w->e.code == GS_OK && m->circular)
         gs_h5w_attr_int(w, "circular", 1);
     return gs_h5w_agree(w);

@@ -44,17 +44,26 @@ size_t gs_text_hit_row_max(const gs_text_hit *h)
 }
 
 gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, size_t m,
-                            int edits, gs_error *err)
+                            int edits, uint32_t bulges, gs_error *err)
 {
     size_t n = strlen(t->seq), need = m + n + 1;
     if (gs_grow(&x->shown, &x->cap, need - 1, 1, 64) != GS_OK ||
         gs_grow(&x->cigar, &x->cigar_cap, 4 * need - 1, 1, 256) != GS_OK)
         return gs_fail(err, GS_ESYS, "out of memory (the aligned columns)");
     uint32_t dist;
-    if (gs_align_show(&x->a, p, m, t->seq, n, edits, x->shown, x->cigar, &dist, err) != GS_OK)
+    const gs_align_mode mode = {edits, bulges, t->distance > 0 ? (uint32_t)t->distance : 0};
+    if (gs_align_show(&x->a, p, m, t->seq, n, &mode, x->shown, x->cigar, &dist, err) != GS_OK)
         return err->code;
     t->aligned = x->shown;
     t->cigar = x->cigar;
+    t->with_bulges = bulges > 0;
+    t->bulges = 0;
+    for (const char *c = x->cigar; bulges && *c;) { /* I and D columns */
+        char *op;
+        unsigned long len = strtoul(c, &op, 10);
+        t->bulges += *op == 'I' || *op == 'D' ? (uint32_t)len : 0;
+        c = op + 1;
+    }
     return GS_OK;
 }
 
@@ -89,7 +98,8 @@ static char *put_str(char *p, const char *s)
 
 /* Cas-OFFinder's row: pattern sequence, record, 0-based start, the target
  * on the pattern's strand (mismatches lowercase, - where it lacks a
- * residue), strand, mismatches (edits). */
+ * residue), strand, mismatches (edits); under --max-bulges the mismatches
+ * alone, then the bulge residues. */
 static size_t cas_row(char *buf, const gs_text_hit *h)
 {
     char *p = put_str(buf, h->pattern_seq ? h->pattern_seq : h->pattern);
@@ -102,7 +112,12 @@ static size_t cas_row(char *buf, const gs_text_hit *h)
     *p++ = '\t';
     *p++ = h->strand > 0 ? '+' : '-';
     *p++ = '\t';
-    p = put_u64(p, h->distance > 0 ? (uint64_t)h->distance : 0);
+    uint64_t d = h->distance > 0 ? (uint64_t)h->distance : 0;
+    p = put_u64(p, h->with_bulges ? d - h->bulges : d);
+    if (h->with_bulges) {
+        *p++ = '\t';
+        p = put_u64(p, h->bulges);
+    }
     *p++ = '\n';
     return (size_t)(p - buf);
 }
@@ -219,7 +234,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
         }
         gs_text_hit t = {lay->rec[h->record].name, ps->v[h->pattern].name, h->start,
                          approx ? h->end : h->start + ps->v[h->pattern].len, h->strand, NULL,
-                         approx ? h->distance : -1, NULL, NULL, ps->v[h->pattern].text};
+                         approx ? h->distance : -1, NULL, NULL, ps->v[h->pattern].text, 0, 0};
         if (res->seq) {
             if (t.end - t.start + 1 > seq_cap) {
                 char *b = gs_realloc(seq, t.end - t.start + 1, err, "matched sequence");
@@ -231,8 +246,9 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
             if (gs_hit_seq_get(res->seq, h->record, t.start, t.end, h->strand, seq, err) != GS_OK)
                 break;
             t.seq = seq;
-            if (res->aligned && gs_text_hit_align(&al, &t, ps->v[h->pattern].bytes,
-                                                  ps->v[h->pattern].len, edits, err) != GS_OK)
+            if (res->aligned &&
+                gs_text_hit_align(&al, &t, ps->v[h->pattern].bytes, ps->v[h->pattern].len, edits,
+                                  (uint32_t)res->info.max_bulges, err) != GS_OK)
                 break;
         }
         size_t need = gs_text_hit_row_max(&t);

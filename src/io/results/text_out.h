@@ -26,7 +26,8 @@
 
 /* TSV (a header, gscan's columns), BED6, or Cas-OFFinder's off-target rows
  * (pattern sequence, record, start, aligned target, strand, mismatches; no
- * header: the columns of Cas-OFFinder 2.4, docs/usage.md). */
+ * header: the columns of Cas-OFFinder 2.4, and with --max-bulges a seventh,
+ * the bulge size, docs/usage.md). */
 typedef enum gs_text_format { GS_TEXT_TSV, GS_TEXT_BED, GS_TEXT_CAS } gs_text_format;
 
 /* One hit as its text row needs it; names are NUL-terminated. */
@@ -40,6 +41,10 @@ typedef struct gs_text_hit {
     const char *aligned; /* --aligned: the target aligned to the pattern and */
     const char *cigar;   /* its CIGAR (align.h), two last columns; or NULL */
     const char *pattern_seq; /* GS_TEXT_CAS: the pattern's sequence (its first column) */
+    /* --max-bulges (set by gs_text_hit_align): cas rows give the mismatches
+     * and the bulge residues apart, as Cas-OFFinder 3 does */
+    int with_bulges;
+    uint32_t bulges;
 } gs_text_hit;
 
 /* --aligned: the buffers of a writer's aligned columns. */
@@ -50,9 +55,10 @@ typedef struct gs_text_align {
 } gs_text_align;
 /* Set t->aligned and t->cigar from t->seq (the hit's residues on the
  * pattern's strand) and pattern p[0, m) (IUPAC, any case); edits: the
- * alignment of --max-edits, else position by position. */
+ * alignment of --max-edits, bulges: of --max-bulges (at t->distance), else
+ * position by position (align.h). */
 gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, size_t m,
-                            int edits, gs_error *err);
+                            int edits, uint32_t bulges, gs_error *err);
 void gs_text_align_free(gs_text_align *x);
 
 /* "tsv" / "bed" / "cas" into *f; anything else GS_EUSAGE naming it. */
