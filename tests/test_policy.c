@@ -2,9 +2,11 @@
  * branch by branch, without MPI or files: how a file is read, whether an
  * index is used, built or skipped, the mode, readers, threads, block size,
  * device and engine, the --verify reference and the gather rule. */
+#define _GNU_SOURCE /* CPU_COUNT (mpi/host.h) */
 #include <string.h>
 
 #include "match/keyset.h"
+#include "mpi/host.h"
 #include "mpi/policy.h"
 #include "testlib.h"
 
@@ -211,6 +213,28 @@ static void test_machine(void)
     CHECK(gs_policy_block_memory(16 << 20, 16 << 20, 1 << 20, 2) == 16 << 20);
     CHECK(gs_policy_threads(0, 4, 4) == 1);
     CHECK(gs_policy_threads(0, -1, 1) == 1); /* cores unknown */
+
+    /* host.numa: two GPU ranks on a node keep to their GPUs' nodes; one
+     * rank alone, a rank without a GPU, a node with a CPU rank among GPU
+     * ranks, an unknown node, or too few cores there: no binding */
+    CHECK(gs_policy_numa_bind(0, 1, 2, 2, 16, 1, 1) == 1);
+    CHECK(gs_policy_numa_bind(0, 0, 8, 8, 16, 4, 1) == 1);
+    CHECK(gs_policy_numa_bind(0, 0, 2, 2, 16, 2, 0) == 0); /* both GPUs on one socket */
+    CHECK(gs_policy_numa_bind(1, 0, 2, 2, 16, 2, 0) == 1);
+    CHECK(gs_policy_numa_bind(0, 1, 1, 1, 16, 1, 1) == 0);
+    CHECK(gs_policy_numa_bind(1, 1, 1, 1, 16, 1, 0) == 1);
+    CHECK(gs_policy_numa_bind(0, -1, 2, 0, 0, 2, 0) == 0);
+    CHECK(gs_policy_numa_bind(0, 1, 3, 2, 16, 1, 1) == 0);
+    CHECK(gs_policy_numa_bind(1, 1, 2, 2, 1, 2, 1) == 0);
+    CHECK(gs_policy_numa_bind(-1, 1, 2, 2, 16, 1, 1) == 0);
+    /* sysfs cpulists */
+    cpu_set_t set;
+    CHECK(gs_cpulist_parse("0-3,8,10-11\n", &set) == 0 && CPU_COUNT(&set) == 7 &&
+          CPU_ISSET(8, &set) && CPU_ISSET(11, &set) && !CPU_ISSET(4, &set));
+    CHECK(gs_cpulist_parse("", &set) == 0 && CPU_COUNT(&set) == 0);
+    CHECK(gs_cpulist_parse("3-1", &set) == -1);
+    CHECK(gs_cpulist_parse("0-3;5", &set) == -1);
+    CHECK(gs_cpulist_parse("x", &set) == -1);
 
     CHECK_EQ_U64(gs_policy_block(1000, 1), 1000);
     CHECK_EQ_U64(gs_policy_block(0, 1), GS_BLOCK_GPU);

@@ -57,6 +57,8 @@ static const knob knobs[] = {
      "least parts of the GPU's partitioned AC (0: 2)"},
     {"gpu.ac.compact", KNOB_INT, offsetof(gs_tune, gpu_ac_compact), -1, 1,
      "GPU AC compact kernel: -1 never, 0 or 1 where it fits (default)"},
+    {"host.numa", KNOB_INT, offsetof(gs_tune, host_numa), -1, 1,
+     "a GPU rank's threads on its GPU's NUMA node: -1 never, 0 with 2+ GPU ranks a node, 1 always"},
 };
 enum { N_KNOBS = sizeof knobs / sizeof *knobs };
 

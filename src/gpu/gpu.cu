@@ -46,6 +46,7 @@
  * printed.
  */
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <new>
 
@@ -84,6 +85,17 @@ int gs_gpu_device_count(void)
         return 0;
     }
     return n;
+}
+
+int gs_gpu_bus_id(int device, char *id, size_t cap)
+{
+    if (cap < 2 || cudaDeviceGetPCIBusId(id, (int)cap, device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    for (char *c = id; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    return 0;
 }
 
 void gs_gpu_warm(int device)

@@ -30,6 +30,10 @@
 /* Number of visible CUDA devices; 0 without a CUDA build or without a device. */
 int gs_gpu_device_count(void);
 
+/* The PCI bus id of a device ("0000:3b:00.0", lowercase as sysfs names
+ * it) into id (cap bytes): 0, or -1 without one. */
+int gs_gpu_bus_id(int device, char *id, size_t cap);
+
 /* The device of the rank that is local_rank-th on its node, of n_devices
  * visible ones, -1 for none: the one rule that both the start-up warm-up
  * (main) and the job use, so that the context warmed is the one used. */

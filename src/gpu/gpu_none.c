@@ -5,6 +5,12 @@ int gs_gpu_device_count(void) { return 0; }
 
 void gs_gpu_warm(int device) { (void)device; }
 
+int gs_gpu_bus_id(int device, char *id, size_t cap)
+{
+    (void)device; (void)id; (void)cap;
+    return -1;
+}
+
 gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **g, gs_error *err)
 {
     (void)a; (void)ks;

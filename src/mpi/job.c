@@ -20,6 +20,7 @@
 #include "gpu/gpu.h"
 #include "io/seq/patterns.h"
 #include "match/sites.h"
+#include "host.h"
 #include "mode.h"
 #include "tally.h"
 
@@ -38,7 +39,15 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     j->gpu_device = ndev ? gs_gpu_for_rank(local_rank, ndev) : 0;
     int mine = j->use_gpu && local_rank < ndev;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
-    j->threads = gs_policy_threads(o->threads, sysconf(_SC_NPROCESSORS_ONLN), local_size);
+    gs_host_share share;
+    gs_host_share_take(j->comm, mine ? j->gpu_device : -1, o->tune.host_numa, o->threads, &share);
+    j->threads = share.threads;
+    char where[40] = "";
+    if (share.numa_node >= 0)
+        snprintf(where, sizeof where, " on NUMA node %d", share.numa_node);
+    if (o->tune.debug & GS_DEBUG_TIME)
+        fprintf(stderr, "gscan: rank %d: %d threads, a share of %ld cores%s\n", j->rank,
+                share.threads, share.cores, where);
     j->block = (size_t)gs_policy_block(o->block, j->use_gpu);
     j->max_memory = gs_policy_max_memory(o->max_memory, &o->node_memory, local_size);
     if ((o->report_hits || o->match != GS_MATCH_EXACT) && !j->use_gpu) /* hits may spill */

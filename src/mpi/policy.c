@@ -95,6 +95,14 @@ int gs_policy_threads(int asked, long cores, int ranks_on_node)
     return cores > ranks_on_node ? (int)(cores / ranks_on_node) : 1;
 }
 
+int gs_policy_numa_bind(int mode, int gpu_node, int ranks_on_node, int gpu_ranks,
+                        long node_cores, int sharing, int covered)
+{
+    if (mode < 0 || gpu_node < 0 || sharing < 1 || node_cores < sharing)
+        return 0;
+    return mode > 0 || (ranks_on_node >= 2 && gpu_ranks == ranks_on_node && covered);
+}
+
 uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ranks_on_node)
 {
     if (asked)

@@ -147,6 +147,18 @@ int gs_policy_laid_readers(int asked, int threads);
  * the node, at least 1. */
 int gs_policy_threads(int asked, long cores, int ranks_on_node);
 
+/* Whether a rank keeps its threads (and so its pinned memory, first
+ * touched by them) on its GPU's NUMA node: host.numa (mode) -1 never, 1
+ * whenever the GPU's node is known, 0 (the default) when moreover every
+ * rank of the node has a GPU, there are two or more, and every NUMA node
+ * with cores for the job has one of their GPUs (covered): one rank alone
+ * may use the whole host's memory bandwidth, ranks side by side each their
+ * socket's, and no socket's cores are left idle. The cores of the GPU's
+ * node that the job may use (node_cores) must be at least the ranks that
+ * share it (sharing). */
+int gs_policy_numa_bind(int mode, int gpu_node, int ranks_on_node, int gpu_ranks,
+                        long node_cores, int sharing, int covered);
+
 /* What bounds a node's memory, each 0 when unknown or unlimited (read in
  * src/cli/memory.c). */
 typedef struct gs_memory_limits {
