@@ -125,6 +125,7 @@ done
 
 # ---- (2) a real genome: the reference engine, and what each row says ---
 zcat "$root/data/cache/lambda_virus.fa.gz" > lambda.fa
+"$GSCAN" index lambda.fa # gscan export reads the hits' residues through it
 python3 - <<'EOF'
 import random
 s = ''.join(l.strip() for l in open('lambda.fa') if not l.startswith('>')).upper()
@@ -197,6 +198,11 @@ for kb in "0 1" "1 1" "2 2"; do
   [ "$(wc -l < cas.txt)" = "$(grep -vc ^record al.tsv)" ] || fail "lambda K=$1 B=$2: -O cas rows counted"
   awk -F'\t' -v B="$2" -v K="$1" 'NF != 7 || $6 > K || $7 > B { bad++ } END { exit bad > 0 || NR == 0 }' cas.txt ||
     fail "lambda K=$1 B=$2: -O cas rows"
+  # the result file says the budgets, and its export draws the same rows
+  "$GSCAN" scan "${opts[@]}" -d "$DEV" --report hits -o r.h5 lambda.fa
+  "$GSCAN" info r.h5 > info.txt
+  grep -q "mismatches, K = $1, bulges B = $2" info.txt || fail "lambda K=$1 B=$2: gscan info"
+  "$GSCAN" export r.h5 -O cas -o - | sort | cmp -s - <(sort cas.txt) || fail "lambda K=$1 B=$2: export -O cas"
 done
 echo "bulges.sh ($DEV): $fails failures"
 [ $fails = 0 ]
