@@ -9,7 +9,8 @@
  * distance; the shown target, read without its '-', is the target, uppercase
  * exactly at '=' columns. A few hand-made cases pin the tie rule. Under
  * --max-bulges the alignment shown has the hit's distance, at most B bulge
- * residues and the most of them, against a recursion of its own.
+ * residues and the most of them, against a recursion of its own; with a
+ * zone (--exact-3p) the least distance that keeps it, drawn keeping it.
  */
 #include "io/results/align.h"
 #include "testlib.h"
@@ -104,7 +105,7 @@ static void test_random(void)
             n = m;
         gs_error err = {0};
         uint32_t dist;
-        const gs_align_mode mode = {edits, 0, 0};
+        const gs_align_mode mode = {edits, 0, 0, 0};
         CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, &err) ==
               GS_OK);
         size_t want = 0;
@@ -127,7 +128,7 @@ static void expect(const char *p, const char *t, int edits, const char *shown, c
     gs_error err = {0};
     char s[256], c[256];
     uint32_t d;
-    const gs_align_mode mode = {edits > 0, edits < 0 ? (uint32_t)-edits : 0, dist};
+    const gs_align_mode mode = {edits > 0, edits < 0 ? (uint32_t)-edits : 0, dist, 0};
     CHECK(gs_align_show(&a, (const uint8_t *)p, strlen(p), t, strlen(t), &mode, s, c, &d, &err) ==
           GS_OK);
     if (strcmp(s, shown) || strcmp(c, cigar) || d != dist) {
@@ -218,7 +219,7 @@ static void test_bulges(void)
                 wb = b;
         gs_error err = {0};
         uint32_t dist;
-        const gs_align_mode mode = {0, B, d};
+        const gs_align_mode mode = {0, B, d, 0};
         CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, &err) ==
               GS_OK);
         CHECK(dist == want);
@@ -235,10 +236,102 @@ static void test_bulges(void)
     gs_aligner_free(&a);
 }
 
+/* --exact-3p in the drawing: the fewest mismatches of p[0, i) against
+ * t[0, j) with b gaps when the last z pattern positions must be matched
+ * columns with no target residue after the first of them, as a table
+ * filled from the definition (UINT32_MAX: none). */
+enum { ZM = 14, ZN = 32, ZB = 24 };
+static uint32_t zt[ZM + 1][ZN + 1][ZB + 1];
+static void zone_table(const char *p, size_t m, const char *t, size_t n, size_t z)
+{
+    for (size_t i = 0; i <= m; i++)
+        for (size_t j = 0; j <= n; j++)
+            for (size_t b = 0; b <= ZB; b++) {
+                uint32_t v = i == 0 && j == 0 && b == 0 ? 0 : UINT32_MAX;
+                int in_zone = i > 0 && i - 1 + z >= m; /* p[i - 1] is a zone position */
+                if (i && j && zt[i - 1][j - 1][b] != UINT32_MAX) {
+                    int eq = gs_iupac_matches((uint8_t)p[i - 1], t[j - 1]);
+                    if (eq || !in_zone)
+                        v = zt[i - 1][j - 1][b] + !eq < v ? zt[i - 1][j - 1][b] + !eq : v;
+                }
+                if (i && b && !in_zone && zt[i - 1][j][b - 1] < v)
+                    v = zt[i - 1][j][b - 1];
+                if (j && b && !(z && i + z > m) && zt[i][j - 1][b - 1] < v)
+                    v = zt[i][j - 1][b - 1]; /* t[j - 1] after p[i - 1]: not after a zone one */
+                zt[i][j][b] = v;
+            }
+}
+
+/* Whether a drawing keeps the zone: its last z pattern columns are '=', and
+ * no D follows the first of them. */
+static int keeps_zone(const char *cigar, size_t m, size_t z)
+{
+    size_t used = 0;
+    for (const char *c = cigar; *c;) {
+        char *e;
+        unsigned long len = strtoul(c, &e, 10);
+        for (unsigned long r = 0; r < len; r++) {
+            if (*e == 'D' ? used > m - z : used >= m - z && *e != '=')
+                return 0; /* a D at m - z stands before the zone */
+            used += *e != 'D';
+        }
+        c = e + 1;
+    }
+    return 1;
+}
+
+/* Random hits drawn with a zone (edits, and bulges): the distance is the
+ * least that keeps the zone (within B bulges), and the drawing keeps it. */
+static void test_zone(void)
+{
+    static const char codes[] = "ACGTACGTRN";
+    static const char bases[] = "ACGTacgtN";
+    uint64_t rng = 33;
+    gs_aligner a = {0};
+    for (int round = 0; round < 3000; round++) {
+        size_t m = 5 + gs_test_below(&rng, ZM - 4), z = 1 + gs_test_below(&rng, 4), n = 0;
+        uint32_t B = (uint32_t)gs_test_below(&rng, 4); /* 0: edits */
+        char p[ZM + 1], t[ZN + 1], shown[64], cigar[256];
+        for (size_t i = 0; i < m; i++)
+            p[i] = codes[gs_test_below(&rng, sizeof codes - 1)];
+        const int spare = round % 2; /* every other round, changes in the zone too */
+        for (size_t i = 0; i < m && n + 2 <= ZN; i++) {
+            unsigned r = (unsigned)gs_test_below(&rng, 7);
+            int free_here = spare || i + z < m;
+            if (r == 0 && free_here)
+                continue;
+            if (r == 1 && free_here)
+                t[n++] = bases[gs_test_below(&rng, sizeof bases - 1)];
+            t[n++] = r == 2 && free_here ? bases[gs_test_below(&rng, sizeof bases - 1)]
+                                         : (strchr("ACGT", p[i]) ? p[i] : 'C');
+        }
+        zone_table(p, m, t, n, z);
+        uint32_t want = UINT32_MAX;
+        for (uint32_t b = 0; b <= (B ? B : ZB); b++)
+            if (zt[m][n][b] != UINT32_MAX && zt[m][n][b] + b < want)
+                want = zt[m][n][b] + b;
+        if (want == UINT32_MAX)
+            continue;
+        gs_error err = {0};
+        uint32_t dist;
+        const gs_align_mode mode = {B == 0, B, want, (uint32_t)z};
+        CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, &err) ==
+              GS_OK);
+        CHECK(dist == want);
+        check_consistent(p, m, t, n, shown, cigar, dist);
+        if (!keeps_zone(cigar, m, z)) {
+            fprintf(stderr, "zone %zu of %.*s vs %.*s: %s\n", z, (int)m, p, (int)n, t, cigar);
+            gs_test_failures++;
+        }
+    }
+    gs_aligner_free(&a);
+}
+
 int main(void)
 {
     test_cases();
     test_random();
     test_bulges();
+    test_zone();
     return gs_test_done("test_align");
 }

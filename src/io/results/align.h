@@ -28,10 +28,12 @@ typedef struct gs_aligner {
 
 /* How the hit was found: position by position (edits 0, bulges 0), with
  * edits (edits 1), or with mismatches and at most bulges bulge residues
- * (--max-bulges), the hit's distance being dist. */
+ * (--max-bulges), the hit's distance being dist; zone: --exact-3p's N (the
+ * pattern's last N positions drawn as matches, no gap in or after them;
+ * 0: none; over m: the whole pattern). */
 typedef struct gs_align_mode {
     int edits;
-    uint32_t bulges, dist;
+    uint32_t bulges, dist, zone;
 } gs_align_mode;
 
 /* Align pattern p[0, m) to target t[0, n): position by position (n == m,
@@ -39,8 +41,9 @@ typedef struct gs_align_mode {
  * at most that many bulge residues whose distance is the hit's and whose
  * mismatches are the fewest (so it keeps within the hit's mismatch budget,
  * whatever it was; the least distance within B when none has the hit's).
- * Ties: a match or mismatch before a gap in the target before a gap in the
- * pattern, from the end. Writes the shown target into shown (at most m + n
+ * With a zone, only alignments that keep it (drawn without it where none
+ * does, which a hit's own residues never need). Ties: a match or mismatch
+ * before a gap in the target before a gap in the pattern, from the end. Writes the shown target into shown (at most m + n
  * + 1 bytes with its NUL) and the CIGAR into cigar (at most 4 * (m + n) + 1
  * bytes), and the distance into *dist. GS_ESYS when out of memory. */
 gs_status gs_align_show(gs_aligner *a, const uint8_t *p, size_t m, const char *t, size_t n,

@@ -42,6 +42,7 @@ typedef struct exporter {
     size_t sstride;
     int edits;               /* the file's match mode is edits */
     uint32_t bulges;         /* its max_bulges (0 without) */
+    uint32_t zone;           /* its exact_3p (0 without) */
     gs_text_align al;
 } exporter;
 
@@ -158,6 +159,8 @@ static gs_status begin_aligned(exporter *x, gs_error *err)
     x->edits = !strcmp(mode, "edits");
     if (gs_h5_attr_exists(f, "max_bulges"))
         x->bulges = (uint32_t)gs_h5_attr_int(f, "max_bulges", err);
+    if (err->code == GS_OK && gs_h5_attr_exists(f, "exact_3p"))
+        x->zone = (uint32_t)gs_h5_attr_int(f, "exact_3p", err);
     if (err->code != GS_OK)
         return err->code;
     if (f->s.n_pat &&
@@ -216,7 +219,8 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
             t.seq = x->seq;
             const char *p = x->pseqs ? x->pseqs + (size_t)pat * x->sstride : NULL;
             t.pattern_seq = p;
-            if (p && gs_text_hit_align(&x->al, &t, (const uint8_t *)p, strlen(p), x->edits, x->bulges, err)
+            if (p && gs_text_hit_align(&x->al, &t, (const uint8_t *)p, strlen(p), x->edits, x->bulges,
+                                       x->zone, err)
                          != GS_OK)
                 return err->code;
         }

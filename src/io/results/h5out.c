@@ -56,7 +56,7 @@ typedef struct wmeta {
     uint64_t blob_len;                         /* bytes of the string blob */
     int32_t n_strands, with_hits, n_ranks, n_gpus;
     int32_t approx, max_dist, best_per_site; /* approx: /hits/distance and /hits/end */
-    int32_t max_bulges;
+    int32_t max_bulges, exact3p;
     int32_t circular;                        /* the attribute only when 1 */
     gs_h5w_tally_meta tally;                  /* --tally (h5_tally.c) */
     gs_h5w_amp_meta amp;                      /* gscan pcr (h5_amplicons.c) */
@@ -217,6 +217,7 @@ static gs_status prepare(wctx *w, const gs_result *res, wmeta *m, char **blob, c
     m->approx = res->info.match != NULL && strcmp(res->info.match, "exact") != 0;
     m->max_dist = res->info.max_dist;
     m->max_bulges = res->info.max_bulges;
+    m->exact3p = res->info.exact3p;
     m->best_per_site = res->info.best_per_site;
     m->circular = res->info.circular;
     if (m->n_strands != 1 && m->n_strands != 2)
@@ -381,6 +382,8 @@ static gs_status write_attrs(wctx *w, const wmeta *m, const char *const *s)
         gs_h5w_attr_int(w, "best_per_site", m->best_per_site);
     if (w->e.code == GS_OK && m->max_bulges)
         gs_h5w_attr_int(w, "max_bulges", m->max_bulges);
+    if (w->e.code == GS_OK && m->exact3p)
+        gs_h5w_attr_int(w, "exact_3p", m->exact3p);
     if (w->e.code == GS_OK && m->circular)
         gs_h5w_attr_int(w, "circular", 1);
     return gs_h5w_agree(w);

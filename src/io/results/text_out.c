@@ -44,14 +44,14 @@ size_t gs_text_hit_row_max(const gs_text_hit *h)
 }
 
 gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, size_t m,
-                            int edits, uint32_t bulges, gs_error *err)
+                            int edits, uint32_t bulges, uint32_t zone, gs_error *err)
 {
     size_t n = strlen(t->seq), need = m + n + 1;
     if (gs_grow(&x->shown, &x->cap, need - 1, 1, 64) != GS_OK ||
         gs_grow(&x->cigar, &x->cigar_cap, 4 * need - 1, 1, 256) != GS_OK)
         return gs_fail(err, GS_ESYS, "out of memory (the aligned columns)");
     uint32_t dist;
-    const gs_align_mode mode = {edits, bulges, t->distance > 0 ? (uint32_t)t->distance : 0};
+    const gs_align_mode mode = {edits, bulges, t->distance > 0 ? (uint32_t)t->distance : 0, zone};
     if (gs_align_show(&x->a, p, m, t->seq, n, &mode, x->shown, x->cigar, &dist, err) != GS_OK)
         return err->code;
     t->aligned = x->shown;
@@ -248,7 +248,10 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
             t.seq = seq;
             if (res->aligned &&
                 gs_text_hit_align(&al, &t, ps->v[h->pattern].bytes, ps->v[h->pattern].len, edits,
-                                  (uint32_t)res->info.max_bulges, err) != GS_OK)
+                                  (uint32_t)res->info.max_bulges,
+                                  ps->v[h->pattern].has_exact3p ? ps->v[h->pattern].exact3p
+                                                                : (uint32_t)res->info.exact3p,
+                                  err) != GS_OK)
                 break;
         }
         size_t need = gs_text_hit_row_max(&t);

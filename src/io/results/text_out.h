@@ -56,9 +56,9 @@ typedef struct gs_text_align {
 /* Set t->aligned and t->cigar from t->seq (the hit's residues on the
  * pattern's strand) and pattern p[0, m) (IUPAC, any case); edits: the
  * alignment of --max-edits, bulges: of --max-bulges (at t->distance), else
- * position by position (align.h). */
+ * position by position; zone: the pattern's --exact-3p (align.h). */
 gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, size_t m,
-                            int edits, uint32_t bulges, gs_error *err);
+                            int edits, uint32_t bulges, uint32_t zone, gs_error *err);
 void gs_text_align_free(gs_text_align *x);
 
 /* "tsv" / "bed" / "cas" into *f; anything else GS_EUSAGE naming it. */
