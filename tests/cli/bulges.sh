@@ -204,5 +204,16 @@ for kb in "0 1" "1 1" "2 2"; do
   grep -q "mismatches, K = $1, bulges B = $2" info.txt || fail "lambda K=$1 B=$2: gscan info"
   "$GSCAN" export r.h5 -O cas -o - | sort | cmp -s - <(sort cas.txt) || fail "lambda K=$1 B=$2: export -O cas"
 done
+# patterns with their own K (and one its own exact_3p): a pattern's K is its
+# mismatch budget, B the run's
+awk -F'\t' '{ printf "%s\t%s\t%d\t%s\n", $1, $2, NR % 3, NR == 2 ? 0 : "-" }' lg.pat > own.pat
+own=(-q --max-mismatches 1 --max-bulges 1 --exact-3p 3 -p own.pat -O tsv)
+"$GSCAN" scan "${own[@]}" -d cpu --verify -o own_ref.tsv lambda.fa 2> verify.txt || fail "own K --verify"
+grep -q "agree on every count and hit" verify.txt || fail "own K: --verify said $(cat verify.txt)"
+if [ "$DEV" = gpu ]; then
+  "$GSCAN" scan "${own[@]}" -d gpu --block-size 64 -o own_gpu.tsv lambda.fa
+  cmp -s <(cols own_ref.tsv) <(cols own_gpu.tsv) || fail "own K: GPU"
+fi
+echo "own K: $(grep -vc ^record own_ref.tsv) hits"
 echo "bulges.sh ($DEV): $fails failures"
 [ $fails = 0 ]
