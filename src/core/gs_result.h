@@ -40,6 +40,7 @@ typedef struct gs_run_info {
     int max_dist;            /* K of the approximate modes */
     int max_bulges;          /* B of --max-bulges (0: none) */
     int exact3p;             /* N of --exact-3p (0: none; a pattern file's own column wins) */
+    int option_k;            /* K of the option (a pattern file's own column wins) */
     int best_per_site;       /* --best-per-site */
     int circular;            /* --circular: hits may end past their record's length */
 } gs_run_info;

@@ -106,6 +106,7 @@ gs_status gs_job_write(const gs_job *j, const uint64_t *counts, const gs_hits *h
                  .n_gpus = j->n_gpus, .match = gs_match_mode_name(o->match),
                  .max_dist = (int)(j->ks.max_dist - j->ks.bulges),
                  .max_bulges = (int)j->ks.bulges, .exact3p = (int)o->exact3p,
+                 .option_k = (int)o->max_dist,
                  .best_per_site = o->best_per_site,
                  .circular = o->circular},
         .patterns = &j->ps, .layout = j->mode->layout(j), .counts = counts,

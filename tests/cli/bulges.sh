@@ -207,9 +207,14 @@ done
 # patterns with their own K (and one its own exact_3p): a pattern's K is its
 # mismatch budget, B the run's
 awk -F'\t' '{ printf "%s\t%s\t%d\t%s\n", $1, $2, NR % 3, NR == 2 ? 0 : "-" }' lg.pat > own.pat
-own=(-q --max-mismatches 1 --max-bulges 1 --exact-3p 3 -p own.pat -O tsv)
+own0=(-q --max-mismatches 1 --max-bulges 1 --exact-3p 3 -p own.pat)
+own=("${own0[@]}" -O tsv)
 "$GSCAN" scan "${own[@]}" -d cpu --verify -o own_ref.tsv lambda.fa 2> verify.txt || fail "own K --verify"
 grep -q "agree on every count and hit" verify.txt || fail "own K: --verify said $(cat verify.txt)"
+# each pattern's zone is in the result file: export draws as the scan did
+"$GSCAN" scan "${own0[@]}" -d "$DEV" -O cas -o own_cas.txt lambda.fa
+"$GSCAN" scan "${own0[@]}" -d "$DEV" --report hits -o own.h5 lambda.fa
+"$GSCAN" export own.h5 -O cas -o - | sort | cmp -s - <(sort own_cas.txt) || fail "own K: export -O cas"
 if [ "$DEV" = gpu ]; then
   "$GSCAN" scan "${own[@]}" -d gpu --block-size 64 -o own_gpu.tsv lambda.fa
   cmp -s <(cols own_ref.tsv) <(cols own_gpu.tsv) || fail "own K: GPU"

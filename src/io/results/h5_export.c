@@ -43,6 +43,7 @@ typedef struct exporter {
     int edits;               /* the file's match mode is edits */
     uint32_t bulges;         /* its max_bulges (0 without) */
     uint32_t zone;           /* its exact_3p (0 without) */
+    uint32_t *zones;         /* each pattern's (/patterns/exact_3p), or NULL */
     gs_text_align al;
 } exporter;
 
@@ -169,6 +170,13 @@ static gs_status begin_aligned(exporter *x, gs_error *err)
         return err->code;
     if (x->pseqs == NULL)
         x->pseqs = calloc(1, 1); /* no patterns, no rows: the header still says aligned */
+    if (x->pseqs && f->s.n_pat && gs_h5_path_checked(f, "/patterns/exact_3p") > 0) {
+        if ((x->zones = gs_malloc(f->s.n_pat * sizeof *x->zones, err, "--aligned")) == NULL)
+            return err->code;
+        if (gs_h5_read_rows(f->fid, "/patterns/exact_3p", H5T_NATIVE_UINT32, 0, 0, f->s.n_pat,
+                            x->zones) != GS_OK)
+            return gs_h5_read_fail(f, "/patterns/exact_3p", err);
+    }
     return x->pseqs ? GS_OK : gs_fail(err, GS_ESYS, "out of memory (--aligned)");
 }
 
@@ -220,7 +228,7 @@ static gs_status write_block(exporter *x, uint64_t at, uint64_t k, FILE *out, gs
             const char *p = x->pseqs ? x->pseqs + (size_t)pat * x->sstride : NULL;
             t.pattern_seq = p;
             if (p && gs_text_hit_align(&x->al, &t, (const uint8_t *)p, strlen(p), x->edits, x->bulges,
-                                       x->zone, err)
+                                       x->zones ? x->zones[pat] : x->zone, err)
                          != GS_OK)
                 return err->code;
         }
@@ -245,6 +253,7 @@ static void end(exporter *x)
     free(x->line);
     free(x->seq);
     free(x->pseqs);
+    free(x->zones);
     gs_text_align_free(&x->al);
     free(x->fnames);
     free(x->fv);

@@ -328,6 +328,28 @@ static void fill_pat_len(const void *src, size_t width, uint64_t from, size_t n,
         ((uint32_t *)buf)[i] = ps->v[from + i].len;
 }
 
+/* Each pattern's own K and exact_3p (approximate modes), or the options'. */
+static void fill_pat_k(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_result *res = src;
+    (void)width;
+    for (size_t i = 0; i < n; i++) {
+        const gs_pattern *p = &res->patterns->v[from + i];
+        ((uint32_t *)buf)[i] = p->has_max_dist ? p->max_dist : (uint32_t)res->info.option_k;
+    }
+}
+
+static void fill_pat_zone(const void *src, size_t width, uint64_t from, size_t n, void *buf)
+{
+    const gs_result *res = src;
+    (void)width;
+    for (size_t i = 0; i < n; i++) {
+        const gs_pattern *p = &res->patterns->v[from + i];
+        uint32_t z = p->has_exact3p ? p->exact3p : (uint32_t)res->info.exact3p;
+        ((uint32_t *)buf)[i] = z < p->len ? z : p->len;
+    }
+}
+
 static void fill_rec_name(const void *src, size_t width, uint64_t from, size_t n, void *buf)
 {
     const gs_layout *l = src;
@@ -394,7 +416,7 @@ static gs_status write_tables(wctx *w, const gs_result *res, const wmeta *m)
 {
     const gs_patset *ps = res->patterns;
     const gs_layout *lay = res->layout;
-    enum { GROUP, STR, STR_CONTIG, U32, U64 };
+    enum { GROUP, STR, STR_CONTIG, U32, U64, SKIP };
     const struct {
         int kind;
         const char *name;
@@ -405,6 +427,8 @@ static gs_status write_tables(wctx *w, const gs_result *res, const wmeta *m)
              {STR, "/patterns/name", m->n_pat, m->w_pname, fill_pat_name, ps},
              {STR, "/patterns/sequence", m->n_pat, m->w_pseq, fill_pat_seq, ps},
              {U32, "/patterns/length", m->n_pat, 4, fill_pat_len, ps},
+             {m->approx ? U32 : SKIP, "/patterns/max_distance", m->n_pat, 4, fill_pat_k, res},
+             {m->approx ? U32 : SKIP, "/patterns/exact_3p", m->n_pat, 4, fill_pat_zone, res},
              {GROUP, "/records", 0, 0, NULL, NULL},
              {STR, "/records/name", m->n_rec, m->w_rname, fill_rec_name, lay},
              {U64, "/records/length", m->n_rec, 8, fill_rec_len, lay},
@@ -414,6 +438,8 @@ static gs_status write_tables(wctx *w, const gs_result *res, const wmeta *m)
     for (size_t i = 0; st == GS_OK && i < sizeof t / sizeof *t; i++) {
         dspec d = {.name = t[i].name, .n = t[i].n, .row_bytes = (size_t)t[i].width,
                    .fill = t[i].fill, .src = t[i].src};
+        if (t[i].kind == SKIP)
+            continue;
         if (t[i].kind == GROUP)
             st = gs_h5w_group(w, t[i].name);
         else if (t[i].kind == STR || t[i].kind == STR_CONTIG)
