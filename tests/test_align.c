@@ -106,8 +106,8 @@ static void test_random(void)
         gs_error err = {0};
         uint32_t dist;
         const gs_align_mode mode = {edits, 0, 0, 0};
-        CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, &err) ==
-              GS_OK);
+        CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, NULL,
+                            &err) == GS_OK);
         size_t want = 0;
         if (edits)
             want = edit_distance(p, m, t, n);
@@ -129,8 +129,8 @@ static void expect(const char *p, const char *t, int edits, const char *shown, c
     char s[256], c[256];
     uint32_t d;
     const gs_align_mode mode = {edits > 0, edits < 0 ? (uint32_t)-edits : 0, dist, 0};
-    CHECK(gs_align_show(&a, (const uint8_t *)p, strlen(p), t, strlen(t), &mode, s, c, &d, &err) ==
-          GS_OK);
+    CHECK(gs_align_show(&a, (const uint8_t *)p, strlen(p), t, strlen(t), &mode, s, c, &d, NULL,
+                        &err) == GS_OK);
     if (strcmp(s, shown) || strcmp(c, cigar) || d != dist) {
         fprintf(stderr, "%s vs %s: got %s %s %u, want %s %s %u\n", p, t, s, c, d, shown, cigar,
                 dist);
@@ -220,8 +220,8 @@ static void test_bulges(void)
         gs_error err = {0};
         uint32_t dist;
         const gs_align_mode mode = {0, B, d, 0};
-        CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, &err) ==
-              GS_OK);
+        CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, NULL,
+                            &err) == GS_OK);
         CHECK(dist == want);
         check_consistent(p, m, t, n, shown, cigar, dist);
         uint32_t gaps = 0;
@@ -315,8 +315,8 @@ static void test_zone(void)
         gs_error err = {0};
         uint32_t dist;
         const gs_align_mode mode = {B == 0, B, want, (uint32_t)z};
-        CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, &err) ==
-              GS_OK);
+        CHECK(gs_align_show(&a, (const uint8_t *)p, m, t, n, &mode, shown, cigar, &dist, NULL,
+                            &err) == GS_OK);
         CHECK(dist == want);
         check_consistent(p, m, t, n, shown, cigar, dist);
         if (!keeps_zone(cigar, m, z)) {

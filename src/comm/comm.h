@@ -49,8 +49,10 @@ void gs_mpi_recv_bytes(void *buf, uint64_t bytes, int from, int tag, MPI_Comm co
  * root only), for any n. */
 void gs_mpi_reduce_sum_u64(const uint64_t *in, uint64_t *out, uint64_t n, int root, MPI_Comm comm);
 
-/* Rank among the ranks of this node (MPI_Comm_split_type shared), and how
- * many ranks share the node. */
+/* The ranks of comm on this node (MPI_Comm_split_type shared); the caller
+ * frees it. */
+MPI_Comm gs_mpi_node_comm(MPI_Comm comm);
+/* Rank among the ranks of this node, and how many ranks share the node. */
 void gs_mpi_node_rank(MPI_Comm comm, int *local_rank, int *local_size);
 
 #endif

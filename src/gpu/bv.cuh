@@ -415,18 +415,18 @@ __global__ void gs_bv_finish(const unsigned long long *kh, uint32_t n, gs_bv_fin
         keys[i] = GS_BV_DROPPED;
         return;
     }
+    uint32_t l = f.bulges  ? 0
+                 : !f.edits ? m
+                 : m <= 64  ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d)
+                            : 0;
     if (f.bulges) { /* any key length: the band is narrow */
-        uint32_t l;
         d = gs_bulge_end(f.kbytes + f.koff[k], m, zn, front, f.text, 1, e, K - f.bulges,
                          f.bulges, &l);
-        const gs_key_layout lay = {GS_BV_DBITS, (uint8_t)f.lbits, (uint8_t)f.pbits};
-        keys[i] = d > K ? GS_BV_DROPPED : gs_hitkey_pack(lay, e - l, f.outputs[f.out_off[k]], l, d);
-        return;
-    }
-    uint32_t l = !f.edits  ? m
-                 : m <= 64 ? gs_bv_edit_len64(f.rpeq + 4 * (size_t)k, m, f.text, e, d)
-                           : 0;
-    if (zn && !f.edits) { /* the kernels tested it; long keys are tested here */
+        if (d > K) {
+            keys[i] = GS_BV_DROPPED;
+            return;
+        }
+    } else if (zn && !f.edits) { /* the kernels tested it; long keys are tested here */
         const uint8_t *key = f.kbytes + f.koff[k];
         if (!gs_bv_zone_ok(key + (front ? 0 : m - zn), zn, f.text + e - (front ? m : zn))) {
             keys[i] = GS_BV_DROPPED;

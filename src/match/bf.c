@@ -123,6 +123,17 @@ static void bf_bulges_from(const uint8_t *key, uint32_t m, uint32_t z, int front
 #undef D
 }
 
+/* The hits of key k: each end within K, from its first start. 1: out of memory. */
+static int push_best(gs_match_out *out, uint32_t k, const uint8_t *best, const size_t *from,
+                     size_t stop, uint32_t K)
+{
+    for (size_t e = 1; e <= stop; e++)
+        if (best[e] <= K &&
+            gs_keyhits_push_approx(out->hits, k, from[e], (uint32_t)(e - from[e]), best[e]))
+            return 1;
+    return 0;
+}
+
 /* Ends e <= len with e - span < own (engine.h). */
 static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t own,
                            gs_match_out *out)
@@ -164,10 +175,8 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
                 bf_bulges_from(key, m, z, front, K - b->bulges, b->bulges, bits, s, stop, dp,
                                best, from);
             free(dp);
-            for (size_t e = 1; e <= stop; e++)
-                if (best[e] <= K &&
-                    gs_keyhits_push_approx(out->hits, k, from[e], (uint32_t)(e - from[e]), best[e]))
-                    goto oom;
+            if (push_best(out, k, best, from, stop, K))
+                goto oom;
             continue;
         }
         /* With a zone of z residues (--exact-3p) an alignment is the zone
@@ -208,10 +217,8 @@ static void bf_scan_approx(const bf *b, const uint8_t *text, size_t len, size_t 
                 }
             }
         }
-        for (size_t e = 1; e <= stop; e++)
-            if (best[e] <= K &&
-                gs_keyhits_push_approx(out->hits, k, from[e], (uint32_t)(e - from[e]), best[e]))
-                goto oom;
+        if (push_best(out, k, best, from, stop, K))
+            goto oom;
     }
     goto done;
 oom:

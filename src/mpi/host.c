@@ -66,9 +66,8 @@ static int node_cpus(int n, cpu_set_t *set)
 
 void gs_host_share_take(MPI_Comm comm, int device, int mode, int asked, gs_host_share *out)
 {
-    MPI_Comm node;
+    MPI_Comm node = gs_mpi_node_comm(comm);
     int local_size, gpu_node = gpu_numa_node(device);
-    GS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     GS_MPI_CHECK(MPI_Comm_size(node, &local_size));
     cpu_set_t mine, all;
     if (sched_getaffinity(0, sizeof mine, &mine) != 0) {

@@ -155,7 +155,7 @@ static uint32_t *table(gs_aligner *a, size_t need)
 
 gs_status gs_align_show(gs_aligner *a, const uint8_t *p, size_t m, const char *t, size_t n,
                         const gs_align_mode *mode, char *shown, char *cigar, uint32_t *dist,
-                        gs_error *err)
+                        uint32_t *gaps, gs_error *err)
 {
     col *cols = malloc((m + n + 1) * sizeof *cols);
     if (cols == NULL)
@@ -182,7 +182,7 @@ gs_status gs_align_show(gs_aligner *a, const uint8_t *p, size_t m, const char *t
                                     * position by position */
             free(cols);
             gs_align_mode h = {0, mode->zone ? B : 0, mode->dist, 0};
-            return gs_align_show(a, p, m, t, n, &h, shown, cigar, dist, err);
+            return gs_align_show(a, p, m, t, n, &h, shown, cigar, dist, gaps, err);
         }
         *dist = total;
         first = walk_back_bulges(d, p, m, t, n, B, best, zl, cols);
@@ -217,14 +217,19 @@ gs_status gs_align_show(gs_aligner *a, const uint8_t *p, size_t m, const char *t
         if (d[m * w + n] >= NONE) { /* no alignment keeps the zone: drawn without it */
             free(cols);
             gs_align_mode h = {1, 0, mode->dist, 0};
-            return gs_align_show(a, p, m, t, n, &h, shown, cigar, dist, err);
+            return gs_align_show(a, p, m, t, n, &h, shown, cigar, dist, gaps, err);
         }
         *dist = d[m * w + n];
         first = walk_back(d, p, m, t, n, zl, cols);
         k = m + n;
     }
-    for (size_t i = first; i < k; i++)
+    if (gaps)
+        *gaps = 0;
+    for (size_t i = first; i < k; i++) {
         shown[i - first] = cols[i].shown;
+        if (gaps)
+            *gaps += cols[i].op == 'I' || cols[i].op == 'D';
+    }
     shown[k - first] = '\0';
     write_cigar(cols + first, k - first, cigar);
     free(cols);

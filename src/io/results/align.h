@@ -45,10 +45,11 @@ typedef struct gs_align_mode {
  * does, which a hit's own residues never need). Ties: a match or mismatch
  * before a gap in the target before a gap in the pattern, from the end. Writes the shown target into shown (at most m + n
  * + 1 bytes with its NUL) and the CIGAR into cigar (at most 4 * (m + n) + 1
- * bytes), and the distance into *dist. GS_ESYS when out of memory. */
+ * bytes), the distance into *dist and, where gaps is not NULL, its I and D
+ * columns into *gaps. GS_ESYS when out of memory. */
 gs_status gs_align_show(gs_aligner *a, const uint8_t *p, size_t m, const char *t, size_t n,
                         const gs_align_mode *mode, char *shown, char *cigar, uint32_t *dist,
-                        gs_error *err);
+                        uint32_t *gaps, gs_error *err);
 void gs_aligner_free(gs_aligner *a);
 
 /* Whether target residue c (any case) matches IUPAC pattern code q. */

@@ -52,18 +52,12 @@ gs_status gs_text_hit_align(gs_text_align *x, gs_text_hit *t, const uint8_t *p, 
         return gs_fail(err, GS_ESYS, "out of memory (the aligned columns)");
     uint32_t dist;
     const gs_align_mode mode = {edits, bulges, t->distance > 0 ? (uint32_t)t->distance : 0, zone};
-    if (gs_align_show(&x->a, p, m, t->seq, n, &mode, x->shown, x->cigar, &dist, err) != GS_OK)
+    if (gs_align_show(&x->a, p, m, t->seq, n, &mode, x->shown, x->cigar, &dist, &t->bulges, err) !=
+        GS_OK)
         return err->code;
     t->aligned = x->shown;
     t->cigar = x->cigar;
     t->with_bulges = bulges > 0;
-    t->bulges = 0;
-    for (const char *c = x->cigar; bulges && *c;) { /* I and D columns */
-        char *op;
-        unsigned long len = strtoul(c, &op, 10);
-        t->bulges += *op == 'I' || *op == 'D' ? (uint32_t)len : 0;
-        c = op + 1;
-    }
     return GS_OK;
 }
 
