@@ -1,5 +1,6 @@
 /* gs_types.c - the DNA code table, hit order and the hit vector. */
 #include "gs_types.h"
+#include "gs_parallel.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -84,6 +85,40 @@ void gs_layout_free(gs_layout *l)
     l->files = NULL;
     l->names = NULL;
     l->n_rec = l->cap_rec = l->n_files = l->names_len = 0;
+}
+
+typedef struct layout_slice {
+    const gs_record *rec;
+    size_t from, to;
+    gs_layout_stats st;
+} layout_slice;
+
+static void *scan_slice(void *arg)
+{
+    layout_slice *s = arg;
+    for (size_t r = s->from; r < s->to; r++) {
+        const size_t n = s->rec[r].name ? strlen(s->rec[r].name) : 0;
+        s->st.residues += s->rec[r].length;
+        s->st.name_max = n > s->st.name_max ? n : s->st.name_max;
+    }
+    return NULL;
+}
+
+gs_layout_stats gs_layout_scan(const gs_layout *l, int threads)
+{
+    enum { RECS_A_THREAD = 1 << 20 }; /* below this a thread costs more than it saves */
+    layout_slice sl[GS_PARALLEL_MAX];
+    const int nt = gs_parallel_threads(threads, l->n_rec / RECS_A_THREAD + 1);
+    for (int t = 0; t < nt; t++)
+        sl[t] = (layout_slice){l->rec, l->n_rec * (size_t)t / (size_t)nt,
+                               l->n_rec * (size_t)(t + 1) / (size_t)nt, {0, 0}};
+    gs_run_parallel(scan_slice, sl, sizeof *sl, nt);
+    gs_layout_stats st = {0, 0};
+    for (int t = 0; t < nt; t++) {
+        st.residues += sl[t].st.residues;
+        st.name_max = sl[t].st.name_max > st.name_max ? sl[t].st.name_max : st.name_max;
+    }
+    return st;
 }
 
 void gs_layout_point_names(gs_layout *l)

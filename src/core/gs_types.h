@@ -46,6 +46,14 @@ typedef struct gs_layout {
 } gs_layout;
 
 void gs_layout_free(gs_layout *l);
+/* What one pass over l's records finds, on up to `threads` threads (a read
+ * set's table is a hundred million records): their residues, and the
+ * longest record name's bytes. */
+typedef struct gs_layout_stats {
+    uint64_t residues;
+    size_t name_max;
+} gs_layout_stats;
+gs_layout_stats gs_layout_scan(const gs_layout *l, int threads);
 /* Point rec[0 .. n_rec).name at the successive names of l->names. */
 void gs_layout_point_names(gs_layout *l);
 

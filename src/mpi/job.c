@@ -241,9 +241,15 @@ static void summarize(const gs_job *j, const uint64_t *counts, gs_job_summary *s
     sum->n_ranks = j->size;
     for (size_t i = 0; i < n; i++)
         sum->total_hits += counts[i];
-    for (size_t r = 0; l && r < l->n_rec; r++)
-        sum->residues += l->rec[r].length;
+    sum->residues = l ? gs_layout_scan(l, j->threads).residues : 0;
     sum->n_records = l ? l->n_rec : 0;
+}
+
+/* --debug time: when rank 0 reached a step of the job (docs/performance.md) */
+static void mark(const gs_job *j, const char *step)
+{
+    if (j->rank == 0 && (j->o->tune.debug & GS_DEBUG_TIME))
+        fprintf(stderr, "gscan: rank 0: %s at %.3f s since exec\n", step, gs_process_age());
 }
 
 static void job_free(gs_job *j)
@@ -287,6 +293,7 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
     if (gs_job_scan_pass(&j, j.engine, j.use_gpu, 1, &res, &t_send, err) == GS_OK &&
         j.rank == 0 && j.mode->names == GS_NAMES_AFTER) /* the layout is whole */
         gs_job_dups_start(&dups, j.mode->layout(&j), j.threads);
+    mark(&j, "scan pass done");
     if (gs_mpi_agree(comm, err) != GS_OK)
         goto fail;
     j.t[GS_T_READ] = res.t_read;
@@ -308,14 +315,17 @@ gs_status gs_scan_job(const gs_scan_opts *o, MPI_Comm comm, gs_job_summary *sum,
         goto fail;
     j.seqcap = &res.seq;
     j.t[GS_T_REDUCE] = gs_now() - t0;
+    mark(&j, "reduced");
     sum->bytes_read = j.bytes_read;
     sum->reading = j.mode->name;
+
+    /* the names' check, started after the scan, goes on beside the write */
+    if (gs_job_hit_stream(&j, &res.hits, err) == GS_OK)
+        gs_job_write(&j, counts, &res.hits, t_start, err);
+    mark(&j, "written");
     if (j.rank == 0 && j.mode->names != GS_NAMES_NONE)
         gs_job_dups_warn(&dups, j.mode->layout(&j), o->corpus);
-
-    if (gs_job_hit_stream(&j, &res.hits, err) != GS_OK)
-        goto fail;
-    gs_job_write(&j, counts, &res.hits, t_start, err);
+    mark(&j, "names checked");
     if (gs_mpi_agree(comm, err) == GS_OK && j.rank == 0)
         summarize(&j, counts, sum);
     sum->n_hits = j.n_out_hits;

@@ -112,43 +112,11 @@ static void check_target(wctx *w, const char *tmp)
     close(fd);
 }
 
-/* The widest record name of records [from, to), on a thread of its own:
- * a 100 M-read FASTQ's names took half a second on one. */
-typedef struct name_width {
-    const gs_layout *lay;
-    uint64_t from, to;
-    size_t w;
-} name_width;
-
-static void *name_width_slice(void *arg)
-{
-    name_width *c = arg;
-    for (uint64_t i = c->from; i < c->to; i++)
-        c->w = str_width(c->w, c->lay->rec[i].name);
-    return NULL;
-}
-
-enum { WIDTH_THREADS = 16, WIDTH_SLICE = 1 << 20 };
-static size_t rec_name_width(const gs_layout *lay, uint64_t n_rec)
-{
-    int nt = gs_h5_threads(WIDTH_THREADS);
-    if ((uint64_t)nt > n_rec / WIDTH_SLICE)
-        nt = n_rec / WIDTH_SLICE ? (int)(n_rec / WIDTH_SLICE) : 1;
-    name_width c[WIDTH_THREADS];
-    size_t w = 0;
-    for (int t = 0; t < nt; t++)
-        c[t] = (name_width){lay, n_rec * (uint64_t)t / (uint64_t)nt,
-                            n_rec * (uint64_t)(t + 1) / (uint64_t)nt, 0};
-    gs_run_parallel(name_width_slice, c, sizeof *c, nt);
-    for (int t = 0; t < nt; t++)
-        w = c[t].w > w ? c[t].w : w;
-    return w;
-}
-
 /* The widest string of each column: its fixed length (at least 1). */
 static void widths(wmeta *m, const gs_patset *ps, const gs_layout *lay)
 {
-    size_t wn = 0, ws = 0, wr = rec_name_width(lay, m->n_rec), wf = 0;
+    /* a 100 M-read FASTQ's names took half a second on one thread */
+    size_t wn = 0, ws = 0, wr = lay ? gs_layout_scan(lay, gs_h5_threads(16)).name_max : 0, wf = 0;
     for (uint64_t i = 0; i < m->n_pat; i++) {
         wn = str_width(wn, ps->v[i].name);
         ws = str_width(ws, ps->v[i].text);
