@@ -294,18 +294,18 @@ typedef struct reader {
     int first; /* the calling thread's: reports progress */
     uint64_t residues;
     double t_read;
+    double t_free; /* --debug time: waiting for a free batch */
     gs_status st;
     gs_error err;
     gs_task task;
 } reader;
 
-/* The device's entry for segment n of sl, just read (pool->laid): a whole
- * segment whose text is residues, or a loose text; any other leaves the
- * batch to the submits that take a segment at a time. */
-static void lay(slot *sl, size_t n)
+/* The device's entry for segment n of sl, just read (x, t; pool->laid): a
+ * whole segment whose text is residues, or a loose text. 0 when it is
+ * neither: that segment and the batch's later ones go to the submits that
+ * take a segment at a time. */
+static int lay(slot *sl, size_t n, const gs_segment *x, const gs_raw_text *t)
 {
-    const gs_segment *x = &sl->seg[n];
-    const gs_raw_text *t = &sl->raw[n];
     const size_t span = t->span ? t->span : x->len;
     sl->laid_ok = sl->laid_ok && x->own == x->len && x->turn == 0 && (t->span || t->lb == 0) &&
                   sl->laid_out + x->len < UINT32_MAX &&
@@ -314,6 +314,16 @@ static void lay(slot *sl, size_t n)
         sl->laid[n] = (gs_gpu_laid){(uint32_t)(x->text - sl->buf), (uint32_t)sl->laid_out,
                                     (uint32_t)x->len, (uint32_t)span};
     sl->laid_out += x->len + 1;
+    return sl->laid_ok;
+}
+
+/* Room for segment n in sl's tables of segments. */
+static gs_status seg_room(const pool *p, slot *sl, size_t n, reader *r)
+{
+    if (gs_grow(&sl->seg, &sl->cap, n, sizeof *sl->seg, 64) != GS_OK ||
+        (p->raw && gs_grow(&sl->raw, &sl->raw_cap, n, sizeof *sl->raw, 64) != GS_OK))
+        return r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
+    return GS_OK;
 }
 
 /* Fill a batch while another whole segment still fits after a block's
@@ -327,10 +337,12 @@ static void *reader_main(void *arg)
     const gs_scan_cfg *cfg = p->cfg;
     r->st = GS_OK;
     for (int more = 1; more && !atomic_load(&p->stop);) {
+        const double t_pop = gs_now();
         int s = gs_pipe_pop(p, &p->free_q);
+        r->t_free += gs_now() - t_pop;
         slot *sl = &p->slots[s];
         size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
-        sl->n = 0;
+        sl->n = sl->n_laid = 0;
         sl->laid_out = 0;
         sl->laid_ok = p->laid;
         /* timed per batch, not per segment: a batch of 500-residue records
@@ -339,25 +351,35 @@ static void *reader_main(void *arg)
         uint64_t got = 0; /* owned residues of the batch: one atomic add a batch, not a
                            * segment (12 readers of 150 bp reads contend for it) */
         while (used < cfg->block) {
-            if (gs_grow(&sl->seg, &sl->cap, sl->n, sizeof *sl->seg, 64) != GS_OK ||
-                (p->raw && gs_grow(&sl->raw, &sl->raw_cap, sl->n, sizeof *sl->raw, 64) != GS_OK)) {
-                r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
+            /* while the batch is laid, a segment is read into one and
+             * laid; the first that is not goes into the tables with the
+             * batch's later ones */
+            gs_segment one;
+            gs_raw_text one_raw;
+            const int laid = sl->laid_ok;
+            if (!laid && seg_room(p, sl, sl->n, r) != GS_OK)
                 break;
-            }
-            r->st = p->raw ? r->src->next_raw(r->src->ctx, sl->buf + used, cap - used,
-                                              &sl->seg[sl->n], &sl->raw[sl->n], &more, &r->err)
-                           : r->src->next(r->src->ctx, sl->buf + used, &sl->seg[sl->n], &more,
-                                          &r->err);
+            gs_segment *x = laid ? &one : &sl->seg[sl->n];
+            gs_raw_text *t = laid ? &one_raw : p->raw ? &sl->raw[sl->n] : NULL;
+            r->st = p->raw ? r->src->next_raw(r->src->ctx, sl->buf + used, cap - used, x, t,
+                                              &more, &r->err)
+                           : r->src->next(r->src->ctx, sl->buf + used, x, &more, &r->err);
             if (r->st != GS_OK || !more) {
                 more = 0;
                 break;
             }
-            if (p->laid)
-                lay(sl, sl->n);
-            used += p->raw ? sl->raw[sl->n].bytes : sl->seg[sl->n].len;
+            if (laid && !lay(sl, sl->n, x, t)) {
+                if (seg_room(p, sl, sl->n, r) != GS_OK)
+                    break;
+                sl->seg[sl->n] = one;
+                sl->raw[sl->n] = one_raw;
+            }
+            used += p->raw ? t->bytes : x->len;
             if (p->sep)
                 sl->buf[used++] = (uint8_t)p->sep;
-            got += sl->seg[sl->n++].own;
+            got += x->own;
+            sl->n_laid = sl->laid_ok ? sl->n + 1 : sl->n_laid;
+            sl->n++;
             if (cap - used < cfg->block + cfg->overlap + (p->sep != 0))
                 break;
         }
@@ -438,7 +460,10 @@ gs_status gs_pipe_read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res,
     for (int i = 1; i < started; i++)
         gs_task_join(&rd[i].task);
     q_close(p, &p->filled);
+    double fill = 0, wait = 0;
     for (int i = 0; i < started; i++) {
+        fill += rd[i].t_read;
+        wait += rd[i].t_free;
         res->residues += rd[i].residues;
         res->t_read = rd[i].t_read > res->t_read ? rd[i].t_read : res->t_read;
         if (st == GS_OK && rd[i].st != GS_OK) {
@@ -446,6 +471,9 @@ gs_status gs_pipe_read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res,
             st = rd[i].st;
         }
     }
+    if (gs_pipe_debug_time(p->cfg)) /* docs/performance.md */
+        fprintf(stderr, "gscan: readers: %d, %.3f s filling batches and %.3f s waiting for a "
+                "free one (summed), the longest %.3f s\n", started, fill, wait, res->t_read);
     free(rd);
     return st;
 }

@@ -104,14 +104,13 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
 {
     const gs_scan_cfg *cfg = f->p->cfg;
     *ticket = -1;
-    if (f->p->laid && sl->laid_ok) { /* the readers' table as it is */
+    if (sl->n_laid) { /* the readers' table as it is, then the segments it could not take */
         unsigned t;
-        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, sl->n, &t, &f->err) != GS_OK)
+        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, sl->n_laid, &t, &f->err) != GS_OK)
             return f->err.code;
         *ticket = t;
-        return GS_OK;
     }
-    for (size_t i = 0, j; i < sl->n; i = j) {
+    for (size_t i = sl->n_laid, j; i < sl->n; i = j) {
         if (gs_pipe_short_turn(cfg->ks, &sl->seg[i])) {
             if (feed_cpu(f, &sl->seg[i]) != GS_OK)
                 return f->err.code;
