@@ -58,13 +58,17 @@ gs_status gs_reader_state_close(gs_job *j, gs_pass *p, gs_status st, gs_error *e
         p->bytes_read += gs_parts_bytes_in(s->parts);
         w = gs_parts_warning(s->parts);
         if (j->o->tune.debug & GS_DEBUG_TIME) {
-            double rd, wk;
-            gs_parts_times(s->parts, &rd, &wk);
-            fprintf(stderr, "gscan: parts: %.3f s in pread, %.3f s finding records of the "
-                    "parts given loose (summed over readers)\n", rd, wk);
+            double t[GS_PARTS_TIMES];
+            gs_parts_times(s->parts, t);
+            fprintf(stderr, "gscan: parts: %.3f s in pread, %.3f s finding records of the parts "
+                    "given loose, %.3f s waiting for earlier parts' counts, %.3f s making their "
+                    "record tables (summed over readers)\n", t[0], t[1], t[2], t[3]);
         }
+        double t0 = gs_now();
         if (st == GS_OK)
             st = gs_parts_finish(s->parts, err);
+        if (j->o->tune.debug & GS_DEBUG_TIME)
+            fprintf(stderr, "gscan: parts: record tables joined in %.3f s\n", gs_now() - t0);
     } else if (s->files) {
         p->bytes_read += gs_files_bytes_in(s->files);
         w = gs_files_warning(s->files);

@@ -23,6 +23,7 @@
 #include "parts_internal.h"
 #include "reader_part.h"
 #include "seqformat.h"
+#include "core/gs_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,7 +63,9 @@ static gs_status count_through(lane *ln, size_t k, gs_error *err)
         while (j <= k && ps->parts[j].state != P_NEW)
             j++;
         if (j > k) {
+            const double t0 = gs_now();
             pthread_cond_wait(&ps->cv, &ps->mu);
+            ln->t[2] += gs_now() - t0;
             continue;
         }
         ps->parts[j].state = P_COUNTING;
@@ -154,9 +157,11 @@ static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *
     if (ln->lz.state != GS_LOOSE_DONE || ln->lz.n != pt->recs)
         return GS_OK;
     part *w = &ps->parts[k];
+    const double t0 = gs_now();
     if (gs_loose_layout(buf, &ln->lz, pt->file, fastq && ps->o.drop_read_names, &w->lay, err) !=
         GS_OK)
         return err->code;
+    ln->t[3] += gs_now() - t0;
     ln->cur = k;
     ln->lz_on = *loose = 1;
     ln->lz_next = 0;
@@ -388,13 +393,13 @@ uint64_t gs_parts_bytes_in(const gs_parts *ps)
     return n;
 }
 
-void gs_parts_times(const gs_parts *ps, double *read, double *walk)
+void gs_parts_times(const gs_parts *ps, double t[GS_PARTS_TIMES])
 {
-    *read = *walk = 0;
-    for (int i = 0; ps->lanes && i < ps->n_lanes; i++) {
-        *read += ps->lanes[i].t_read;
-        *walk += ps->lanes[i].t_walk;
-    }
+    for (int k = 0; k < GS_PARTS_TIMES; k++)
+        t[k] = 0;
+    for (int i = 0; ps->lanes && i < ps->n_lanes; i++)
+        for (int k = 0; k < GS_PARTS_TIMES; k++)
+            t[k] += ps->lanes[i].t[k];
 }
 
 const char *gs_parts_warning(const gs_parts *ps)

@@ -35,9 +35,12 @@ size_t gs_parts_count(const gs_parts *ps);
 /* Lane i's iterator: its ctx for gs_parts_next. */
 void *gs_parts_lane(gs_parts *ps, int i);
 
-/* Seconds the lanes spent, summed: reading (pread) and finding the records
- * of the parts given loose (--debug time). */
-void gs_parts_times(const gs_parts *ps, double *read, double *walk);
+/* Seconds the lanes spent, summed (--debug time): t[0] reading (pread),
+ * t[1] finding the records of the parts given loose, t[2] waiting for the
+ * parts before their own to be counted (a part's record ids), t[3] making
+ * the record tables of the parts given loose. */
+enum { GS_PARTS_TIMES = 4 };
+void gs_parts_times(const gs_parts *ps, double t[GS_PARTS_TIMES]);
 
 /* gs_reader_next for one lane (ctx: gs_parts_lane's): its parts' segments
  * in order, each segment's record its corpus-wide id. */

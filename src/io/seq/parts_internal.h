@@ -57,7 +57,7 @@ typedef struct lane {
     const uint8_t *lz_at; /* where part byte lz_off lies */
     uint64_t lz_off;
     const uint8_t *lz_end; /* where the last loose text given ends */
-    double t_read, t_walk; /* seconds in pread, finding records (gs_parts_times) */
+    double t[GS_PARTS_TIMES]; /* seconds (gs_parts_times) */
     uint32_t fd_file;  /* range.fd is open on this file (-1 fd: none) */
     uint8_t *pk;       /* a window on the file: pk[0, pk_n) are bytes pk_at on */
     uint8_t *scratch;  /* COUNT bytes: another lane's part passes through it */
