@@ -64,7 +64,8 @@ check() {
       if grep -q "in [0-9]* parts on $readers threads" out.all; then [[ "$*" != *.gz* ]]
       else [[ "$*" == *.gz* ]]; fi || fail "$label part=$part readers=$readers: $(grep parts out.all)"
       same ref.h5 out.h5 "$label part=$part readers=$readers" "${extra[@]}"
-      cmp -s ref.err out.err || fail "$label part=$part readers=$readers: stderr '$(cat out.err)' not '$(cat ref.err)'"
+      cmp -s ref.err out.err ||
+        fail "$label part=$part readers=$readers: stderr '$(cat out.err)' not '$(cat ref.err)'; the run said: $(grep -v 'h5 direct' out.all)"
     done
   done
 }
