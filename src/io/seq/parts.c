@@ -65,7 +65,7 @@ static gs_status count_through(lane *ln, size_t k, gs_error *err)
         if (j > k) {
             const double t0 = gs_now();
             pthread_cond_wait(&ps->cv, &ps->mu);
-            ln->t[2] += gs_now() - t0;
+            ln->t[GS_PT_WAIT] += gs_now() - t0;
             continue;
         }
         ps->parts[j].state = P_COUNTING;
@@ -161,7 +161,7 @@ static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *
     if (gs_loose_layout(buf, &ln->lz, pt->file, fastq && ps->o.drop_read_names, &w->lay, err) !=
         GS_OK)
         return err->code;
-    ln->t[3] += gs_now() - t0;
+    ln->t[GS_PT_TABLES] += gs_now() - t0;
     ln->cur = k;
     ln->lz_on = *loose = 1;
     ln->lz_next = 0;

@@ -39,7 +39,7 @@ gs_status gs_parts_read_at(lane *ln, uint8_t *out, size_t n, uint64_t at, gs_err
     if (gs_seq_pread_exact(ln->range.fd, ln->range.path, out, n, at, err) != GS_OK)
         return err->code;
     ln->bytes += n;
-    ln->t[0] += gs_now() - t0;
+    ln->t[GS_PT_READ] += gs_now() - t0;
     return GS_OK;
 }
 
@@ -47,7 +47,7 @@ gs_status gs_parts_feed(lane *ln, const uint8_t *b, size_t have, size_t n, gs_er
 {
     const double t0 = gs_now();
     gs_status st = gs_loose_feed(&ln->lz, b, have, n, err);
-    ln->t[1] += gs_now() - t0;
+    ln->t[GS_PT_WALK] += gs_now() - t0;
     return st;
 }
 
