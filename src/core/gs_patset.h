@@ -29,6 +29,19 @@ typedef struct gs_patset {
     char *path;
 } gs_patset;
 
+/* The pattern's K: its own, else the run's (option_k). */
+static inline uint32_t gs_pattern_k(const gs_pattern *p, uint32_t option_k)
+{
+    return p->has_max_dist ? p->max_dist : option_k;
+}
+
+/* The pattern's --exact-3p zone: its own, else the run's, at most its length. */
+static inline uint32_t gs_pattern_zone(const gs_pattern *p, uint32_t option_zone)
+{
+    const uint32_t z = p->has_exact3p ? p->exact3p : option_zone;
+    return z < p->len ? z : p->len;
+}
+
 /* Frees every pattern and the set's own arrays; leaves *ps zeroed. */
 void gs_patset_free(gs_patset *ps);
 

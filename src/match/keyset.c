@@ -338,7 +338,7 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
         if (ps->v[p].len == 0)
             return gs_fail(err, GS_EINPUT, "empty pattern %s (%s:%u)", ps->v[p].name, path,
                            ps->v[p].line);
-        uint32_t K = ps->v[p].has_max_dist ? ps->v[p].max_dist : max_dist;
+        uint32_t K = gs_pattern_k(&ps->v[p], max_dist);
         if (ps->v[p].len <= K)
             return gs_fail(err, GS_EUSAGE,
                            "K = %u must be below the length of every pattern; %s has %u (%s:%u)",
@@ -368,7 +368,7 @@ gs_status gs_keyset_build_approx(const gs_patset *ps, int both_strands, gs_match
             ks->out_off[k] = k;
             ks->outputs[k] = p * 2 + (uint32_t)s;
             if (own_k)
-                ks->key_k[k] = (uint8_t)(pat->has_max_dist ? pat->max_dist : max_dist);
+                ks->key_k[k] = (uint8_t)gs_pattern_k(pat, max_dist);
             for (uint32_t i = 0; i < pat->len; i++) {
                 uint8_t m = s == GS_FWD ? gs_iupac_mask(pat->bytes[i])
                                         : mask_complement(gs_iupac_mask(pat->bytes[pat->len - 1 - i]));
@@ -412,11 +412,8 @@ gs_status gs_keyset_set_exact3p(gs_keyset *ks, const gs_patset *ps, uint32_t exa
     if ((ks->zone = gs_calloc(ks->n_keys, sizeof *ks->zone, err, "keyset")) == NULL)
         return GS_ESYS;
     for (uint32_t k = 0; k < ks->n_keys; k++) {
-        uint32_t o = ks->outputs[ks->out_off[k]], m = gs_key_len(ks, k);
-        const gs_pattern *pat = &ps->v[o >> 1];
-        uint32_t n = pat->has_exact3p ? pat->exact3p : exact3p;
-        if (n > m)
-            n = m;
+        const uint32_t o = ks->outputs[ks->out_off[k]];
+        const uint32_t n = gs_pattern_zone(&ps->v[o >> 1], exact3p);
         ks->zone[k] = n | ((o & 1) == GS_REV && n ? (uint32_t)GS_ZONE_FRONT : 0u);
     }
     return GS_OK;

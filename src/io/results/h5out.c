@@ -302,8 +302,7 @@ static void fill_pat_k(const void *src, size_t width, uint64_t from, size_t n, v
     const gs_result *res = src;
     (void)width;
     for (size_t i = 0; i < n; i++) {
-        const gs_pattern *p = &res->patterns->v[from + i];
-        ((uint32_t *)buf)[i] = p->has_max_dist ? p->max_dist : (uint32_t)res->info.option_k;
+        ((uint32_t *)buf)[i] = gs_pattern_k(&res->patterns->v[from + i], (uint32_t)res->info.option_k);
     }
 }
 
@@ -312,9 +311,8 @@ static void fill_pat_zone(const void *src, size_t width, uint64_t from, size_t n
     const gs_result *res = src;
     (void)width;
     for (size_t i = 0; i < n; i++) {
-        const gs_pattern *p = &res->patterns->v[from + i];
-        uint32_t z = p->has_exact3p ? p->exact3p : (uint32_t)res->info.exact3p;
-        ((uint32_t *)buf)[i] = z < p->len ? z : p->len;
+        ((uint32_t *)buf)[i] =
+            gs_pattern_zone(&res->patterns->v[from + i], (uint32_t)res->info.exact3p);
     }
 }
 

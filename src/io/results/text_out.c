@@ -243,8 +243,7 @@ static void write_rows(FILE *out, gs_text_format f, const gs_result *res, gs_err
             if (res->aligned &&
                 gs_text_hit_align(&al, &t, ps->v[h->pattern].bytes, ps->v[h->pattern].len, edits,
                                   (uint32_t)res->info.max_bulges,
-                                  ps->v[h->pattern].has_exact3p ? ps->v[h->pattern].exact3p
-                                                                : (uint32_t)res->info.exact3p,
+                                  gs_pattern_zone(&ps->v[h->pattern], (uint32_t)res->info.exact3p),
                                   err) != GS_OK)
                 break;
         }
