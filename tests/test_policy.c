@@ -169,8 +169,9 @@ static void test_mode_and_readers(void)
     CHECK(gs_policy_part_readers(0, 16, 1) == 12 && gs_policy_part_readers(0, 100, 1) == 64);
     CHECK(gs_policy_part_readers(0, 16, 0) == 4 && gs_policy_part_readers(0, 2, 0) == 1);
     CHECK(gs_policy_part_readers(1, 16, 1) == 1 && gs_policy_part_readers(3, 2, 0) == 3);
-    /* batches taken as they lie: all threads but the feeding one */
-    CHECK(gs_policy_laid_readers(0, 16) == 15 && gs_policy_laid_readers(0, 100) == 64);
+    /* batches taken as they lie: all threads but the feeding one, up to 15 */
+    CHECK(gs_policy_laid_readers(0, 16) == 15 && gs_policy_laid_readers(0, 64) == 15);
+    CHECK(gs_policy_laid_readers(0, 8) == 7 && gs_policy_laid_readers(31, 64) == 31);
     CHECK(gs_policy_laid_readers(0, 1) == 1 && gs_policy_laid_readers(0, 2) == 1);
     CHECK(gs_policy_laid_readers(4, 16) == 4);
     CHECK(gs_policy_readers(0, 8, 0, 0) == 2);
@@ -227,6 +228,33 @@ static void test_machine(void)
     CHECK(gs_policy_numa_bind(0, 1, 3, 2, 16, 1, 1) == 0);
     CHECK(gs_policy_numa_bind(1, 1, 2, 2, 1, 2, 1) == 0);
     CHECK(gs_policy_numa_bind(-1, 1, 2, 2, 16, 1, 1) == 0);
+    /* host.visible: a rank keeps the GPU it takes, local rank mod the GPUs
+     * it may see, whether listed by CUDA_VISIBLE_DEVICES or counted */
+    char keep[16];
+    CHECK(gs_policy_gpu_view(0, NULL, 4, 1, keep, sizeof keep) == 4 && !strcmp(keep, "1"));
+    CHECK(gs_policy_gpu_view(0, NULL, 4, 6, keep, sizeof keep) == 4 && !strcmp(keep, "2"));
+    CHECK(gs_policy_gpu_view(0, "3,1,GPU-8f2a", 0, 0, keep, sizeof keep) == 3 && !strcmp(keep, "3"));
+    CHECK(gs_policy_gpu_view(0, "3,1,GPU-8f2a", 0, 4, keep, sizeof keep) == 3 && !strcmp(keep, "1"));
+    CHECK(gs_policy_gpu_view(0, "3,1,GPU-8f2a", 0, 2, keep, sizeof keep) == 3 &&
+          !strcmp(keep, "GPU-8f2a"));
+    CHECK(gs_policy_gpu_view(0, NULL, 1, 0, keep, sizeof keep) == 0);  /* one GPU: as it is */
+    CHECK(gs_policy_gpu_view(0, NULL, 0, 0, keep, sizeof keep) == 0);  /* count unknown */
+    CHECK(gs_policy_gpu_view(0, NULL, -1, 0, keep, sizeof keep) == 0); /* no driver */
+    CHECK(gs_policy_gpu_view(0, "2", 0, 1, keep, sizeof keep) == 0);   /* one visible */
+    CHECK(gs_policy_gpu_view(0, "NoDevFiles", 0, 0, keep, sizeof keep) == 0);
+    CHECK(gs_policy_gpu_view(0, "", 0, 0, keep, sizeof keep) == 0);
+    CHECK(gs_policy_gpu_view(0, "0,,1", 0, 0, keep, sizeof keep) == 0); /* empty entry */
+    CHECK(gs_policy_gpu_view(0, "0,1,", 0, 0, keep, sizeof keep) == 0);
+    CHECK(gs_policy_gpu_view(0, "0,GPU-0123456789abcdef", 0, 1, keep, sizeof keep) == 0); /* long */
+    CHECK(gs_policy_gpu_view(-1, NULL, 4, 1, keep, sizeof keep) == 0); /* host.visible=-1 */
+    CHECK(gs_policy_gpu_view(0, NULL, 4, -1, keep, sizeof keep) == 0); /* local rank unknown */
+    /* the process's own view: the entry kept, the variable rewritten; left
+     * alone under host.visible=-1 */
+    setenv("CUDA_VISIBLE_DEVICES", "5,GPU-ab,7", 1);
+    CHECK(gs_host_gpu_view(0, -1) == 0 && !strcmp(getenv("CUDA_VISIBLE_DEVICES"), "5,GPU-ab,7"));
+    CHECK(gs_host_gpu_view(4, 0) == 3 && !strcmp(getenv("CUDA_VISIBLE_DEVICES"), "GPU-ab"));
+    CHECK(gs_host_gpu_view(4, 0) == 0 && !strcmp(getenv("CUDA_VISIBLE_DEVICES"), "GPU-ab"));
+    unsetenv("CUDA_VISIBLE_DEVICES");
     /* sysfs cpulists */
     cpu_set_t set;
     CHECK(gs_cpulist_parse("0-3,8,10-11\n", &set) == 0 && CPU_COUNT(&set) == 7 &&

@@ -20,6 +20,7 @@
 #include "gpu/gpu.h"
 #include "io/results/h5out.h"
 #include "match/engine.h"
+#include "mpi/host.h"
 #include "options.h"
 #include "signals.h"
 #include "tune.h"
@@ -104,9 +105,10 @@ static void parse_command_line(int argc, char **argv, launch *l)
 }
 
 /* The node-local rank as the launchers tell it (MPICH's Hydra, Open MPI,
- * Slurm), before MPI can. These launcher variables are the only environment
- * gscan reads: they say where this process runs, which no option can, and
- * MPI_Init (which would tell) is what the warm-up overlaps. */
+ * Slurm), before MPI can; -1 when none does. These launcher variables and
+ * CUDA_VISIBLE_DEVICES (host.h) are the only environment gscan reads: they
+ * say where this process runs, which no option can, and MPI_Init (which
+ * would tell) is what the warm-up overlaps. */
 static int launcher_local_rank(void)
 {
     static const char *const vars[] = {"MPI_LOCALRANKID", "OMPI_COMM_WORLD_LOCAL_RANK",
@@ -116,24 +118,34 @@ static int launcher_local_rank(void)
         if (v && *v)
             return atoi(v);
     }
-    return 0;
+    return -1;
 }
 
-/* A scan that may use a GPU: not --device cpu, an engine with a GPU
- * counterpart (auto has one), and not --debug no-warmup. */
+/* Whether a launcher started this process; one that none did is a
+ * singleton, node-local rank 0. */
+static int launched(void)
+{
+    return getenv("PMI_RANK") || getenv("PMIX_RANK") || getenv("OMPI_COMM_WORLD_RANK") ||
+           getenv("SLURM_PROCID");
+}
+
+/* A scan that may use a GPU: not --device cpu, and an engine with a GPU
+ * counterpart (auto has one). */
 static int may_use_gpu(const launch *l)
 {
     const gs_scan_opts *o = &l->cli.scan;
     if (l->cmd == NULL || (l->cmd->run != gs_cmd_scan_run && l->cmd->run != gs_cmd_pcr_run) ||
         l->st != GS_OK || l->cli.help ||
-        o->device == GS_DEV_CPU || (o->tune.debug & GS_DEBUG_NO_WARMUP))
+        o->device == GS_DEV_CPU)
         return 0;
     const gs_engine *e = strcmp(o->engine, "auto") ? gs_engine_find(o->engine) : NULL;
     return e == NULL || e->gpu != NULL;
 }
 
 /* CUDA's start-up (driver, context: a few hundred ms) on a task of its own,
- * so that it overlaps MPI's and the job's set-up instead of following them. */
+ * so that it overlaps MPI's and the job's set-up instead of following them;
+ * before it, the process's view narrowed to the GPU it takes, so that CUDA
+ * starts that one alone (host.h). */
 typedef struct warm_up {
     gs_task task;
     int on;
@@ -149,10 +161,15 @@ static void *warm_gpu(void *arg)
     return NULL;
 }
 
-static void warm_up_start(warm_up *w, const launch *l)
+static void warm_up_start(warm_up *w, launch *l)
 {
-    w->on = may_use_gpu(l);
-    w->local_rank = launcher_local_rank();
+    int gpu = may_use_gpu(l), local = launcher_local_rank();
+    if (local < 0 && !launched())
+        local = 0;
+    if (gpu)
+        l->cli.scan.gpu_view = gs_host_gpu_view(local, l->cli.scan.tune.host_visible);
+    w->local_rank = l->cli.scan.gpu_view ? 0 : local < 0 ? 0 : local;
+    w->on = gpu && !(l->cli.scan.tune.debug & GS_DEBUG_NO_WARMUP);
     if (w->on)
         gs_task_start(&w->task, warm_gpu, w);
 }

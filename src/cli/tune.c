@@ -59,6 +59,8 @@ static const knob knobs[] = {
      "GPU AC compact kernel: -1 never, 0 or 1 where it fits (default)"},
     {"host.numa", KNOB_INT, offsetof(gs_tune, host_numa), -1, 1,
      "a GPU rank's threads on its GPU's NUMA node: -1 never, 0 with 2+ GPU ranks a node, 1 always"},
+    {"host.visible", KNOB_INT, offsetof(gs_tune, host_visible), -1, 0,
+     "GPUs a rank's CUDA starts: -1 all it may see, 0 (default) only the one the rank takes"},
 };
 enum { N_KNOBS = sizeof knobs / sizeof *knobs };
 

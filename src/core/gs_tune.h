@@ -47,6 +47,8 @@ typedef struct gs_tune {
     int gpu_ac_compact;       /* gpu.ac.compact: -1 never; 0 or 1 where it fits (the default) */
     int host_numa;            /* host.numa: -1 never; 0 with two or more GPU ranks on a node
                                * (the default); 1 whenever the GPU's node is known (host.h) */
+    int host_visible;         /* host.visible: -1 CUDA sees every GPU the process may; 0 (the
+                               * default) only the one its node-local rank takes (host.h) */
 } gs_tune;
 
 #endif

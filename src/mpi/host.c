@@ -1,6 +1,7 @@
 /* host.c - each rank's share of its node (host.h). */
 #include "host.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,4 +117,35 @@ void gs_host_share_take(MPI_Comm comm, int device, int mode, int asked, gs_host_
     if (out->cores < 1)
         out->cores = 1;
     out->threads = gs_policy_threads(asked, out->cores, 1);
+}
+
+/* Entries of directory dir whose names start with prefix and go on with a
+ * digit (prefix ""? any entry but . and ..); -1 when dir cannot be read. */
+static int count_entries(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (len ? strncmp(e->d_name, prefix, len) == 0 && e->d_name[len] >= '0' &&
+                      e->d_name[len] <= '9'
+                : e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+int gs_host_gpu_view(int local_rank, int mode)
+{
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    int n_node = 0;
+    if (visible == NULL) { /* the device files a container exposes, as the driver lists them */
+        int dev = count_entries("/dev", "nvidia"), listed = count_entries("/proc/driver/nvidia/gpus", "");
+        n_node = dev == listed ? dev : 0;
+    }
+    char keep[256];
+    int n = gs_policy_gpu_view(mode, visible, n_node, local_rank, keep, sizeof keep);
+    return n > 0 && setenv("CUDA_VISIBLE_DEVICES", keep, 1) == 0 ? n : 0;
 }

@@ -1,4 +1,5 @@
-/* host.h - each rank's share of its node: the cores its threads run on.
+/* host.h - each rank's share of its node: the cores its threads run on,
+ * and the one GPU its CUDA sees.
  *
  * The ranks of a node divide the cores the job may use there (the union
  * of their affinity masks: what mpiexec, Slurm's cgroup or taskset left
@@ -14,6 +15,14 @@
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* cpu_set_t */
+/* Before CUDA starts (it reads CUDA_VISIBLE_DEVICES once): narrows this
+ * process's CUDA_VISIBLE_DEVICES to the one GPU its node-local rank takes
+ * (gs_policy_gpu_view; mode: host.visible), its value as it was, else the
+ * node's GPUs as the driver lists them (/dev/nvidiaN, when
+ * /proc/driver/nvidia/gpus lists as many). Returns the GPUs the process
+ * would have seen, 0 when it left the view alone. */
+int gs_host_gpu_view(int local_rank, int mode);
+
 #endif
 #include <mpi.h>
 #include <sched.h>
@@ -36,5 +45,13 @@ int gs_cpulist_parse(const char *s, cpu_set_t *set);
  * says so; a node whose facts cannot be read is shared as if it had one
  * NUMA node. */
 void gs_host_share_take(MPI_Comm comm, int device, int mode, int asked, gs_host_share *out);
+
+/* Before CUDA starts (it reads CUDA_VISIBLE_DEVICES once): narrows this
+ * process's CUDA_VISIBLE_DEVICES to the one GPU its node-local rank takes
+ * (gs_policy_gpu_view; mode: host.visible), its value as it was, else the
+ * node's GPUs as the driver lists them (/dev/nvidiaN, when
+ * /proc/driver/nvidia/gpus lists as many). Returns the GPUs the process
+ * would have seen, 0 when it left the view alone. */
+int gs_host_gpu_view(int local_rank, int mode);
 
 #endif

@@ -34,20 +34,26 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     int local_rank, local_size;
     gs_mpi_node_rank(j->comm, &local_rank, &local_size);
     const gs_engine *cand = gs_policy_gpu_candidate(o->engine, o->match != GS_MATCH_EXACT);
-    int ndev = gs_policy_wants_gpu(o->device, cand) ? gs_gpu_device_count() : 0;
-    j->use_gpu = ndev > 0;
-    j->gpu_device = ndev ? gs_gpu_for_rank(local_rank, ndev) : 0;
+    int seen = gs_policy_wants_gpu(o->device, cand) ? gs_gpu_device_count() : 0;
+    /* with a narrowed view CUDA sees one GPU, the rank's, of the node's gpu_view */
+    int ndev = seen && o->gpu_view ? o->gpu_view : seen;
+    j->use_gpu = seen > 0;
+    j->gpu_device = seen ? gs_gpu_for_rank(o->gpu_view ? 0 : local_rank, seen) : 0;
     int mine = j->use_gpu && local_rank < ndev;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     gs_host_share share;
     gs_host_share_take(j->comm, mine ? j->gpu_device : -1, o->tune.host_numa, o->threads, &share);
     j->threads = share.threads;
-    char where[40] = "";
+    char where[40] = "", bus[32] = "";
     if (share.numa_node >= 0)
         snprintf(where, sizeof where, " on NUMA node %d", share.numa_node);
+    if ((o->tune.debug & GS_DEBUG_TIME) && j->use_gpu &&
+        gs_gpu_bus_id(j->gpu_device, bus, sizeof bus) != 0)
+        bus[0] = '\0';
     if (o->tune.debug & GS_DEBUG_TIME)
-        fprintf(stderr, "gscan: rank %d: %d threads, a share of %ld cores%s\n", j->rank,
-                share.threads, share.cores, where);
+        fprintf(stderr, "gscan: rank %d: %d threads, a share of %ld cores%s%s%s%s\n", j->rank,
+                share.threads, share.cores, where, bus[0] ? ", GPU " : "", bus,
+                o->gpu_view ? " (the one CUDA sees)" : "");
     j->block = (size_t)gs_policy_block(o->block, j->use_gpu);
     j->max_memory = gs_policy_max_memory(o->max_memory, &o->node_memory, local_size);
     if ((o->report_hits || o->match != GS_MATCH_EXACT) && !j->use_gpu) /* hits may spill */
@@ -60,7 +66,7 @@ static gs_status setup_device(gs_job *j, gs_error *err)
                            "--verify reads the corpus twice, a pipe or stdin only once: "
                            "write it to a file first (%s)",
                            o->corpus[f]);
-    return gs_policy_gpu_found(o->device, ndev, j->rank, err);
+    return gs_policy_gpu_found(o->device, seen, j->rank, err);
 }
 
 /* The collective steps come first, so that a rank whose pattern file fails

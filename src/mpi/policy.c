@@ -1,6 +1,7 @@
 /* policy.c - the decisions of a scan job (see policy.h). */
 #include "policy.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "match/keyset.h"
@@ -85,7 +86,7 @@ int gs_policy_laid_readers(int asked, int threads)
 {
     if (asked)
         return asked;
-    return threads < 2 ? 1 : threads - 1 > GS_MAX_READERS ? GS_MAX_READERS : threads - 1;
+    return threads < 2 ? 1 : threads - 1 > GS_LAID_READERS ? GS_LAID_READERS : threads - 1;
 }
 
 int gs_policy_threads(int asked, long cores, int ranks_on_node)
@@ -101,6 +102,36 @@ int gs_policy_numa_bind(int mode, int gpu_node, int ranks_on_node, int gpu_ranks
     if (mode < 0 || gpu_node < 0 || sharing < 1 || node_cores < sharing)
         return 0;
     return mode > 0 || (ranks_on_node >= 2 && gpu_ranks == ranks_on_node && covered);
+}
+
+int gs_policy_gpu_view(int mode, const char *visible, int n_node, int local_rank, char *out,
+                       size_t cap)
+{
+    if (mode < 0 || local_rank < 0 || cap == 0)
+        return 0;
+    if (visible == NULL) {
+        int w = snprintf(out, cap, "%d", n_node > 0 ? local_rank % n_node : 0);
+        return n_node >= 2 && w > 0 && (size_t)w < cap ? n_node : 0;
+    }
+    int n = 0;
+    for (const char *e = visible;; e++) { /* count the entries, none empty */
+        size_t len = strcspn(e, ",");
+        if (len == 0)
+            return 0;
+        n++;
+        e += len;
+        if (*e == '\0')
+            break;
+    }
+    const char *e = visible;
+    for (int k = local_rank % n; k > 0; k--)
+        e += strcspn(e, ",") + 1;
+    size_t len = strcspn(e, ",");
+    if (n < 2 || len >= cap)
+        return 0;
+    memcpy(out, e, len);
+    out[len] = '\0';
+    return n;
 }
 
 uint64_t gs_policy_max_memory(uint64_t asked, const gs_memory_limits *l, int ranks_on_node)

@@ -136,9 +136,13 @@ int gs_policy_part_readers(int asked, int threads, int use_gpu);
  * the segments of approximate DNA keys (gs_gpu_in_place; 100 CRISPR guides
  * over 3 GB on one H100: 0.79-0.85 s at 15 readers, 0.87-0.98 s at 8).
  * The feeding thread then copies nothing, so --readers (asked), else every
- * thread but the feeding one, up to GS_MAX_READERS: on 16 cores 15
+ * thread but the feeding one, up to GS_LAID_READERS: on 16 cores 15
  * readers beat 8 and 12 (64 GiB plain with .fai: 3.31 s at 8, 2.65 at 12,
- * 2.37 at 15) and 12 and 16 in parts (docs/performance.md). */
+ * 2.37 at 15) and 12 and 16 in parts; on 64 cores one rank's 16 GiB took
+ * 1.10-1.16 s at 15, 1.29-1.37 at 23 and 31, 1.69-1.77 at 63: the copy
+ * into pinned memory is bound by the host's memory, and more readers only
+ * pin more batches (docs/performance.md). */
+#define GS_LAID_READERS 15
 int gs_policy_laid_readers(int asked, int threads);
 
 /* ---- the machine -------------------------------------------------------- */
@@ -158,6 +162,19 @@ int gs_policy_threads(int asked, long cores, int ranks_on_node);
  * share it (sharing). */
 int gs_policy_numa_bind(int mode, int gpu_node, int ranks_on_node, int gpu_ranks,
                         long node_cores, int sharing, int covered);
+
+/* The one GPU a process keeps in CUDA's view (CUDA_VISIBLE_DEVICES), so
+ * that CUDA starts that device alone and not every GPU of the node (each a
+ * few tenths of a second at start-up on a multi-GPU host): of visible (the
+ * variable's value; NULL when unset: devices 0 .. n_node - 1, n_node counted
+ * from the driver's files, 0 when unknown) the entry local_rank mod their
+ * count, written to out. Returns that count (the GPUs the process would have
+ * seen), or 0 where the view stays as it is: host.visible (mode) -1, an
+ * unknown local rank (< 0), fewer than two GPUs, an empty entry, or a value
+ * longer than out. The GPU a rank uses is the same either way: index
+ * local_rank mod count of what it may see. */
+int gs_policy_gpu_view(int mode, const char *visible, int n_node, int local_rank, char *out,
+                       size_t cap);
 
 /* What bounds a node's memory, each 0 when unknown or unlimited (read in
  * src/cli/memory.c). */
