@@ -28,8 +28,9 @@ typedef struct feeder {
     gs_status st;
     gs_error err;
     gs_gpu_times t;
-    double t_open, t_wait, t_feed; /* --debug time: opening the GPU, waiting for
-                                    * the readers' batches, submitting them */
+    double t_open, t_pin, t_wait, t_feed; /* --debug time: opening the GPU, pinning
+                                           * the pool, waiting for the readers'
+                                           * batches, submitting them */
     int in_place;   /* the readers lay out packed batches, copied from the pool's
                      * buffers as they lie (gs_gpu_submit_run with a ticket) */
     int pinned;     /* pool buffers pinned (raw batches, batches in place) */
@@ -185,8 +186,10 @@ static void *feeder_main(void *arg)
         gs_gpu_set_copy_threads(g, f->copy_threads);
     if (f->st == GS_OK && cfg->want_seq)
         gs_gpu_set_seqcap(g, &f->res->seq);
+    t0 = gs_now();
     if (f->st == GS_OK)
         feeder_pin(f);
+    f->t_pin = gs_now() - t0;
     int held = -1;
     long held_ticket = -1, ticket = -1;
     for (int s; t0 = gs_now(), (s = gs_pipe_pop(p, &p->filled)) >= 0;) {
@@ -241,9 +244,9 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     res->t_transfer += f.t.transfer;
     if (gs_pipe_debug_time(cfg))
         fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
-                "(on the feeding thread: open %.3f s, waiting for batches %.3f s, "
-                "submitting them %.3f s)\n", f.t.kernel, f.t.transfer, f.t.hits, f.t_open,
-                f.t_wait, f.t_feed);
+                "(on the feeding thread: open %.3f s, pinning the pool %.3f s, waiting for "
+                "batches %.3f s, submitting them %.3f s)\n", f.t.kernel, f.t.transfer, f.t.hits,
+                f.t_open, f.t_pin, f.t_wait, f.t_feed);
     /* the feeder only kept each batch's keys: the records are made here, on
      * all threads, once the GPU is done */
     if (st == GS_OK && cfg->want_hits)
