@@ -233,10 +233,10 @@ static void test_machine(void)
     char keep[16];
     CHECK(gs_policy_gpu_view(0, NULL, 4, 1, keep, sizeof keep) == 4 && !strcmp(keep, "1"));
     CHECK(gs_policy_gpu_view(0, NULL, 4, 6, keep, sizeof keep) == 4 && !strcmp(keep, "2"));
-    CHECK(gs_policy_gpu_view(0, "3,1,GPU-8f2a", 0, 0, keep, sizeof keep) == 3 && !strcmp(keep, "3"));
-    CHECK(gs_policy_gpu_view(0, "3,1,GPU-8f2a", 0, 4, keep, sizeof keep) == 3 && !strcmp(keep, "1"));
-    CHECK(gs_policy_gpu_view(0, "3,1,GPU-8f2a", 0, 2, keep, sizeof keep) == 3 &&
-          !strcmp(keep, "GPU-8f2a"));
+    const char *list = "3,1,GPU-8f2a";
+    CHECK(gs_policy_gpu_view(0, list, 0, 0, keep, sizeof keep) == 3 && !strcmp(keep, "3"));
+    CHECK(gs_policy_gpu_view(0, list, 0, 4, keep, sizeof keep) == 3 && !strcmp(keep, "1"));
+    CHECK(gs_policy_gpu_view(0, list, 0, 2, keep, sizeof keep) == 3 && !strcmp(keep, "GPU-8f2a"));
     CHECK(gs_policy_gpu_view(0, NULL, 1, 0, keep, sizeof keep) == 0);  /* one GPU: as it is */
     CHECK(gs_policy_gpu_view(0, NULL, 0, 0, keep, sizeof keep) == 0);  /* count unknown */
     CHECK(gs_policy_gpu_view(0, NULL, -1, 0, keep, sizeof keep) == 0); /* no driver */

@@ -119,8 +119,8 @@ void gs_host_share_take(MPI_Comm comm, int device, int mode, int asked, gs_host_
     out->threads = gs_policy_threads(asked, out->cores, 1);
 }
 
-/* Entries of directory dir whose names start with prefix and go on with a
- * digit (prefix ""? any entry but . and ..); -1 when dir cannot be read. */
+/* Entries of directory dir named prefix and then a digit (an empty prefix:
+ * every entry not starting with '.'); -1 when dir cannot be read. */
 static int count_entries(const char *dir, const char *prefix)
 {
     DIR *d = opendir(dir);
@@ -142,7 +142,8 @@ int gs_host_gpu_view(int local_rank, int mode)
     const char *visible = getenv("CUDA_VISIBLE_DEVICES");
     int n_node = 0;
     if (visible == NULL) { /* the device files a container exposes, as the driver lists them */
-        int dev = count_entries("/dev", "nvidia"), listed = count_entries("/proc/driver/nvidia/gpus", "");
+        int dev = count_entries("/dev", "nvidia");
+        int listed = count_entries("/proc/driver/nvidia/gpus", "");
         n_node = dev == listed ? dev : 0;
     }
     char keep[256];
