@@ -15,14 +15,6 @@
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* cpu_set_t */
-/* Before CUDA starts (it reads CUDA_VISIBLE_DEVICES once): narrows this
- * process's CUDA_VISIBLE_DEVICES to the one GPU its node-local rank takes
- * (gs_policy_gpu_view; mode: host.visible), its value as it was, else the
- * node's GPUs as the driver lists them (/dev/nvidiaN, when
- * /proc/driver/nvidia/gpus lists as many). Returns the GPUs the process
- * would have seen, 0 when it left the view alone. */
-int gs_host_gpu_view(int local_rank, int mode);
-
 #endif
 #include <mpi.h>
 #include <sched.h>

@@ -38,7 +38,7 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     /* with a narrowed view CUDA sees one GPU, the rank's, of the node's gpu_view */
     int ndev = seen && o->gpu_view ? o->gpu_view : seen;
     j->use_gpu = seen > 0;
-    j->gpu_device = seen ? gs_gpu_for_rank(o->gpu_view ? 0 : local_rank, seen) : 0;
+    j->gpu_device = seen ? gs_gpu_for_rank(local_rank, seen) : 0;
     int mine = j->use_gpu && local_rank < ndev;
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     gs_host_share share;

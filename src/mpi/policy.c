@@ -110,8 +110,10 @@ int gs_policy_gpu_view(int mode, const char *visible, int n_node, int local_rank
     if (mode < 0 || local_rank < 0 || cap == 0)
         return 0;
     if (visible == NULL) {
-        int w = snprintf(out, cap, "%d", n_node > 0 ? local_rank % n_node : 0);
-        return n_node >= 2 && w > 0 && (size_t)w < cap ? n_node : 0;
+        if (n_node < 2)
+            return 0;
+        int w = snprintf(out, cap, "%d", local_rank % n_node);
+        return w > 0 && (size_t)w < cap ? n_node : 0;
     }
     int n = 0;
     for (const char *e = visible;; e++) { /* count the entries, none empty */
