@@ -255,6 +255,15 @@ static void test_machine(void)
     CHECK(gs_host_gpu_view(4, 0) == 3 && !strcmp(getenv("CUDA_VISIBLE_DEVICES"), "GPU-ab"));
     CHECK(gs_host_gpu_view(4, 0) == 0 && !strcmp(getenv("CUDA_VISIBLE_DEVICES"), "GPU-ab"));
     unsetenv("CUDA_VISIBLE_DEVICES");
+    /* the GPUs a job counts: a node's ranks by their GPUs' addresses, each
+     * seeing only its own (all device 0) or sharing one round-robin */
+    const char ids[5][8] = {"06.0", "07.0", "", "06.0", "09.0"};
+    CHECK(gs_policy_gpu_first(ids[0], 8, 5, 0) == 1);
+    CHECK(gs_policy_gpu_first(ids[0], 8, 5, 1) == 1);
+    CHECK(gs_policy_gpu_first(ids[0], 8, 5, 2) == 0); /* no GPU */
+    CHECK(gs_policy_gpu_first(ids[0], 8, 5, 3) == 0); /* shares rank 0's */
+    CHECK(gs_policy_gpu_first(ids[0], 8, 5, 4) == 1);
+    CHECK(gs_policy_gpu_first(ids[0], 8, 5, 5) == 0);
     /* sysfs cpulists */
     cpu_set_t set;
     CHECK(gs_cpulist_parse("0-3,8,10-11\n", &set) == 0 && CPU_COUNT(&set) == 7 &&

@@ -167,7 +167,7 @@ static void warm_up_start(warm_up *w, launch *l)
     if (local < 0 && !launched())
         local = 0;
     if (gpu)
-        l->cli.scan.gpu_view = gs_host_gpu_view(local, l->cli.scan.tune.host_visible);
+        gs_host_gpu_view(local, l->cli.scan.tune.host_visible);
     w->local_rank = local < 0 ? 0 : local;
     w->on = gpu && !(l->cli.scan.tune.debug & GS_DEBUG_NO_WARMUP);
     if (w->on)

@@ -26,6 +26,28 @@
 
 /* ---- phase 1: patterns, engine, device --------------------------------- */
 
+/* Whether this rank is the first of its node on its GPU (use: it has one),
+ * told by the GPUs' PCI addresses gathered over the node. */
+static int first_on_gpu(const gs_job *j, int use)
+{
+    enum { ID = 32 };
+    char id[ID] = "";
+    if (use && gs_gpu_bus_id(j->gpu_device, id, sizeof id) != 0)
+        snprintf(id, sizeof id, "device %d", j->gpu_device);
+    MPI_Comm node = gs_mpi_node_comm(j->comm);
+    int me, n;
+    GS_MPI_CHECK(MPI_Comm_rank(node, &me));
+    GS_MPI_CHECK(MPI_Comm_size(node, &n));
+    char *ids = malloc((size_t)n * ID);
+    if (ids == NULL) /* the node's ranks all take this road or none: a collective */
+        gs_mpi_die(MPI_ERR_NO_MEM, "malloc of the node's GPU addresses", __FILE__, __LINE__);
+    GS_MPI_CHECK(MPI_Allgather(id, ID, MPI_CHAR, ids, ID, MPI_CHAR, node));
+    int first = gs_policy_gpu_first(ids, ID, n, me);
+    free(ids);
+    GS_MPI_CHECK(MPI_Comm_free(&node));
+    return first;
+}
+
 /* The GPU is used when the engine (auto: ac, or bv when approximate) has a
  * GPU counterpart in the engine table; each rank of a node takes the next. */
 static gs_status setup_device(gs_job *j, gs_error *err)
@@ -35,11 +57,9 @@ static gs_status setup_device(gs_job *j, gs_error *err)
     gs_mpi_node_rank(j->comm, &local_rank, &local_size);
     const gs_engine *cand = gs_policy_gpu_candidate(o->engine, o->match != GS_MATCH_EXACT);
     int seen = gs_policy_wants_gpu(o->device, cand) ? gs_gpu_device_count() : 0;
-    /* with a narrowed view CUDA sees one GPU, the rank's, of the node's gpu_view */
-    int ndev = seen && o->gpu_view ? o->gpu_view : seen;
     j->use_gpu = seen > 0;
     j->gpu_device = seen ? gs_gpu_for_rank(local_rank, seen) : 0;
-    int mine = j->use_gpu && local_rank < ndev;
+    int mine = first_on_gpu(j, j->use_gpu);
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     gs_host_share share;
     gs_host_share_take(j->comm, mine ? j->gpu_device : -1, o->tune.host_numa, o->threads, &share);
@@ -51,9 +71,8 @@ static gs_status setup_device(gs_job *j, gs_error *err)
         gs_gpu_bus_id(j->gpu_device, bus, sizeof bus) != 0)
         bus[0] = '\0';
     if (o->tune.debug & GS_DEBUG_TIME)
-        fprintf(stderr, "gscan: rank %d: %d threads, a share of %ld cores%s%s%s%s\n", j->rank,
-                share.threads, share.cores, where, bus[0] ? ", GPU " : "", bus,
-                o->gpu_view ? " (the one CUDA sees)" : "");
+        fprintf(stderr, "gscan: rank %d: %d threads, a share of %ld cores%s%s%s\n", j->rank,
+                share.threads, share.cores, where, bus[0] ? ", GPU " : "", bus);
     j->block = (size_t)gs_policy_block(o->block, j->use_gpu);
     j->max_memory = gs_policy_max_memory(o->max_memory, &o->node_memory, local_size);
     if ((o->report_hits || o->match != GS_MATCH_EXACT) && !j->use_gpu) /* hits may spill */

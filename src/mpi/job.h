@@ -48,8 +48,6 @@ typedef struct gs_scan_opts {
     uint32_t max_expansions; /* --max-expansions */
     uint64_t max_memory;     /* --max-memory bytes a rank holds; 0: from node_memory */
     gs_memory_limits node_memory; /* what limits the node's memory (src/cli reads it) */
-    int gpu_view;            /* the GPUs this rank would see when its CUDA was left only the
-                              * one it takes (gs_host_gpu_view, before CUDA started), else 0 */
     gs_match_mode match;     /* --max-mismatches / --max-edits (exact without) */
     uint32_t max_dist;       /* their K */
     uint32_t exact3p;        /* --exact-3p: 3'-most residues that align without edit */

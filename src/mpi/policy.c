@@ -104,6 +104,17 @@ int gs_policy_numa_bind(int mode, int gpu_node, int ranks_on_node, int gpu_ranks
     return mode > 0 || (ranks_on_node >= 2 && gpu_ranks == ranks_on_node && covered);
 }
 
+int gs_policy_gpu_first(const char *ids, size_t stride, int n, int me)
+{
+    if (me < 0 || me >= n || ids[(size_t)me * stride] == '\0')
+        return 0;
+    const char *mine = ids + (size_t)me * stride;
+    for (int i = 0; i < me; i++)
+        if (strncmp(ids + (size_t)i * stride, mine, stride) == 0)
+            return 0;
+    return 1;
+}
+
 int gs_policy_gpu_view(int mode, const char *visible, int n_node, int local_rank, char *out,
                        size_t cap)
 {

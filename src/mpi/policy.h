@@ -176,6 +176,13 @@ int gs_policy_numa_bind(int mode, int gpu_node, int ranks_on_node, int gpu_ranks
 int gs_policy_gpu_view(int mode, const char *visible, int n_node, int local_rank, char *out,
                        size_t cap);
 
+/* Whether node-local rank me is the first of its node on its GPU: ids
+ * holds n names of stride bytes each (a rank's GPU by PCI address, "" for
+ * a rank without one). Ranks may each see only their own GPU (a narrowed
+ * view, Slurm's --gpus-per-task), so device numbers do not compare across
+ * ranks: addresses do. The job's GPU count is the sum over its ranks. */
+int gs_policy_gpu_first(const char *ids, size_t stride, int n, int me);
+
 /* What bounds a node's memory, each 0 when unknown or unlimited (read in
  * src/cli/memory.c). */
 typedef struct gs_memory_limits {
