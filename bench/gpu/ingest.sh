@@ -17,7 +17,8 @@
 # time. Every row's /counts must equal the first row's.
 #
 # Environment: GIB (16), FILES (16), RUNS (3), T (16), ROWS (.), ARGS (more
-# options for every scan, e.g. "--readers 8").
+# options for every scan, e.g. "--readers 8"), HS (an hs_count binary: adds
+# Hyperscan's row).
 set -uo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 BUILD_DIR WORK_DIR GENOME_SEQ" >&2; exit 1; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -73,6 +74,19 @@ if want "GPU, plain + .fai" "CPU -t $T, plain + .fai"; then
   for f in $(files plain fa); do [ -s "$f.fai" ] || exit 1; done
   want "GPU, plain + .fai" && row "GPU, plain + .fai" -d gpu -p k.txt $(files plain fa)
   want "CPU -t $T, plain + .fai" && row "CPU -t $T, plain + .fai" -d cpu -t "$T" -p k.txt $(files plain fa)
+fi
+# Hyperscan (HS: bench/cpu/hs_count.c built against libhs; forward strand,
+# as it matches raw literals) on the first file only, GIB/FILES GiB: its time
+# grows with the text, so its row gives seconds per GiB beside the whole runs
+if [ -n "${HS:-}" ] && want "Hyperscan -t $T, forward, first file"; then
+  : >hs.txt
+  for ((i = 0; i < RUNS; i++)); do
+    { TIMEFORMAT='%R %U %S'; time "$HS" -t "$T" k.txt plain/0.fa >/dev/null 2>hs.log; } 2>>hs.txt ||
+      { echo "FAIL Hyperscan: $(tail -3 hs.log)" >&2; status=1; }
+  done
+  sort -n hs.txt | sed -n "$((RUNS / 2 + 1))p" |
+    awk -v n="Hyperscan -t $T, forward, first file" -v f="$FILES" -v g="$GIB" \
+      '{ printf "| %s | %.3f (%.2f a GiB) | %.2f | | | | | | | |\n", n, $1, $1 * f / g, ($2 + $3) * f / g }'
 fi
 if want "GPU, plain, no .fai"; then
   rm -f plain/*.fai
