@@ -10,7 +10,8 @@ target_link_libraries(bench_gpu PRIVATE gs_gpu gs_match)
 
 # The whole GPU path of gscan scan, end to end, against the CPU brute force.
 add_test(NAME gpu_pipeline COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/pipeline.sh $<TARGET_FILE:gscan>)
-set_tests_properties(gpu_pipeline PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900)
+set_tests_properties(gpu_pipeline PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 900
+                     ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
 
 # Hits beyond --max-memory on the GPU path: spilled as batches come back,
 # the same /hits and text as the CPU at 1 and 2 ranks.

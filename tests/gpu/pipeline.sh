@@ -53,5 +53,24 @@ for seed in 1 2 3; do
     rm -f w.fa.fai
   done
 done
+# n_gpus: the distinct GPUs the ranks took, whether each rank sees all of
+# the node's GPUs or (as under Slurm's --gpus-per-task=1) only its own
+MPIEXEC=${MPIEXEC:-mpiexec}
+n_gpus() { h5dump -a /n_gpus "$1" | awk '/\(0\)/ { print $2 }'; }
+if [ -z "${CUDA_VISIBLE_DEVICES+x}" ] && command -v nvidia-smi >/dev/null; then
+  seen=$(nvidia-smi -L | grep -c '^GPU') want=$((seen < 2 ? seen : 2))
+  cat >own.sh <<'X'
+#!/bin/sh
+n=$1
+shift
+export CUDA_VISIBLE_DEVICES=$((${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-0}} % n))
+exec "$@"
+X
+  "$MPIEXEC" -n 2 "$GSCAN" scan -q -d gpu -p probe.txt -o out.h5 probe.fa
+  runs=$((runs + 1)); [ "$(n_gpus out.h5)" = "$want" ] || { echo "FAIL n_gpus $(n_gpus out.h5), not $want"; fails=$((fails + 1)); }
+  "$MPIEXEC" -n 2 sh own.sh "$seen" "$GSCAN" scan -q -d gpu -p probe.txt -o out.h5 probe.fa
+  runs=$((runs + 1)); [ "$(n_gpus out.h5)" = "$want" ] ||
+    { echo "FAIL n_gpus $(n_gpus out.h5) with one GPU a rank, not $want"; fails=$((fails + 1)); }
+fi
 echo "pipeline.sh: $((runs - fails)) passed, $fails failed"
 [ $fails = 0 ]
