@@ -104,13 +104,15 @@ static int u64_cmp(const void *pa, const void *pb)
 }
 
 /* Runs of packed keys, as the scan keeps them, tallied straight
- * (gs_tally_add_runs) against the tally of the same hits expanded: GPU-like
- * batches of segments, three segments a record so records cross batches,
- * a batch sometimes skipping a segment (cut into several runs there), the
- * batches handed over in a shuffled order. */
-static void runs_case(uint64_t *rs, int n_batches)
+ * (gs_tally_add_runs, on `threads` threads: shares of at least 4096 hits,
+ * so keys a batch decide whether they split) against the tally of the same
+ * hits expanded: GPU-like batches of segments, three segments a record so
+ * records cross batches and shares, a batch sometimes skipping a segment
+ * (cut into several runs there), the batches handed over in a shuffled
+ * order. */
+static void runs_case(uint64_t *rs, int n_batches, int keys_a_batch, int threads)
 {
-    enum { SEGS = 4, LEN = 50, PER_REC = 3, KEYS = 120 };
+    enum { SEGS = 4, LEN = 50, PER_REC = 3, MAX_KEYS = 2000 };
     const gs_key_layout lay = {.b_dist = 0, .b_len = 3, .b_pat = 3};
     gs_hit_runs a = {0}, b = {0};
     gs_error err = {0};
@@ -124,7 +126,7 @@ static void runs_case(uint64_t *rs, int n_batches)
     }
     for (int q = 0; q < n_batches; q++) {
         gs_run_seg segs[SEGS];
-        uint64_t keys[KEYS];
+        uint64_t keys[MAX_KEYS];
         size_t n_seg = 0;
         for (int s = 0; s < SEGS; s++) {
             int g = order[q] * SEGS + s; /* the corpus's g-th segment */
@@ -135,18 +137,18 @@ static void runs_case(uint64_t *rs, int n_batches)
                                        .own = LEN};
             n_seg++;
         }
-        for (int i = 0; i < KEYS; i++)
+        for (int i = 0; i < keys_a_batch; i++)
             keys[i] = gs_hitkey_pack(lay, gs_test_below(rs, n_seg * LEN),
                                      (uint32_t)gs_test_below(rs, 16), 3, 0);
-        qsort(keys, KEYS, sizeof *keys, u64_cmp);
-        CHECK(gs_hit_runs_add_batch(&a, keys, KEYS, segs, n_seg, lay, 0, 1, &err) == GS_OK);
-        CHECK(gs_hit_runs_add_batch(&b, keys, KEYS, segs, n_seg, lay, 0, 1, &err) == GS_OK);
+        qsort(keys, (size_t)keys_a_batch, sizeof *keys, u64_cmp);
+        CHECK(gs_hit_runs_add_batch(&a, keys, (size_t)keys_a_batch, segs, n_seg, lay, 0, 1, &err) == GS_OK);
+        CHECK(gs_hit_runs_add_batch(&b, keys, (size_t)keys_a_batch, segs, n_seg, lay, 0, 1, &err) == GS_OK);
     }
     gs_hits h = {0};
     gs_tally want = {0}, got = {0};
     CHECK(gs_hit_runs_expand(&a, 2, &h, &err) == GS_OK);
     CHECK(gs_tally_add_hits(&want, h.v, h.n, 8, &err) == GS_OK);
-    CHECK(gs_tally_add_runs(&got, &b, 8, &err) == GS_OK);
+    CHECK(gs_tally_add_runs(&got, &b, 8, threads, &err) == GS_OK);
     CHECK_EQ_U64(got.n, want.n);
     for (size_t i = 0; i < got.n && i < want.n; i++) {
         CHECK_EQ_U64(got.v[i].unit, want.v[i].unit);
@@ -174,6 +176,9 @@ int main(void)
                 for (int wide = 0; wide < 2; wide++)
                     one_case(&rs, sizes[k], sorted, ranks, wide);
     for (int n = 1; n <= 64; n *= 2)
-        runs_case(&rs, n);
+        for (int threads = 1; threads <= 4; threads++) {
+            runs_case(&rs, n, 120, threads);
+            runs_case(&rs, n, 2000, threads); /* 2 batches: a share; 64: 31 */
+        }
     return gs_test_done("test_tally");
 }

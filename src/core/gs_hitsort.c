@@ -370,9 +370,78 @@ static int run_cmp(const void *a, const void *b)
     return seg_before(&x->first, &y->first) ? -1 : seg_before(&y->first, &x->first);
 }
 
+/* A run's place in corpus order, and where it is. */
+typedef struct run_place {
+    uint32_t record, at;
+    uint64_t base;
+} run_place;
+
+static int place_before(const run_place *a, const run_place *b)
+{
+    return a->record != b->record ? a->record < b->record : a->base < b->base;
+}
+
+/* The end of the ascending stretch of p[0, n) that starts at i. */
+static size_t stretch_end(const run_place *p, size_t i, size_t n)
+{
+    while (++i < n && !place_before(&p[i], &p[i - 1]))
+        ;
+    return i;
+}
+
+/* p[0, n) sorted by merging its ascending stretches two by two, pass after
+ * pass, through scratch q: the runs come as each worker made them, a few
+ * ascending stretches, so a few passes. Returns p or q, whichever holds
+ * the result. */
+static run_place *merge_stretches(run_place *p, run_place *q, size_t n)
+{
+    for (;;) {
+        size_t merged = 0;
+        for (size_t i = 0; i < n; merged++) {
+            const size_t m = stretch_end(p, i, n), e = m < n ? stretch_end(p, m, n) : n;
+            size_t x = i, y = m, o = i;
+            while (x < m && y < e)
+                q[o++] = place_before(&p[y], &p[x]) ? p[y++] : p[x++];
+            while (x < m)
+                q[o++] = p[x++];
+            while (y < e)
+                q[o++] = p[y++];
+            i = e;
+        }
+        run_place *t = p;
+        p = q;
+        q = t;
+        if (merged <= 1)
+            return p;
+    }
+}
+
+/* Runs already in order are left as they are (a GPU's come so); else their
+ * places, 16 bytes each, are merged into order and the runs moved once
+ * (qsort of the runs themselves took 0.07 s for the 0.4 M runs of 5 M
+ * reads' hits on one thread). */
 void gs_hit_runs_order(gs_hit_runs *rs)
 {
-    qsort(rs->v, rs->n, sizeof *rs->v, run_cmp);
+    size_t i = 1;
+    while (i < rs->n && !seg_before(&rs->v[i].first, &rs->v[i - 1].first))
+        i++;
+    if (i >= rs->n)
+        return;
+    run_place *pl = rs->n <= UINT32_MAX ? malloc(2 * rs->n * sizeof *pl) : NULL;
+    gs_hit_run *moved = pl ? malloc(rs->n * sizeof *moved) : NULL;
+    if (moved == NULL) { /* short of memory: in place, slower */
+        free(pl);
+        qsort(rs->v, rs->n, sizeof *rs->v, run_cmp);
+        return;
+    }
+    for (size_t k = 0; k < rs->n; k++)
+        pl[k] = (run_place){rs->v[k].first.record, (uint32_t)k, rs->v[k].first.base};
+    const run_place *in_order = merge_stretches(pl, pl + rs->n, rs->n);
+    for (size_t k = 0; k < rs->n; k++)
+        moved[k] = rs->v[in_order[k].at];
+    memcpy(rs->v, moved, rs->n * sizeof *moved); /* rs->v stays where it is */
+    free(moved);
+    free(pl);
 }
 
 /* out[0..mid) and out[mid..hi) are each sorted; make out[0..hi) sorted by

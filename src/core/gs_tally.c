@@ -13,6 +13,7 @@
  * the final normalize.
  */
 #include "gs_tally.h"
+#include "gs_parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -210,39 +211,121 @@ gs_status gs_tally_add_stream(gs_tally *t, gs_hit_source src, uint32_t n_pat, gs
     return st;
 }
 
-/* Run r's keys, counted per segment of its table (a segment's keys are
- * contiguous: keys ascend in position and segments in their first). */
-static gs_status add_run(gs_tally *t, gs_tally_counter *c, const gs_hit_run *r)
+/* Run r's keys into c, each by the segment of its table it lies in (a
+ * segment's keys are contiguous: keys ascend in position and segments in
+ * their first); the rows of the record c holds (*rec, when it holds any)
+ * flushed to t where the record changes, not at the run's end: runs in
+ * corpus order go through one after the other, so a record that spans
+ * runs (a chromosome in many batches) is counted once into one set of
+ * rows. */
+static gs_status add_run(gs_tally *t, gs_tally_counter *c, const gs_hit_run *r, uint32_t *rec)
 {
-    uint32_t rec = 0;
     if (r->hits)
-        return count_hits(t, c, r->hits, r->n, &rec, 1);
+        return count_hits(t, c, r->hits, r->n, rec, 0);
     const gs_run_seg *b = r->segs ? r->segs : &r->first, *last = r->segs ? b + r->n_seg - 1 : b;
     for (size_t i = 0; i < r->n; i++) {
         uint64_t k = r->keys[i], pos = gs_hitkey_pos(r->lay, k);
-        for (; b < last && b[1].off <= pos; b++)
-            if (b[1].record != b->record && c->n_touched &&
-                gs_tally_counter_flush(c, t, b->record) != GS_OK)
-                return GS_ESYS;
+        while (b < last && b[1].off <= pos)
+            b++;
+        if (c->n_touched && b->record != *rec && gs_tally_counter_flush(c, t, *rec) != GS_OK)
+            return GS_ESYS;
+        *rec = b->record;
         gs_tally_counter_add(c, gs_hitkey_pattern(r->lay, k), (int)gs_hitkey_strand(r->lay, k),
                              (uint8_t)gs_hitkey_dist(r->lay, k), 1);
     }
-    return c->n_touched ? gs_tally_counter_flush(c, t, b->record) : GS_OK;
+    return GS_OK;
 }
 
-gs_status gs_tally_add_runs(gs_tally *t, gs_hit_runs *rs, uint32_t n_pat, gs_error *err)
+/* t's rows [from, n) were just appended: where the unit of row from - 1
+ * goes on at from (a record whose hits two shares counted), that unit's
+ * rows are put in order, so that t stays sorted and gs_tally_normalize only
+ * combines neighbours (each side holds one flush: at most 2 x patterns
+ * rows). */
+static void mend_seam(gs_tally *t, size_t from)
 {
+    if (from == 0 || from >= t->n || t->v[from - 1].unit != t->v[from].unit)
+        return;
+    const uint32_t u = t->v[from].unit;
+    size_t a = from - 1, b = from;
+    while (a > 0 && t->v[a - 1].unit == u)
+        a--;
+    while (b < t->n && t->v[b].unit == u)
+        b++;
+    qsort(t->v + a, b - a, sizeof *t->v, row_cmp);
+}
+
+/* Runs [first, end) of rs, in order, tallied on a thread of their own. */
+typedef struct tally_share {
+    const gs_hit_runs *rs;
+    size_t first, end;
+    uint32_t n_pat;
+    gs_tally t;
+    gs_status st;
+} tally_share;
+
+static void *tally_share_main(void *arg)
+{
+    tally_share *s = arg;
     gs_tally_counter c;
-    gs_status st = gs_tally_counter_init(&c, n_pat, err);
-    gs_hit_runs_order(rs);
-    for (size_t i = 0; st == GS_OK && i < rs->n; i++)
-        st = add_run(t, &c, &rs->v[i]);
-    if (st != GS_OK && err->code == GS_OK)
-        gs_fail(err, GS_ESYS, "out of memory (tally of %zu hits)", rs->n_hits);
+    gs_error ignored = {0}; /* the caller names what was short */
+    uint32_t rec = 0;
+    s->st = gs_tally_counter_init(&c, s->n_pat, &ignored);
+    for (size_t i = s->first; s->st == GS_OK && i < s->end; i++)
+        s->st = add_run(&s->t, &c, &s->rs->v[i], &rec);
+    if (s->st == GS_OK && c.n_touched)
+        s->st = gs_tally_counter_flush(&c, &s->t, rec);
     gs_tally_counter_free(&c);
-    if (st == GS_OK)
-        gs_tally_normalize(t);
-    return st;
+    return NULL;
+}
+
+/* Shares of about equal hits, one a thread, at least TALLY_SHARE hits each;
+ * their counters (13 bytes an entry, 2 x patterns entries) kept within
+ * TALLY_COUNTERS bytes together. */
+enum { TALLY_SHARE = 4096 };
+#define TALLY_COUNTERS ((size_t)64 << 20)
+
+gs_status gs_tally_add_runs(gs_tally *t, gs_hit_runs *rs, uint32_t n_pat, int threads,
+                            gs_error *err)
+{
+    gs_hit_runs_order(rs);
+    const size_t per = ((size_t)n_pat * 2 + 1) * 13;
+    int nt = gs_parallel_threads(threads, rs->n_hits / TALLY_SHARE);
+    if ((size_t)nt * per > TALLY_COUNTERS)
+        nt = TALLY_COUNTERS / per > 1 ? (int)(TALLY_COUNTERS / per) : 1;
+    tally_share *sh = gs_calloc((size_t)nt, sizeof *sh, err, "tally");
+    if (sh == NULL)
+        return GS_ESYS;
+    size_t i = 0, hits = 0;
+    for (int k = 0; k < nt; k++) { /* runs until the share's end in hits */
+        const size_t stop = k + 1 == nt ? SIZE_MAX : rs->n_hits / (size_t)nt * (size_t)(k + 1);
+        sh[k] = (tally_share){.rs = rs, .first = i, .n_pat = n_pat};
+        for (; i < rs->n && hits < stop; i++)
+            hits += rs->v[i].n;
+        sh[k].end = i;
+    }
+    gs_run_parallel(tally_share_main, sh, sizeof *sh, nt);
+    gs_status st = GS_OK;
+    size_t rows = 0;
+    for (int k = 0; k < nt; k++) {
+        rows += sh[k].t.n;
+        st = st == GS_OK ? sh[k].st : st;
+    }
+    if (st == GS_OK && rows > 0 && gs_grow(&t->v, &t->cap, t->n + rows - 1, sizeof *t->v, 1024) != GS_OK)
+        st = GS_ESYS;
+    for (int k = 0; k < nt; k++) {
+        const size_t from = t->n;
+        if (st == GS_OK && sh[k].t.n > 0) {
+            memcpy(t->v + t->n, sh[k].t.v, sh[k].t.n * sizeof *t->v);
+            t->n += sh[k].t.n;
+            mend_seam(t, from);
+        }
+        gs_tally_free(&sh[k].t);
+    }
+    free(sh);
+    if (st != GS_OK)
+        return gs_fail(err, GS_ESYS, "out of memory (tally of %zu hits)", rs->n_hits);
+    gs_tally_normalize(t);
+    return GS_OK;
 }
 
 void gs_tally_sums(const gs_tally *t, uint32_t n_pat, int n_strands, uint64_t *sums)

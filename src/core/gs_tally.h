@@ -89,9 +89,12 @@ gs_status gs_tally_add_stream(gs_tally *t, gs_hit_source src, uint32_t n_pat, gs
  * of its table. Every hit of the runs counts once, so this is the tally of
  * exact hits; approximate runs may overlap and are expanded and merged
  * first (gs_hit_runs_expand). The runs are put in corpus order first
- * (gs_hit_runs_order), so rows come out sorted and are combined without a
- * sort. */
-gs_status gs_tally_add_runs(gs_tally *t, gs_hit_runs *rs, uint32_t n_pat, gs_error *err);
+ * (gs_hit_runs_order) and counted in shares of about equal hits on up to
+ * `threads` threads; a record whose hits two runs hold has its rows put in
+ * order where they meet, so rows come out sorted and are combined without
+ * a sort of the whole. */
+gs_status gs_tally_add_runs(gs_tally *t, gs_hit_runs *rs, uint32_t n_pat, int threads,
+                            gs_error *err);
 /* Sort rows by (unit, pattern, strand: forward first) and combine rows of
  * one key: counts add, the smallest best is kept. */
 void gs_tally_normalize(gs_tally *t);

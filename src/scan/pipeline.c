@@ -177,13 +177,13 @@ gs_status gs_pipe_collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int th
 {
     double t0 = gs_now();
     size_t n_runs = runs->n, n_hits = runs->n_hits;
-    gs_status st = cfg->tally_runs ? gs_tally_add_runs(&res->tally, runs, cfg->ks->n_patterns, err)
-                                   : gs_hit_runs_expand(runs, threads, &res->hits, err);
+    gs_status st = cfg->tally_runs
+                       ? gs_tally_add_runs(&res->tally, runs, cfg->ks->n_patterns, threads, err)
+                       : gs_hit_runs_expand(runs, threads, &res->hits, err);
     res->t_hits = gs_now() - t0;
     if (gs_pipe_debug_time(cfg)) /* the part of the scan phase the records take */
-        fprintf(stderr, "gscan: hits: %zu from %zu runs %s in %.3f s on %d threads\n", n_hits,
-                n_runs, cfg->tally_runs ? "tallied" : "expanded", res->t_hits,
-                cfg->tally_runs ? 1 : threads);
+        fprintf(stderr, "gscan: hits: %zu from %zu runs %s in %.3f s on up to %d threads\n",
+                n_hits, n_runs, cfg->tally_runs ? "tallied" : "expanded", res->t_hits, threads);
     return st;
 }
 
