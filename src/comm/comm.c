@@ -104,11 +104,3 @@ MPI_Comm gs_mpi_node_comm(MPI_Comm comm)
     GS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     return node;
 }
-
-void gs_mpi_node_rank(MPI_Comm comm, int *local_rank, int *local_size)
-{
-    MPI_Comm node = gs_mpi_node_comm(comm);
-    GS_MPI_CHECK(MPI_Comm_rank(node, local_rank));
-    GS_MPI_CHECK(MPI_Comm_size(node, local_size));
-    GS_MPI_CHECK(MPI_Comm_free(&node));
-}

@@ -52,7 +52,5 @@ void gs_mpi_reduce_sum_u64(const uint64_t *in, uint64_t *out, uint64_t n, int ro
 /* The ranks of comm on this node (MPI_Comm_split_type shared); the caller
  * frees it. */
 MPI_Comm gs_mpi_node_comm(MPI_Comm comm);
-/* Rank among the ranks of this node, and how many ranks share the node. */
-void gs_mpi_node_rank(MPI_Comm comm, int *local_rank, int *local_size);
 
 #endif

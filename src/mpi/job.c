@@ -26,25 +26,18 @@
 
 /* ---- phase 1: patterns, engine, device --------------------------------- */
 
-/* Whether this rank is the first of its node on its GPU (use: it has one),
- * told by the GPUs' PCI addresses gathered over the node. */
-static int first_on_gpu(const gs_job *j, int use)
+/* Whether node-local rank me of n is the first of its node on its GPU,
+ * told by the GPUs' names (id[GPU_ID]: PCI address, "" without a GPU)
+ * gathered over the node. */
+enum { GPU_ID = 32 };
+static int first_on_gpu(MPI_Comm node, int me, int n, const char *id)
 {
-    enum { ID = 32 };
-    char id[ID] = "";
-    if (use && gs_gpu_bus_id(j->gpu_device, id, sizeof id) != 0)
-        snprintf(id, sizeof id, "device %d", j->gpu_device);
-    MPI_Comm node = gs_mpi_node_comm(j->comm);
-    int me, n;
-    GS_MPI_CHECK(MPI_Comm_rank(node, &me));
-    GS_MPI_CHECK(MPI_Comm_size(node, &n));
-    char *ids = malloc((size_t)n * ID);
+    char *ids = malloc((size_t)n * GPU_ID);
     if (ids == NULL) /* the node's ranks all take this road or none: a collective */
         gs_mpi_die(MPI_ERR_NO_MEM, "malloc of the node's GPU addresses", __FILE__, __LINE__);
-    GS_MPI_CHECK(MPI_Allgather(id, ID, MPI_CHAR, ids, ID, MPI_CHAR, node));
-    int first = gs_policy_gpu_first(ids, ID, n, me);
+    GS_MPI_CHECK(MPI_Allgather(id, GPU_ID, MPI_CHAR, ids, GPU_ID, MPI_CHAR, node));
+    int first = gs_policy_gpu_first(ids, GPU_ID, n, me);
     free(ids);
-    GS_MPI_CHECK(MPI_Comm_free(&node));
     return first;
 }
 
@@ -54,22 +47,25 @@ static gs_status setup_device(gs_job *j, gs_error *err)
 {
     const gs_scan_opts *o = j->o;
     int local_rank, local_size;
-    gs_mpi_node_rank(j->comm, &local_rank, &local_size);
+    MPI_Comm node = gs_mpi_node_comm(j->comm);
+    GS_MPI_CHECK(MPI_Comm_rank(node, &local_rank));
+    GS_MPI_CHECK(MPI_Comm_size(node, &local_size));
     const gs_engine *cand = gs_policy_gpu_candidate(o->engine, o->match != GS_MATCH_EXACT);
     int seen = gs_policy_wants_gpu(o->device, cand) ? gs_gpu_device_count() : 0;
     j->use_gpu = seen > 0;
     j->gpu_device = seen ? gs_gpu_for_rank(local_rank, seen) : 0;
-    int mine = first_on_gpu(j, j->use_gpu);
+    char bus[GPU_ID] = "";
+    if (j->use_gpu && gs_gpu_bus_id(j->gpu_device, bus, sizeof bus) != 0)
+        snprintf(bus, sizeof bus, "device %d", j->gpu_device);
+    int mine = first_on_gpu(node, local_rank, local_size, bus);
+    GS_MPI_CHECK(MPI_Comm_free(&node));
     GS_MPI_CHECK(MPI_Allreduce(&mine, &j->n_gpus, 1, MPI_INT, MPI_SUM, j->comm));
     gs_host_share share;
     gs_host_share_take(j->comm, mine ? j->gpu_device : -1, o->tune.host_numa, o->threads, &share);
     j->threads = share.threads;
-    char where[40] = "", bus[32] = "";
+    char where[40] = "";
     if (share.numa_node >= 0)
         snprintf(where, sizeof where, " on NUMA node %d", share.numa_node);
-    if ((o->tune.debug & GS_DEBUG_TIME) && j->use_gpu &&
-        gs_gpu_bus_id(j->gpu_device, bus, sizeof bus) != 0)
-        bus[0] = '\0';
     if (o->tune.debug & GS_DEBUG_TIME)
         fprintf(stderr, "gscan: rank %d: %d threads, a share of %ld cores%s%s%s\n", j->rank,
                 share.threads, share.cores, where, bus[0] ? ", GPU " : "", bus);
