@@ -95,6 +95,8 @@ static gs_hit *big_hits(uint64_t *n)
         h[i].pattern = p;
         h[i].start = gs_test_below(&seed, rec_len[r] - pat_len[p]);
         h[i].strand = gs_test_below(&seed, 2) ? 1 : -1;
+        h[i].distance = 0;
+        h[i].end = h[i].start + pat_len[p];
     }
     qsort(h, want, sizeof *h, gs_hit_cmp);
     for (uint64_t i = 0; i < want; i++)
@@ -923,8 +925,12 @@ static void test_ring_shapes(const char *ref, gs_result *r)
             fprintf(stderr, "write with io.h5.threads=%d, io.h5.slots=%d: %s\n", shapes[i][0],
                     shapes[i][1], err.msg);
         CHECK(st == GS_OK);
+        int before = gs_test_failures;
         compare_files(ref, path);
         compare_chunks(ref, path);
+        if (gs_test_failures != before)
+            fprintf(stderr, "  (with io.h5.threads=%d, io.h5.slots=%d)\n", shapes[i][0],
+                    shapes[i][1]);
         unlink(path);
     }
 }

@@ -120,7 +120,12 @@ static void shuffle(const uint8_t *restrict raw, uint8_t *restrict out, size_t e
  * (docs/format.md). 0 when it does not fit in cap. */
 static size_t isal_zlib(worker *w, const uint8_t *in, size_t n, uint8_t *out, size_t cap)
 {
+    /* isal_deflate_stateless_init leaves hist_bits as it finds it, and a
+     * stale value on the stack narrowed the window: the same chunk then
+     * compressed to other bytes on another call (valgrind: a jump on an
+     * uninitialised value). Zeroed first, hist_bits 0 is the full 32 KiB. */
     struct isal_zstream z;
+    memset(&z, 0, sizeof z);
     isal_deflate_stateless_init(&z);
     z.level = 1;
     z.level_buf = w->level_buf;
