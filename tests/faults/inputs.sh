@@ -7,10 +7,12 @@
 # CR-only and NUL-holding headers are exit 2 naming the file. Each with
 # plain gscan and under mpiexec -n 2 and 3: the exit status, exactly one
 # "gscan: error:" naming the file, no result file left, the other inputs
-# unchanged. The cut happens while a rank has the file mapped: the test
-# waits until the file shows in a rank's /proc/PID/maps, then cuts it.
+# unchanged. The cut happens as a rank maps the file (tests/faults/cutmap.c,
+# preloaded), so every page past it faults when gscan reads it.
+#
+# Usage: inputs.sh GSCAN CUTMAP.so
 set -uo pipefail
-GSCAN=$(realpath "$1") MPIEXEC=${MPIEXEC:-mpiexec} fails=0 runs=0
+GSCAN=$(realpath "$1") CUTMAP=$(realpath "$2") MPIEXEC=${MPIEXEC:-mpiexec} fails=0 runs=0
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT && cd "$dir" || exit 1
 exec </dev/null # mpiexec forwards its stdin: never ctest's
 
@@ -31,45 +33,18 @@ run() { # n: 1 plain gscan, else mpiexec -n n; none may hang
   if [ "$1" = 1 ]; then shift; timeout 120 "$GSCAN" "$@"
   else local n=$1; shift; timeout 120 "$MPIEXEC" -n "$n" "$GSCAN" "$@"; fi
 }
-# The gscan processes at or below pid $1.
-gscan_pids() {
-  ps -e -o pid=,ppid=,comm= | awk -v top="$1" '{up[$1] = $2; name[$1] = $3}
-    END {for (p in up) if (name[p] == "gscan") {q = p; while (q > 1 && q != top) q = up[q];
-         if (q == top) print p}}'
-}
-# Wait until a gscan process below $1 maps file $2 (its absolute path), up to
-# 60 s: 0 when seen, 1 when the job ended or time ran out.
-wait_mapped() {
-  local i p pids=""
-  for i in $(seq 6000); do
-    kill -0 "$1" 2>/dev/null || return 1
-    [ $((i % 5)) = 1 ] && pids=$(gscan_pids "$1")
-    for p in $pids; do grep -qsF "$2" "/proc/$p/maps" && return 0; done
-    sleep 0.01
-  done
-  return 1
-}
-# cut_while_mapped NAME FILE SIZE N ARGS...: run gscan ARGS on N ranks, cut
-# FILE to SIZE bytes once a rank maps it, expect exit 2 naming FILE. A run
-# may finish its reads before the cut lands (then exit 0 is right): up to
-# three tries for the cut to land inside the reading. FILE is restored from
-# FILE.orig before each try.
+# cut_while_mapped NAME FILE SIZE N ARGS...: run gscan ARGS on N ranks with
+# FILE cut to SIZE bytes as it is mapped; expect exit 2 naming FILE. MPICH's
+# UCX would otherwise patch mmap in every library to its own hook, past the
+# preloaded one.
 cut_while_mapped() {
-  local name=$1 file=$2 size=$3 n=$4 rc mapped=0 try
+  local name=$1 file=$2 size=$3 n=$4 rc
   shift 4
-  cp "$file" "$file.orig"
-  for try in 1 2 3; do
-    cp "$file.orig" "$file"
-    rm -f out.h5* # a try that ended with exit 0 left its result
-    run "$n" "$@" > cut.log 2>&1 &
-    local job=$!
-    wait_mapped "$job" "$dir/$file" && mapped=1
-    truncate -s "$size" "$file"
-    wait $job; rc=$?
-    [ "$rc" = 0 ] || break
-  done
-  rm -f "$file.orig"
-  [ $mapped = 1 ] || echo "note $name n=$n: the file was not seen mapped"
+  GS_CUT_FILE="$dir/$file" GS_CUT_SIZE=$size LD_PRELOAD="$CUTMAP" UCX_MEM_MMAP_HOOK_MODE=none \
+    run "$n" "$@" > cut.log 2>&1
+  rc=$?
+  [ "$(stat -c %s "$file")" = "$size" ] ||
+    { echo "FAIL $name n=$n: the file was never mapped"; fails=$((fails + 1)); }
   [ -n "${GS_TEST_VERBOSE:-}" ] && echo "$name n=$n: $(grep 'gscan: error' cut.log)"
   check "$name n=$n" 2 "($file" $rc "$(cat cut.log)"
 }
@@ -87,16 +62,15 @@ gzip -1 -c w.fa > w.fa.gz
 "$GSCAN" index --lz -o v.gsx v.fa >/dev/null
 before=$(md5sum w.patterns)
 for n in 1 2 3; do
-  # gzip on 4 threads in 4 KiB regions: at most 10 regions ahead of a slow
-  # scan, so most of the file is still to be read when it is cut
+  # gzip on 4 threads in 4 KiB regions (the parallel reader maps its file)
   cp w.fa.gz cut.fa.gz
-  cut_while_mapped "gzip decompressed on threads" cut.fa.gz 100K $n scan -q -e bf -t 4 \
+  cut_while_mapped "gzip decompressed on threads" cut.fa.gz 102400 $n scan -q -t 4 \
     --tune io.gzip.region=4K -p w.patterns -o out.h5 cut.fa.gz
   cp big.fa cut.fa
-  cut_while_mapped "plain FASTA indexed in memory" cut.fa 1M $n scan -q -t 2 -p w.patterns \
+  cut_while_mapped "plain FASTA indexed in memory" cut.fa 1048576 $n scan -q -t 2 -p w.patterns \
     -o out.h5 cut.fa
   cp v.gsx cut.gsx
-  cut_while_mapped ".gsx scanned" cut.gsx 100K $n scan -q -e bf -t 1 --block-size 16K \
+  cut_while_mapped ".gsx scanned" cut.gsx 102400 $n scan -q -t 1 --block-size 16K \
     -p w.patterns -o out.h5 --index cut.gsx
 done
 [ "$(md5sum w.patterns)" = "$before" ] || { echo "FAIL patterns changed"; fails=$((fails + 1)); }
