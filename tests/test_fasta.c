@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -372,6 +373,34 @@ int main(void)
         /* the raw record's name is the base name */
         CHECK(strcmp(gs_path_base("dir/sub/x.bin.gz"), "x.bin.gz") == 0);
         CHECK(strcmp(gs_path_base("x.fa"), "x.fa") == 0);
+    }
+
+    /* A file that cannot be opened: missing is bad input naming it; out of
+     * file descriptors (ulimit -n reached) is the system's failure, naming
+     * the limit and the file (gs_fail_open). */
+    {
+        char missing[4200];
+        snprintf(missing, sizeof missing, "%s/no-such.fa", tmpdir);
+        gs_error err = {0};
+        CHECK(stream_status(missing, GS_INPUT_AUTO, &err) == GS_EINPUT);
+        CHECK(contains(err.msg, "cannot open corpus file: No such file") &&
+              contains(err.msg, missing));
+        struct rlimit keep, low;
+        const int next = dup(0); /* the lowest free descriptor: the limit that leaves none */
+        CHECK(next >= 0 && getrlimit(RLIMIT_NOFILE, &keep) == 0);
+        close(next);
+        low = keep;
+        low.rlim_cur = (rlim_t)next;
+        gs_error full = {0};
+        if (setrlimit(RLIMIT_NOFILE, &low) == 0) {
+            gs_status st = stream_status(mixed, GS_INPUT_AUTO, &full);
+            CHECK(setrlimit(RLIMIT_NOFILE, &keep) == 0);
+            CHECK(st == GS_ESYS);
+            CHECK(contains(full.msg, "Too many open files") &&
+                  contains(full.msg, "the open-file limit (ulimit -n) is") && contains(full.msg, mixed));
+        } else {
+            CHECK(!"setrlimit(RLIMIT_NOFILE) lowering the soft limit");
+        }
     }
 
     uint64_t bs = 97;

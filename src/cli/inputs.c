@@ -101,7 +101,7 @@ gs_status gs_input_list(const char *list, gs_input_add add, void *ctx, gs_error 
 {
     FILE *f = fopen(list, "r");
     if (f == NULL)
-        return gs_fail(err, GS_EINPUT, "cannot open the input list: %s (%s)", strerror(errno), list);
+        return gs_fail_open(err, "the input list", list);
     char *line = NULL, where[4200];
     size_t cap = 0, added = 0;
     gs_status s = GS_OK;

@@ -385,7 +385,7 @@ static gs_status load_config(parse_state *ps, const char *path, gs_error *err)
     gs_scan_opts *o = ps->o;
     FILE *f = fopen(path, "r");
     if (f == NULL)
-        return gs_fail(err, GS_EINPUT, "cannot open config file: %s (%s)", strerror(errno), path);
+        return gs_fail_open(err, "config file", path);
     char line[8192], where[4200];
     gs_status st = GS_OK;
     for (unsigned lineno = 1; fgets(line, sizeof line, f); lineno++) {

@@ -2,10 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gs_error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +22,26 @@ gs_status gs_fail(gs_error *err, gs_status code, const char *fmt, ...)
     va_end(ap);
     err->code = code;
     return code;
+}
+
+gs_status gs_fail_open(gs_error *err, const char *what, const char *path)
+{
+    const int e = errno;
+    struct rlimit r;
+    switch (e) {
+    case ENOENT: case ENOTDIR: case EACCES: case EPERM: case EISDIR: case ENAMETOOLONG:
+    case ELOOP: case ENXIO:
+        return gs_fail(err, GS_EINPUT, "cannot open %s: %s (%s)", what, strerror(e), path);
+    case EMFILE:
+        if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+            return gs_fail(err, GS_ESYS,
+                           "cannot open %s: %s; the open-file limit (ulimit -n) is %llu (%s)",
+                           what, strerror(e), (unsigned long long)r.rlim_cur, path);
+        break;
+    default:
+        break;
+    }
+    return gs_fail(err, GS_ESYS, "cannot open %s: %s (%s)", what, strerror(e), path);
 }
 
 void *gs_malloc(size_t n, gs_error *err, const char *what)

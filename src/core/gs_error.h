@@ -42,6 +42,15 @@ typedef struct gs_error {
 gs_status gs_fail(gs_error *err, gs_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A file that could not be opened (open, fopen or stat just failed; errno
+ * as they left it): "cannot open <what>: <why> (<path>)". The one rule for
+ * whose fault it is: GS_EINPUT where the file is (missing, unreadable, not a
+ * file: ENOENT, ENOTDIR, EACCES, EPERM, EISDIR, ENAMETOOLONG, ELOOP, ENXIO),
+ * GS_ESYS where the system is (out of file descriptors or memory, an I/O
+ * error); out of descriptors also names the open-file limit, as ulimit -n
+ * sets it. */
+gs_status gs_fail_open(gs_error *err, const char *what, const char *path);
+
 /* Allocation that records GS_ESYS "out of memory (<what>)" on failure. */
 void *gs_malloc(size_t n, gs_error *err, const char *what);
 void *gs_calloc(size_t n, size_t size, gs_error *err, const char *what);

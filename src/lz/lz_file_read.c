@@ -334,8 +334,7 @@ static gs_status map_file(const char *path, mapped *m, gs_error *err)
     int fd = open(path, O_RDONLY);
     struct stat sb;
     if (fd < 0)
-        return gs_fail(err, errno == ENOENT || errno == EACCES ? GS_EINPUT : GS_ESYS,
-                       "cannot open index: %s (%s)", strerror(errno), path);
+        return gs_fail_open(err, "index", path);
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0) {
         close(fd);
         return gs_fail(err, GS_EINPUT, "not a gscan LZ index (empty or not a file) (%s)", path);

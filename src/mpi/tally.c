@@ -51,7 +51,7 @@ static gs_status read_all(const char *path, char **text, gs_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return gs_fail(err, GS_EINPUT, "cannot open samples sheet: %s (%s)", strerror(errno), path);
+        return gs_fail_open(err, "samples sheet", path);
     size_t n = 0, cap = 4096;
     char *s = gs_malloc(cap, err, "samples sheet");
     while (s) {

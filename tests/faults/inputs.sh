@@ -4,10 +4,11 @@
 # decompressed on threads, a .gsx being scanned) is exit 2 naming it, not
 # SIGBUS; a FASTA too large to map under `ulimit -v` is read in windows with
 # the same result; gzip with trailing garbage, BGZF without its EOF block,
-# CR-only and NUL-holding headers are exit 2 naming the file. Each with
-# plain gscan and under mpiexec -n 2 and 3: the exit status, exactly one
-# "gscan: error:" naming the file, no result file left, the other inputs
-# unchanged. The cut happens as a rank maps the file (tests/faults/cutmap.c,
+# CR-only and NUL-holding headers are exit 2 naming the file; inputs that
+# cannot be opened under ulimit -n are exit 3 naming the limit (plain gscan
+# only). The rest with plain gscan and under mpiexec -n 2 and 3: the exit
+# status, exactly one "gscan: error:" naming the file, no result file left,
+# the other inputs unchanged. The cut happens as a rank maps the file (tests/faults/cutmap.c,
 # preloaded), so every page past it faults when gscan reads it.
 #
 # Usage: inputs.sh GSCAN CUTMAP.so
@@ -113,6 +114,26 @@ for n in 1 2 3; do
 done
 [ "$(md5sum mac.fa nul.fa junk.fa.gz noeof.fa.gz w.patterns)" = "$before" ] ||
   { echo "FAIL inputs changed"; fails=$((fails + 1)); }
+
+# 4. ulimit -n: the lowest open-file limit one reader starts at (MPI's own
+# descriptors vary by build), then 8 readers over 200 files under it: exit 3
+# naming the limit and a file, no result file, never a crash.
+for i in $(seq 200); do printf '>g%d\nACGTGGATCC\n' "$i" > many_$i.fa; done
+lim=""
+for l in $(seq 10 256); do
+  (ulimit -n "$l"; "$GSCAN" scan -q -d cpu -t 1 --readers 1 -s GGATCC -o out.h5 many_1.fa) \
+    >/dev/null 2>&1 && { lim=$l; break; }
+done 2>/dev/null # below MPI's own need, the start aborts: the shell's notice too
+rm -f out.h5
+if [ -z "$lim" ]; then
+  echo "FAIL ulimit -n: no limit up to 256 let one reader start"; fails=$((fails + 1))
+else
+  out=$( (ulimit -n "$lim"; "$GSCAN" scan -q -d cpu -t 8 --readers 8 -s GGATCC -o out.h5 many_*.fa) 2>&1)
+  rc=$?
+  check "ulimit -n $lim, 8 readers over 200 files" 3 "the open-file limit (ulimit -n) is $lim (many_" \
+    $rc "$out"
+fi
+rm -f many_*.fa
 
 echo "inputs.sh: $((runs - fails)) passed, $fails failed"
 [ $fails = 0 ]

@@ -282,8 +282,9 @@ static gs_status open_file(const char *path, gs_h5_file **out, gs_error *err)
      * (and HDF5 cannot read one) */
     errno = 0;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, R_OK) != 0)
-        return gs_fail(err, GS_EINPUT, "cannot open result file: %s (%s)",
-                       errno ? strerror(errno) : "not a regular file", path);
+        return errno ? gs_fail_open(err, "result file", path)
+                     : gs_fail(err, GS_EINPUT, "cannot open result file: not a regular file (%s)",
+                               path);
     int sb = superblock_version(path);
     if (sb < 0) /* no signature where HDF5 looks for one */
         return gs_fail(err, GS_EINPUT, "not an HDF5 file (%s)", path);

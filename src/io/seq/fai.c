@@ -489,9 +489,7 @@ gs_status gs_fai_load(const char *fasta, const gs_tune *tune, gs_fai *fai, gs_er
     snprintf(path, pl, "%s.fai", fasta);
     int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        gs_status st = errno == ENOENT ? GS_OK
-                                       : gs_fail(err, GS_EINPUT, "cannot open index: %s (%s)",
-                                                 strerror(errno), path);
+        gs_status st = errno == ENOENT ? GS_OK : gs_fail_open(err, "index", path);
         free(path);
         return st;
     }

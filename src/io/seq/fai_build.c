@@ -404,7 +404,7 @@ static gs_status build_plain(builder *bd, int *mapped, gs_error *err)
     struct stat sb;
     *mapped = 1;
     if (fd < 0 || fstat(fd, &sb) != 0) {
-        gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), bd->path);
+        gs_fail_open(err, "FASTA file", bd->path);
         if (fd >= 0)
             close(fd);
         return err->code;

@@ -29,7 +29,7 @@ gs_status gs_seqfile_open(const char *path, gs_seqfile *f, gs_error *err)
      * genomes: a second open each was a tenth of their scan) */
     int fd = open(path, O_RDONLY);
     if (fd < 0)
-        return gs_fail(err, GS_EINPUT, "cannot open FASTA file: %s (%s)", strerror(errno), path);
+        return gs_fail_open(err, "FASTA file", path);
     gs_status st = gs_bgzf_detect_fd(fd, path, &comp, err);
     if (st != GS_OK || comp != GS_COMP_NONE) {
         close(fd);

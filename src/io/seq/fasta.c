@@ -447,7 +447,7 @@ gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *er
     for (size_t i = 0; i < n_files; i++) {
         int in = !strcmp(files[i], "-");
         if (in ? fstat(STDIN_FILENO, &st[i]) != 0 : stat(files[i], &st[i]) != 0) {
-            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            gs_fail_open(err, "corpus file", files[i]);
             goto fail;
         }
         if (S_ISDIR(st[i].st_mode)) {
@@ -455,7 +455,7 @@ gs_status gs_corpus_check(const char *const *files, size_t n_files, gs_error *er
             goto fail;
         }
         if (!in && access(files[i], R_OK) != 0) {
-            gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), files[i]);
+            gs_fail_open(err, "corpus file", files[i]);
             goto fail;
         }
         /* a regular file may be given again on purpose (weak-scaling

@@ -16,7 +16,7 @@ static gs_status read_all(const char *path, char **text, gs_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return gs_fail(err, GS_EINPUT, "cannot open pairs file: %s (%s)", strerror(errno), path);
+        return gs_fail_open(err, "pairs file", path);
     size_t n = 0, cap = 0;
     char *s = NULL;
     for (;;) {

@@ -270,8 +270,7 @@ static gs_status sniff_file(const char *path, gs_input_format want, pfile *f, gs
         return GS_OK;
     int fd = open(path, O_RDONLY), ended = 0;
     uint8_t *b = gs_malloc(h.start, err, "file start");
-    gs_status s = fd < 0 ? gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)",
-                                   strerror(errno), path)
+    gs_status s = fd < 0 ? gs_fail_open(err, "corpus file", path)
                   : b == NULL ? GS_ESYS
                               : gs_pread_full(fd, b, h.start, 0, path, &ended, err);
     for (size_t i = 0; s == GS_OK && i < h.start; i++)

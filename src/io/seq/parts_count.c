@@ -62,8 +62,7 @@ gs_status gs_parts_lane_file(lane *ln, uint32_t f, gs_error *err)
     ln->range.path = ln->ps->files[f].path;
     ln->range.fd = open(ln->range.path, O_RDONLY);
     if (ln->range.fd < 0)
-        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno),
-                       ln->range.path);
+        return gs_fail_open(err, "corpus file", ln->range.path);
     return GS_OK;
 }
 

@@ -341,7 +341,7 @@ static gs_status slurp(const char *path, uint8_t **data, size_t *len, gs_error *
     uint8_t *buf = NULL;
     size_t n = 0, cap = 1 << 16, got = 1;
     if (stat(path, &st) != 0)
-        return gs_fail(err, GS_EINPUT, "cannot open pattern file: %s (%s)", strerror(errno), path);
+        return gs_fail_open(err, "pattern file", path);
     if (S_ISDIR(st.st_mode))
         return gs_fail(err, GS_EINPUT, "pattern file is a directory (%s)", path);
     /* a file named "-" is that file, not standard input */

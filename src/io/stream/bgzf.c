@@ -122,7 +122,7 @@ gs_status gs_bgzf_detect(const char *path, gs_compression *c, gs_error *err)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0)
-        return gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
+        return gs_fail_open(err, "corpus file", path);
     gs_status st = gs_bgzf_detect_fd(fd, path, c, err);
     close(fd);
     return st;
@@ -187,7 +187,7 @@ gs_status gs_gzi_build(const char *path, gs_gzi *gzi, gs_error *err)
     struct stat st;
     int fd = open(path, O_RDONLY);
     if (fd < 0 || fstat(fd, &st) != 0) {
-        gs_fail(err, GS_EINPUT, "cannot open BGZF file: %s (%s)", strerror(errno), path);
+        gs_fail_open(err, "BGZF file", path);
         goto fail;
     }
     uint64_t size = (uint64_t)st.st_size, off = 0, u = 0;
@@ -246,8 +246,11 @@ gs_status gs_gzi_load(const char *gzi_path, gs_gzi *gzi, gs_error *err)
     struct stat st;
     int fd = open(gzi_path, O_RDONLY);
     if (fd < 0 || fstat(fd, &st) != 0) {
-        gs_fail(err, GS_EINPUT, "cannot open BGZF index: %s; create it with gscan index (%s)",
-                strerror(errno), gzi_path);
+        if (errno == ENOENT)
+            gs_fail(err, GS_EINPUT, "cannot open BGZF index: %s; create it with gscan index (%s)",
+                    strerror(errno), gzi_path);
+        else
+            gs_fail_open(err, "BGZF index", gzi_path);
         goto fail;
     }
     uint64_t size = (uint64_t)st.st_size;
@@ -358,7 +361,7 @@ gs_status gs_bgzf_open(const char *path, gs_bgzf **out, gs_error *err)
     snprintf(b->gzi_path, gl, "%s.gzi", path);
     struct stat st;
     if ((b->fd = open(path, O_RDONLY)) < 0 || fstat(b->fd, &st) != 0) {
-        gs_fail(err, GS_EINPUT, "cannot open corpus file: %s (%s)", strerror(errno), path);
+        gs_fail_open(err, "corpus file", path);
         goto fail;
     }
     b->csize = (uint64_t)st.st_size;

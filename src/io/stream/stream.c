@@ -380,8 +380,7 @@ gs_status gs_stream_open(const char *path, const gs_stream_opts *o, gs_stream **
     *out = NULL;
     int fd = strcmp(path, "-") ? open(path, O_RDONLY) : dup(STDIN_FILENO);
     if (fd < 0)
-        return gs_fail(err, GS_EINPUT, "cannot open %s: %s (%s)",
-                       o && o->what ? o->what : "corpus file", strerror(errno), path);
+        return gs_fail_open(err, o && o->what ? o->what : "corpus file", path);
     gs_stream *s = gs_calloc(1, sizeof *s, err, "file reader");
     if (s == NULL) {
         close(fd);

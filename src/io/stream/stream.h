@@ -34,7 +34,8 @@ typedef struct gs_stream_opts {
 
 /* Open path ("-": standard input) and read its first bytes to decide its
  * compression. o may be NULL (one thread, defaults). A file that cannot be
- * opened is GS_EINPUT "cannot open <what>: <why> (<path>)". */
+ * opened is "cannot open <what>: <why> (<path>)" (gs_fail_open: GS_EINPUT
+ * or, out of descriptors or memory, GS_ESYS). */
 gs_status gs_stream_open(const char *path, const gs_stream_opts *o, gs_stream **s,
                          gs_error *err);
 /* What the first bytes said (gs_bgzf_sniff). */
