@@ -198,8 +198,10 @@ static gs_status stream_status(const char *path, gs_input_format fmt, gs_error *
     gs_reader *r = NULL;
     gs_reader_opts o = {fmt, 1000, 10, 0, 0, NULL, 0, 0};
     const char *files[1] = {path};
-    if (gs_reader_open(files, 1, &o, &L, &r, err) != GS_OK)
+    if (gs_reader_open(files, 1, &o, &L, &r, err) != GS_OK) {
+        gs_layout_free(&L); /* the files it had taken */
         return err->code;
+    }
     uint8_t *buf = malloc(1010);
     gs_segment seg;
     int more = 0;
