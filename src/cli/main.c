@@ -5,8 +5,9 @@
  * command returns an agreed status on all ranks, so rank 0 prints the
  * message once and all ranks leave with the same exit code.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* pthread_setattr_default_np */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +235,7 @@ static void leave_now(gs_status st, int rank)
         pause();
 }
 
-int main(int argc, char **argv)
+static int gscan_main(int argc, char **argv)
 {
     int provided, rank = 0;
     gs_signals_install(); /* before anything: MPI_Init writes files too */
@@ -276,4 +277,45 @@ int main(int argc, char **argv)
         fprintf(stderr, "gscan: rank %d: MPI_Finalize %.3f s, %.3f s since exec\n", rank,
                 gs_now() - t_fin, gs_process_age());
     return (int)st;
+}
+
+/* A stack limit (ulimit -s) below what MPI and HDF5 need: at 128 KiB the
+ * collective file write (MPICH's MPI_File_write_at_all) overflowed the main
+ * thread's stack, SIGSEGV inside MPI. Under such a limit gscan runs on a
+ * thread whose stack it sizes itself, as it sizes every thread started
+ * after it (pthread_setattr_default_np: gscan's, MPI's, CUDA's), and
+ * MPI_Init is called there, which makes it MPI's main thread (FUNNELED).
+ * Thread stacks are mappings that the limit does not bound. */
+enum { STACK_BYTES = 8 << 20 };
+
+typedef struct main_args {
+    int argc;
+    char **argv;
+    int status;
+} main_args;
+
+static void *main_thread(void *arg)
+{
+    main_args *a = arg;
+    a->status = gscan_main(a->argc, a->argv);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    struct rlimit rl;
+    pthread_attr_t at;
+    pthread_t t;
+    main_args a = {argc, argv, (int)GS_ESYS};
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= STACK_BYTES || pthread_attr_init(&at) != 0)
+        return gscan_main(argc, argv);
+    if (pthread_attr_setstacksize(&at, STACK_BYTES) != 0 || pthread_setattr_default_np(&at) != 0 ||
+        pthread_create(&t, &at, main_thread, &a) != 0) {
+        pthread_attr_destroy(&at);
+        return gscan_main(argc, argv);
+    }
+    pthread_attr_destroy(&at);
+    pthread_join(t, NULL);
+    return a.status;
 }

@@ -4,7 +4,8 @@
 # a lock daemon), datasets aligned to the stripe size (io.h5.align, 1 MiB by
 # default), MPI-IO hints passed through (--mpi-hint, also from a config), a
 # malformed hint a usage error naming the option; and the result the same
-# with and without each setting at 1, 2 and 3 ranks.
+# with and without each setting at 1, 2 and 3 ranks, and under a stack
+# limit (ulimit -s) too small for MPI's own calls.
 # Usage: cluster.sh GSCAN NOFLOCK.so H5_ALIGNED (tests/faults/noflock.c,
 # tests/faults/h5_aligned.c).
 set -uo pipefail
@@ -56,6 +57,14 @@ for n in 1 2 3; do
   if ! LD_PRELOAD=$NOFLOCK "$GSCAN" export out.h5 > out.tsv 2>err.txt || ! cmp -s out.tsv ref.tsv; then
     fail "no flock n=$n: export: $(head -3 err.txt)"
   fi
+done
+# A stack limit below what MPI's collective write needs (ulimit -s 128 KiB
+# overflowed it, SIGSEGV): gscan runs on a thread that sizes its own stack,
+# with the same result.
+for n in 1 2; do
+  rm -f out.h5
+  out=$( (ulimit -s 128; ranks "$n" scan -q -p k4.txt --report hits -o out.h5 c.fa) 2>&1) &&
+    same ref.h5 out.h5 "ulimit -s 128 n=$n" /hits || fail "ulimit -s 128 n=$n: exit $?: $out"
 done
 printf 'mpi-hint = romio_cb_write=enable\nmpi-hint = cb_buffer_size=2097152\n' > hints.conf
 run "hints from a config" 3 --config hints.conf
