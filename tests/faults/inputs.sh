@@ -11,9 +11,13 @@
 # the other inputs unchanged. The cut happens as a rank maps the file (tests/faults/cutmap.c,
 # preloaded), so every page past it faults when gscan reads it.
 #
-# Usage: inputs.sh GSCAN CUTMAP.so
+# A file lost on one node (tests/faults/lose.c, preloaded: open() fails
+# with ENOENT in one rank) is exit 2 naming it, whichever rank lost it.
+#
+# Usage: inputs.sh GSCAN CUTMAP.so LOSE.so
 set -uo pipefail
-GSCAN=$(realpath "$1") CUTMAP=$(realpath "$2") MPIEXEC=${MPIEXEC:-mpiexec} fails=0 runs=0
+GSCAN=$(realpath "$1") CUTMAP=$(realpath "$2") LOSE=$(realpath "$3") MPIEXEC=${MPIEXEC:-mpiexec}
+fails=0 runs=0
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT && cd "$dir" || exit 1
 exec </dev/null # mpiexec forwards its stdin: never ctest's
 
@@ -76,6 +80,20 @@ for n in 1 2 3; do
 done
 [ "$(md5sum w.patterns)" = "$before" ] || { echo "FAIL patterns changed"; fails=$((fails + 1)); }
 rm -f cut.* v.* w.fa.gz
+
+# 1b. A file lost on one node: the corpus (one stream a rank, and readers in
+# parts) or the pattern file, lost by rank 0 or by the last rank.
+for n in 2 3; do
+  for r in 0 $((n - 1)); do
+    for f in w.fa w.patterns; do
+      for readers in 1 3; do
+        out=$(GS_LOSE_FILE=$f GS_LOSE_RANK=$r LD_PRELOAD="$LOSE" UCX_MEM_MMAP_HOOK_MODE=none \
+          run "$n" scan -q --readers $readers -p w.patterns -o out.h5 w.fa 2>&1)
+        check "$f lost on rank $r of $n, $readers reader(s)" 2 "No such file or directory ($f)" $? "$out"
+      done
+    done
+  done
+done
 
 # 2. ulimit -v below the size of a plain FASTA without .fai: the map fails
 # and it is read in windows, with the same result. 220000 KiB: gscan (-t 2)

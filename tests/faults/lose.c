@@ -1,0 +1,36 @@
+/* lose.c - an input lost on one node: loaded with LD_PRELOAD by
+ * tests/faults/inputs.sh. In the rank whose PMI_RANK is GS_LOSE_RANK,
+ * open() of a path containing GS_LOSE_FILE fails with ENOENT, as where a
+ * node's mount of a shared file system lost the file (or never had it)
+ * while the other nodes read it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+typedef int (*open_fn)(const char *, int, ...);
+
+int open(const char *path, int flags, ...)
+{
+    static open_fn real;
+    if (real == NULL)
+        real = (open_fn)dlsym(RTLD_NEXT, "open");
+    mode_t mode = 0;
+    if (flags & O_CREAT) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    const char *lose = getenv("GS_LOSE_FILE"), *rank = getenv("GS_LOSE_RANK"),
+               *me = getenv("PMI_RANK");
+    if (lose && rank && me && strcmp(rank, me) == 0 && strstr(path, lose) != NULL) {
+        errno = ENOENT;
+        return -1;
+    }
+    return real(path, flags, mode);
+}
