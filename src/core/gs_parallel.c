@@ -2,7 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gs_parallel.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 
 int gs_parallel_threads(int threads, size_t tasks)
 {
@@ -55,8 +59,24 @@ void gs_run_items(void *(*fn)(void *), void *items, size_t size, size_t n, int t
 
 gs_status gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg)
 {
-    t->running = pthread_create(&t->tid, NULL, fn, arg) == 0;
+    const int rc = pthread_create(&t->tid, NULL, fn, arg);
+    t->running = rc == 0;
+    if (rc != 0)
+        errno = rc;
     return t->running ? GS_OK : GS_ESYS;
+}
+
+gs_status gs_fail_spawn(gs_error *err, const char *what, const char *where)
+{
+    const int e = errno;
+    char limit[96] = "", at[4200] = "";
+    struct rlimit r;
+    if (e == EAGAIN && getrlimit(RLIMIT_NPROC, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+        snprintf(limit, sizeof limit, "; the process limit (ulimit -u) is %llu",
+                 (unsigned long long)r.rlim_cur);
+    if (where)
+        snprintf(at, sizeof at, " (%s)", where);
+    return gs_fail(err, GS_ESYS, "cannot start %s: %s%s%s", what, strerror(e), limit, at);
 }
 
 int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg)

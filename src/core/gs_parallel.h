@@ -50,9 +50,14 @@ typedef struct gs_task {
 } gs_task;
 int gs_task_start(gs_task *t, void *(*fn)(void *), void *arg);
 /* fn on a thread of its own, or GS_ESYS when none could be started (fn has
- * not run; gs_task_join then only returns). No gs_error: the caller names
- * the thread. */
+ * not run; gs_task_join then only returns; errno says why). No gs_error:
+ * the caller names the thread, through gs_fail_spawn. */
 gs_status gs_task_spawn(gs_task *t, void *(*fn)(void *), void *arg);
+/* After gs_task_spawn (or gs_task_start) could not start a thread: GS_ESYS
+ * "cannot start <what>: <why> (<where>)", where NULL leaving out the
+ * parenthesis; out of processes also names the limit, as ulimit -u sets
+ * it. */
+gs_status gs_fail_spawn(gs_error *err, const char *what, const char *where);
 void gs_task_join(gs_task *t);
 
 #endif

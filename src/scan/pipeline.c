@@ -430,7 +430,9 @@ gs_status gs_pipe_read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res,
         p->helpers++;
         pthread_mutex_unlock(&p->mu);
         if (gs_task_spawn(&rd[started].task, helper_main, &rd[started]) != GS_OK) {
-            st = gs_fail(err, GS_ESYS, "cannot start reading thread %d of %d", started + 1, n_src);
+            char what[64];
+            snprintf(what, sizeof what, "reading thread %d of %d", started + 1, n_src);
+            st = gs_fail_spawn(err, what, NULL);
             atomic_store(&p->stop, 1);
             pthread_mutex_lock(&p->mu);
             p->helpers--;
@@ -503,7 +505,9 @@ static gs_status run_cpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_s
     }
     for (; started < nt; started++)
         if (gs_task_spawn(&w[started].task, worker_main, &w[started]) != GS_OK) {
-            st = gs_fail(err, GS_ESYS, "cannot start scan thread %d of %d", started + 1, nt);
+            char what[64];
+            snprintf(what, sizeof what, "scan thread %d of %d", started + 1, nt);
+            st = gs_fail_spawn(err, what, NULL);
             goto fail_workers;
         }
     st = gs_pipe_read_all(&p, src, n_src, res, err);

@@ -231,7 +231,7 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     p.laid = p.raw && gs_gpu_takes_table(cfg->ks, cfg->want_seq, cfg->want_hits);
     f.in_place = gs_gpu_in_place(cfg->ks, cfg->want_seq) && !p.raw;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
-        st = gs_fail(err, GS_ESYS, "cannot start the GPU feeding thread");
+        st = gs_fail_spawn(err, "the GPU feeding thread", NULL);
         goto fail;
     }
     st = gs_pipe_read_all(&p, src, n_src, res, err);

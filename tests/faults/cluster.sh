@@ -5,7 +5,8 @@
 # default), MPI-IO hints passed through (--mpi-hint, also from a config), a
 # malformed hint a usage error naming the option; and the result the same
 # with and without each setting at 1, 2 and 3 ranks, and under a stack
-# limit (ulimit -s) too small for MPI's own calls.
+# limit (ulimit -s) too small for MPI's own calls; a process limit (ulimit
+# -u) that leaves no thread to start is exit 3 naming it.
 # Usage: cluster.sh GSCAN NOFLOCK.so H5_ALIGNED (tests/faults/noflock.c,
 # tests/faults/h5_aligned.c).
 set -uo pipefail
@@ -66,6 +67,31 @@ for n in 1 2; do
   out=$( (ulimit -s 128; ranks "$n" scan -q -p k4.txt --report hits -o out.h5 c.fa) 2>&1) &&
     same ref.h5 out.h5 "ulimit -s 128 n=$n" /hits || fail "ulimit -s 128 n=$n: exit $?: $out"
 done
+# A process limit (ulimit -u) that leaves no thread to start: exit 3, one
+# message naming the thread and the limit, no result file. Root alone can
+# run as a user with no other processes (the limit counts them all): the
+# lowest limit one scan thread starts at (MPI's own threads vary), then 8.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  mkdir -m 777 nproc && cp c.fa k4.txt nproc/ && chmod 755 "$dir"
+  as_user() { (cd nproc && setpriv --reuid=54321 --regid=54321 --clear-groups bash -c "$1"); }
+  lim=""
+  for u in $(seq 2 64); do
+    as_user "ulimit -u $u; '$GSCAN' scan -q -t 1 -p k4.txt -o t.h5 c.fa" >/dev/null 2>&1 &&
+      { lim=$u; break; }
+  done 2>/dev/null # below MPI's own need, the start aborts: the shell's notice too
+  rm -f nproc/t.h5*
+  if [ -z "$lim" ]; then
+    fail "ulimit -u: no limit up to 64 let one scan thread start"
+  else
+    runs=$((runs + 1))
+    out=$(as_user "ulimit -u $lim; '$GSCAN' scan -q -t 8 -p k4.txt -o t.h5 c.fa" 2>&1); rc=$?
+    if [ $rc != 3 ] || [ "$(grep -c 'gscan: error:' <<<"$out")" != 1 ] ||
+       ! grep -qF "the process limit (ulimit -u) is $lim" <<<"$out" || [ -n "$(ls nproc/t.h5* 2>/dev/null)" ]; then
+      fail "ulimit -u $lim, 8 threads: exit $rc (want 3): $out"
+    fi
+  fi
+  rm -rf nproc
+fi
 printf 'mpi-hint = romio_cb_write=enable\nmpi-hint = cb_buffer_size=2097152\n' > hints.conf
 run "hints from a config" 3 --config hints.conf
 

@@ -418,7 +418,7 @@ gs_status gs_pinflate_open(const uint8_t *in, size_t n, int threads, size_t regi
     p->n_threads = n_threads;
     p->opener = pthread_self();
     if (!gs_task_start(&p->task, run_workers, p)) {
-        gs_fail(err, GS_ESYS, "cannot start a decompression thread (%s)", name);
+        gs_fail_spawn(err, "a decompression thread", name);
         goto fail;
     }
     *out = p;
