@@ -125,6 +125,10 @@ signal_case() { # n (0: plain gscan), signal[, output]
   if [ "$n" = 0 ]; then kill -"$sig" $pid; else kill -"$sig" $(ranks $pid); fi
   wait $pid; rc=$?
   left=$(find . -name "$out*")
+  # mpiexec (hydra) ORs its ranks' statuses and, once one rank has died,
+  # kills those still alive with SIGKILL: on a loaded machine a rank can get
+  # that before its own signal, and INT (2) then reads 2 | 9 = 11
+  if [ "$n" != 0 ] && [ "$rc" = $((want | 9)) ]; then rc=$want; fi
   if [ "$rc" != "$want" ] || [ -n "$left" ]; then
     fail "$sig during the write of $out, n=$n: exit $rc (want $want), left: $left"
   fi
