@@ -31,6 +31,7 @@ typedef struct slot {
     size_t laid_cap, n_laid;
     uint64_t laid_out;
     int laid_ok;     /* every segment so far went into laid */
+    int pinned;      /* buf is pinned (by the GPU's feeder, pipeline_gpu.c) */
 } slot;
 
 /* A bounded queue of slot indices guarded by one mutex. */
