@@ -22,12 +22,10 @@ set_tests_properties(faults_outputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EX
 # a file cut under its map: the guard, and the parallel gzip reader that maps its file
 gs_unit_test(test_mapguard LIBS gs_stream)
 # inputs that change underneath or are malformed, on 1, 2 and 3 ranks
-add_library(gs_cutmap MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/cutmap.c)
-target_link_libraries(gs_cutmap PRIVATE ${CMAKE_DL_LIBS})
-add_library(gs_lose MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/lose.c)
-target_link_libraries(gs_lose PRIVATE ${CMAKE_DL_LIBS})
+add_library(gs_inject MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/inject.c)
+target_link_libraries(gs_inject PRIVATE ${CMAKE_DL_LIBS})
 add_test(NAME faults_inputs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/inputs.sh $<TARGET_FILE:gscan>
-                                    $<TARGET_FILE:gs_cutmap> $<TARGET_FILE:gs_lose>)
+                                    $<TARGET_FILE:gs_inject>)
 set_tests_properties(faults_inputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 600)
 # hits beyond --max-memory: spilled, merged, the same file at 1-3 ranks; a
 # full disk while spilling; a run under ulimit -v

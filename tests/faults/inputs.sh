@@ -8,15 +8,15 @@
 # that cannot be opened for want of file descriptors is exit 3 naming the
 # limit. With plain gscan and under mpiexec: the exit status, exactly one
 # "gscan: error:" naming the file, no result file left, the other inputs
-# unchanged. The cut happens as a rank maps the file (tests/faults/cutmap.c,
+# unchanged. The cut happens as a rank maps the file (tests/faults/inject.c,
 # preloaded), so every page past it faults when gscan reads it.
 #
-# A file lost on one node (tests/faults/lose.c, preloaded: open() fails
+# A file lost on one node (inject.c again: open() fails
 # with ENOENT in one rank) is exit 2 naming it, whichever rank lost it.
 #
-# Usage: inputs.sh GSCAN CUTMAP.so LOSE.so
+# Usage: inputs.sh GSCAN INJECT.so
 set -uo pipefail
-GSCAN=$(realpath "$1") CUTMAP=$(realpath "$2") LOSE=$(realpath "$3") MPIEXEC=${MPIEXEC:-mpiexec}
+GSCAN=$(realpath "$1") INJECT=$(realpath "$2") MPIEXEC=${MPIEXEC:-mpiexec}
 fails=0 runs=0
 dir=$(mktemp -d) && trap 'rm -rf "$dir"' EXIT && cd "$dir" || exit 1
 exec </dev/null # mpiexec forwards its stdin: never ctest's
@@ -45,7 +45,7 @@ run() { # n: 1 plain gscan, else mpiexec -n n; none may hang
 cut_while_mapped() {
   local name=$1 file=$2 size=$3 n=$4 rc
   shift 4
-  GS_CUT_FILE="$dir/$file" GS_CUT_SIZE=$size LD_PRELOAD="$CUTMAP" UCX_MEM_MMAP_HOOK_MODE=none \
+  GS_CUT_FILE="$dir/$file" GS_CUT_SIZE=$size LD_PRELOAD="$INJECT" UCX_MEM_MMAP_HOOK_MODE=none \
     run "$n" "$@" > cut.log 2>&1
   rc=$?
   [ "$(stat -c %s "$file")" = "$size" ] ||
@@ -87,7 +87,7 @@ for n in 2 3; do
   for r in 0 $((n - 1)); do
     for f in w.fa w.patterns; do
       for readers in 1 3; do
-        out=$(GS_LOSE_FILE=$f GS_LOSE_RANK=$r LD_PRELOAD="$LOSE" \
+        out=$(GS_LOSE_FILE=$f GS_LOSE_RANK=$r LD_PRELOAD="$INJECT" \
           run "$n" scan -q --readers $readers -p w.patterns -o out.h5 w.fa 2>&1)
         check "$f lost on rank $r of $n, $readers reader(s)" 2 "No such file or directory ($f)" $? "$out"
       done
@@ -134,13 +134,13 @@ done
   { echo "FAIL inputs changed"; fails=$((fails + 1)); }
 
 # 4. Out of file descriptors (ulimit -n reached) at an input's open, on
-# one rank (lose.c with EMFILE: the same open every run, where a real limit
+# one rank (inject.c with EMFILE: the same open every run, where a real limit
 # is reached wherever the readers' timing puts it; test_fasta lowers the
 # real one): exit 3 naming the limit and the file, no result file.
 # many_9.fa is the last file in the glob's order: the last rank opens it.
 for i in $(seq 40); do printf '>g%d\nACGTGGATCC\n' "$i" > many_$i.fa; done
 for n in 1 2; do
-  out=$(GS_LOSE_FILE=many_9.fa GS_LOSE_RANK=$((n - 1)) GS_LOSE_ERRNO=24 LD_PRELOAD="$LOSE" \
+  out=$(GS_LOSE_FILE=many_9.fa GS_LOSE_RANK=$((n - 1)) GS_LOSE_ERRNO=24 LD_PRELOAD="$INJECT" \
     run "$n" scan -q -d cpu -t 4 --readers 4 -s GGATCC -o out.h5 many_*.fa 2>&1)
   check "out of descriptors n=$n" 3 "Too many open files; the open-file limit (ulimit -n) is" $? "$out"
   grep -qF "(many_9.fa)" <<<"$out" || { echo "FAIL out of descriptors n=$n: file not named"; fails=$((fails + 1)); }
