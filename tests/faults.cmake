@@ -2,14 +2,17 @@
 # signals, long names, file systems without locks, inputs that change
 # underneath or are malformed.
 gs_unit_test(test_h5props LIBS gs_results)
-add_library(gs_noflock MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/noflock.c)
+# the faults one process meets (a file cut under its map, a file lost, no
+# file descriptor left, no locks), each off until its variables are set
+add_library(gs_inject MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/inject.c)
+target_link_libraries(gs_inject PRIVATE ${CMAKE_DL_LIBS})
 add_executable(h5_aligned ${CMAKE_CURRENT_SOURCE_DIR}/faults/h5_aligned.c)
 target_include_directories(h5_aligned PRIVATE ${HDF5_C_INCLUDE_DIRS})
 target_compile_definitions(h5_aligned PRIVATE ${HDF5_C_DEFINITIONS})
 target_link_libraries(h5_aligned PRIVATE ${HDF5_C_LIBRARIES} MPI::MPI_C)
 add_test(NAME faults_cluster
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/cluster.sh $<TARGET_FILE:gscan>
-                 $<TARGET_FILE:gs_noflock> $<TARGET_FILE:h5_aligned>)
+                 $<TARGET_FILE:gs_inject> $<TARGET_FILE:h5_aligned>)
 set_tests_properties(faults_cluster PROPERTIES TIMEOUT 300 ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}")
 if(GS_SANITIZE)
   set_property(TEST test_h5props faults_cluster APPEND PROPERTY ENVIRONMENT
@@ -22,8 +25,6 @@ set_tests_properties(faults_outputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EX
 # a file cut under its map: the guard, and the parallel gzip reader that maps its file
 gs_unit_test(test_mapguard LIBS gs_stream)
 # inputs that change underneath or are malformed, on 1, 2 and 3 ranks
-add_library(gs_inject MODULE ${CMAKE_CURRENT_SOURCE_DIR}/faults/inject.c)
-target_link_libraries(gs_inject PRIVATE ${CMAKE_DL_LIBS})
 add_test(NAME faults_inputs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/faults/inputs.sh $<TARGET_FILE:gscan>
                                     $<TARGET_FILE:gs_inject>)
 set_tests_properties(faults_inputs PROPERTIES ENVIRONMENT "MPIEXEC=${MPIEXEC_EXECUTABLE}" TIMEOUT 600)

@@ -7,11 +7,11 @@
 # with and without each setting at 1, 2 and 3 ranks, and under a stack
 # limit (ulimit -s) too small for MPI's own calls; a process limit (ulimit
 # -u) that leaves no thread to start is exit 3 naming it.
-# Usage: cluster.sh GSCAN NOFLOCK.so H5_ALIGNED (tests/faults/noflock.c,
+# Usage: cluster.sh GSCAN INJECT.so H5_ALIGNED (tests/faults/inject.c,
 # tests/faults/h5_aligned.c).
 set -uo pipefail
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-GSCAN=$(abs "$1") NOFLOCK=$(abs "$2") ALIGNED=$(abs "$3")
+GSCAN=$(abs "$1") INJECT=$(abs "$2") ALIGNED=$(abs "$3")
 MPIEXEC=${MPIEXEC:-mpiexec}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../lib/same_h5.sh
@@ -52,10 +52,10 @@ for n in 1 2 3; do
       --mpi-hint striping_unit=1048576 --mpi-hint striping_factor=2 --mpi-hint cb_nodes=1
   # flock() fails everywhere: the write, gscan info and gscan export need none.
   rm -f out.h5
-  LD_PRELOAD=$NOFLOCK ranks $n scan -q -p k4.txt --report hits -o out.h5 c.fa 2>&1 ||
+  GS_NO_FLOCK=1 LD_PRELOAD=$INJECT ranks $n scan -q -p k4.txt --report hits -o out.h5 c.fa 2>&1 ||
     fail "no flock n=$n: scan"
-  out=$(LD_PRELOAD=$NOFLOCK "$GSCAN" info out.h5 2>&1) || fail "no flock n=$n: info: $out"
-  if ! LD_PRELOAD=$NOFLOCK "$GSCAN" export out.h5 > out.tsv 2>err.txt || ! cmp -s out.tsv ref.tsv; then
+  out=$(GS_NO_FLOCK=1 LD_PRELOAD=$INJECT "$GSCAN" info out.h5 2>&1) || fail "no flock n=$n: info: $out"
+  if ! GS_NO_FLOCK=1 LD_PRELOAD=$INJECT "$GSCAN" export out.h5 > out.tsv 2>err.txt || ! cmp -s out.tsv ref.tsv; then
     fail "no flock n=$n: export: $(head -3 err.txt)"
   fi
 done

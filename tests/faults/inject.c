@@ -1,6 +1,6 @@
 /* inject.c - faults that a cluster delivers to one process, loaded with
- * LD_PRELOAD by tests/faults/inputs.sh. Each is off unless its variables
- * are set, so one library serves every case:
+ * LD_PRELOAD by tests/faults/inputs.sh and cluster.sh. Each is off unless
+ * its variables are set, so one library serves every case:
  *
  *   a file cut under its map   When the process maps the file named by
  *     GS_CUT_FILE (an absolute path), the file is cut to GS_CUT_SIZE bytes
@@ -17,7 +17,11 @@
  *     containing GS_LOSE_FILE fails with errno GS_LOSE_ERRNO (default
  *     ENOENT: a node's mount of a shared file system lost the file while
  *     the other nodes read it; EMFILE: the open-file limit reached, at the
- *     same open every run). */
+ *     same open every run).
+ *
+ *   a file system mounted without locks   With GS_NO_FLOCK set, every
+ *     flock() fails with ENOLCK, as NFS without lockd, or Lustre and GPFS
+ *     set up without flock, give it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -81,4 +86,16 @@ int open(const char *path, int flags, ...)
         return -1;
     }
     return real(path, flags, mode);
+}
+
+int flock(int fd, int op)
+{
+    static int (*real)(int, int);
+    if (real == NULL)
+        real = (int (*)(int, int))next("flock");
+    if (getenv("GS_NO_FLOCK") != NULL) {
+        errno = ENOLCK;
+        return -1;
+    }
+    return real(fd, op);
 }
