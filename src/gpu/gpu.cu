@@ -324,7 +324,9 @@ static gs_status gpu_retire(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     if (!s->busy)
         return GS_OK;
     s->busy = 0;
+    const double t_sync = gs_now();
     GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.slot += gs_now() - t_sync;
     g->times.transfer += gs_gpu_elapsed(s->t0, s->t1) / 1e3;
     g->times.kernel += gs_gpu_elapsed(s->k0, s->k1) / 1e3;
     if (s->raw_batch && gs_gpu_raw_check(s, err) != GS_OK)

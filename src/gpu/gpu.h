@@ -55,6 +55,8 @@ typedef struct gs_gpu_times {
     double kernel;   /* seconds of scan kernels (event-timed, summed) */
     double hits;     /* seconds the feeding thread spent taking hits back (waiting
                       * for their sort on the device, copying keys into runs) */
+    double slot;     /* seconds the host waited for a batch slot's last batch to
+                      * finish on the device before reusing the slot */
 } gs_gpu_times;
 
 /* What to open. */

@@ -28,9 +28,10 @@ typedef struct feeder {
     gs_status st;
     gs_error err;
     gs_gpu_times t;
-    double t_open, t_pin, t_wait, t_feed; /* --debug time: opening the GPU, pinning
-                                           * the pool, waiting for the readers'
-                                           * batches, submitting them */
+    double t_open, t_pin, t_wait, t_feed, t_land; /* --debug time: opening the GPU,
+                                                   * pinning the pool, waiting for the
+                                                   * readers' batches, submitting them,
+                                                   * waiting for their copies to land */
     int in_place;   /* the readers lay out packed batches, copied from the pool's
                      * buffers as they lie (gs_gpu_submit_run with a ticket) */
     worker cpu;     /* circular records shorter than a key (feed_cpu) */
@@ -141,9 +142,11 @@ static void feed_release(feeder *f, gs_gpu *g, int *held, long *held_ticket, int
 {
     pool *p = f->p;
     if (*held >= 0) {
+        const double t0 = gs_now();
         if (*held_ticket >= 0 && f->st == GS_OK &&
             (f->st = gs_gpu_wait(g, (unsigned)*held_ticket, &f->err)) != GS_OK)
             atomic_store(&p->stop, 1);
+        f->t_land += gs_now() - t0;
         gs_pipe_push(p, &p->free_q, *held);
     }
     *held = s;
@@ -248,8 +251,9 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     if (gs_pipe_debug_time(cfg))
         fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
                 "(on the feeding thread: open %.3f s, pinning the pool %.3f s, waiting for "
-                "batches %.3f s, submitting them %.3f s)\n", f.t.kernel, f.t.transfer, f.t.hits,
-                f.t_open, f.t_pin, f.t_wait, f.t_feed);
+                "batches %.3f s, submitting them %.3f s, waiting for their copies to land %.3f s; "
+                "waiting for a device slot to finish its batch %.3f s, the end's included)\n", f.t.kernel, f.t.transfer,
+                f.t.hits, f.t_open, f.t_pin, f.t_wait, f.t_feed, f.t_land, f.t.slot);
     /* the feeder only kept each batch's keys: the records are made here, on
      * all threads, once the GPU is done */
     if (st == GS_OK && cfg->want_hits)
