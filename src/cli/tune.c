@@ -37,6 +37,8 @@ static const knob knobs[] = {
      "bytes a part of a plain FASTA or FASTQ file read on several threads (0: 8M)"},
     {"io.fai.dense", KNOB_INT, offsetof(gs_tune, io_fai_dense), -1, 0,
      "one rank reads files of short records in parts, not by .fai: -1 never, 0 (default)"},
+    {"io.bgzf.inflate", KNOB_INT, offsetof(gs_tune, io_bgzf_inflate), -1, 1,
+     "BGZF blocks inflated by -1 libdeflate, 1 ISA-L, 0 the faster on each thread's first blocks"},
     {"io.h5.threads", KNOB_INT, offsetof(gs_tune, io_h5_threads), 0, 64,
      "threads of the direct HDF5 chunk writer (0: its own)"},
     {"io.h5.slots", KNOB_INT, offsetof(gs_tune, io_h5_slots), 0, 4096,

@@ -562,6 +562,7 @@ static gs_status ranges_open(gs_job *j, gs_pass *p, gs_error *err)
         /* BGZF: a reader inflates each segment's blocks on its share of the
          * rank's threads (inflating, not parsing, is its work) */
         s->rs[r].bgzf_threads = j->threads / j->readers;
+        s->rs[r].bgzf_inflate = j->o->tune.io_bgzf_inflate;
         p->src[r] = gs_source_ranges(&s->rs[r]);
     }
     p->n_src = j->readers;

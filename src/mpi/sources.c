@@ -37,10 +37,13 @@ static gs_status ranges_peek(gs_range_src *s, uint64_t *own, uint64_t *stop, gs_
         *stop = p->read_end;
     gs_seqfile *f = &s->files[s->layout->rec[p->record].file];
     *file = f;
-    if (f->fd < 0 && f->bgzf == NULL &&
-        ((st = gs_seqfile_open(f->path, f, err)) != GS_OK ||
-         (f->bgzf && (st = gs_bgzf_set_threads(f->bgzf, s->bgzf_threads, err)) != GS_OK)))
-        return st;
+    if (f->fd < 0 && f->bgzf == NULL) {
+        if ((st = gs_seqfile_open(f->path, f, err)) != GS_OK ||
+            (f->bgzf && (st = gs_bgzf_set_threads(f->bgzf, s->bgzf_threads, err)) != GS_OK))
+            return st;
+        if (f->bgzf)
+            gs_bgzf_set_inflate(f->bgzf, s->bgzf_inflate);
+    }
     return GS_OK;
 }
 

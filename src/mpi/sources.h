@@ -25,6 +25,7 @@ typedef struct gs_range_src {
     const gs_fai_entry *rec_fai; /* [n_rec]: each record's index entry */
     gs_seqfile *files;           /* [n_files]: each opened at its first piece, closed after its last */
     int bgzf_threads;            /* threads inflating a BGZF file's blocks (0: 1) */
+    int bgzf_inflate;            /* their library (gs_bgzf_set_inflate) */
     size_t block;
     gs_plan_walk walk;           /* this rank's pieces */
     gs_piece piece;              /* the one being read, if have */

@@ -20,9 +20,14 @@
  * segment's overlap makes the next read start inside the block the previous
  * read ended in, so the last inflated block is kept and not read again.
  *
- * Blocks are inflated with libdeflate, which decompresses a whole buffer in
- * one call (a BGZF block is exactly that) and is faster than zlib's streaming
- * inflate on them; its CRC32 checks the trailer (docs/performance.md).
+ * Blocks are inflated whole (a BGZF block is one deflate stream) by
+ * libdeflate or ISA-L's stateless inflate, both several times zlib's speed,
+ * neither the faster on every file: libdeflate on blocks deflated at level
+ * 1, ISA-L 1.6-1.8x libdeflate at bgzip's default level and above
+ * (docs/performance.md, Decompression). So each inflating thread times
+ * both on its first blocks and keeps the faster (gs_bgzf_set_inflate); the
+ * bytes and every check are the same either way. libdeflate's CRC32 checks
+ * the trailer.
  * Inflating is the whole cost of reading BGZF (a plain FASTA parses several
  * times faster than one core inflates), so a long read can inflate its
  * blocks on several threads (gs_bgzf_set_threads): the walk above fetches
@@ -32,6 +37,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bgzf.h"
 #include "replace_file.h"
+#include "core/gs_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -288,13 +295,26 @@ fail:
     return err->code;
 }
 
+/* One thread's inflater. With use == 0 its blocks alternate between the
+ * two libraries until each has inflated TRIAL of them, timed; then it
+ * keeps the one that took fewer seconds a byte. */
+enum { TRIAL = 8 };
+typedef struct inflater {
+    struct libdeflate_decompressor *ld;
+    struct inflate_state *isal; /* 85 KiB: made at ISA-L's first block */
+    int use;                    /* GS_BGZF_INFLATE_LIBDEFLATE / _ISAL, or 0: trying both */
+    int n[2];                   /* blocks tried: [0] libdeflate, [1] ISA-L */
+    double s[2], bytes[2];      /* their seconds and bytes out */
+} inflater;
+
 struct gs_bgzf {
     char *path, *gzi_path;
     int fd;
     uint64_t csize, usize; /* compressed and uncompressed sizes */
     gs_gzi_entry *e;       /* (0, 0), then the .gzi entries */
     size_t n;
-    struct libdeflate_decompressor *dec[GS_BGZF_MAX_THREADS]; /* [threads] */
+    inflater dec[GS_BGZF_MAX_THREADS]; /* [threads] */
+    int inflate;     /* gs_bgzf_set_inflate */
     int threads;     /* inflating threads of a long read (gs_bgzf_set_threads) */
     uint8_t *span;   /* parallel reads: JOBS compressed blocks */
     uint8_t *first;  /* parallel reads: a partial first block */
@@ -311,8 +331,10 @@ void gs_bgzf_close(gs_bgzf *b)
         return;
     if (b->fd >= 0)
         close(b->fd);
-    for (int t = 0; t < b->threads; t++)
-        libdeflate_free_decompressor(b->dec[t]);
+    for (int t = 0; t < b->threads; t++) {
+        libdeflate_free_decompressor(b->dec[t].ld);
+        free(b->dec[t].isal);
+    }
     free(b->span);
     free(b->first);
     free(b->jobs);
@@ -420,7 +442,7 @@ gs_status gs_bgzf_open(const char *path, gs_bgzf **out, gs_error *err)
     if ((b->cbuf = gs_malloc(BLOCK_MAX, err, "BGZF block")) == NULL ||
         (b->ubuf = gs_malloc(BLOCK_MAX, err, "BGZF block")) == NULL)
         goto fail;
-    if ((b->dec[0] = libdeflate_alloc_decompressor()) == NULL) {
+    if ((b->dec[0].ld = libdeflate_alloc_decompressor()) == NULL) {
         gs_fail(err, GS_ESYS, "out of memory starting libdeflate (%s)", path);
         goto fail;
     }
@@ -462,18 +484,56 @@ static gs_status fetch_block(gs_bgzf *b, uint64_t off, int listed, uint8_t *dst,
     return GS_OK;
 }
 
+/* Inflate the deflate data def[0, n) into dst (BLOCK_MAX bytes) with the
+ * library lib: 0 where it is not one whole deflate stream that fits, else
+ * 1 with *used its bytes and *len the bytes out. */
+static int inflate_with(inflater *d, int lib, const uint8_t *def, size_t n, uint8_t *dst,
+                        size_t *used, size_t *len)
+{
+    if (lib == GS_BGZF_INFLATE_LIBDEFLATE)
+        return libdeflate_deflate_decompress_ex(d->ld, def, n, dst, BLOCK_MAX, used, len) ==
+               LIBDEFLATE_SUCCESS;
+    if (d->isal == NULL && (d->isal = malloc(sizeof *d->isal)) == NULL)
+        return libdeflate_deflate_decompress_ex(d->ld, def, n, dst, BLOCK_MAX, used, len) ==
+               LIBDEFLATE_SUCCESS; /* no memory for ISA-L: libdeflate does it */
+    struct inflate_state *z = d->isal;
+    isal_inflate_init(z); /* raw deflate; every field a stateless inflate reads */
+    z->next_in = (uint8_t *)def;
+    z->avail_in = (uint32_t)n;
+    z->next_out = dst;
+    z->avail_out = BLOCK_MAX;
+    if (isal_inflate_stateless(z) != ISAL_DECOMP_OK)
+        return 0;
+    *used = n - z->avail_in;
+    *len = BLOCK_MAX - z->avail_out;
+    return 1;
+}
+
 /* Inflate the compressed block c (BSIZE bsize) into dst (BLOCK_MAX bytes)
  * and check it: NULL, or what is wrong with it. */
-static const char *inflate_block(struct libdeflate_decompressor *d, const uint8_t *c,
-                                 uint32_t bsize, uint8_t *dst, uint32_t *len_out)
+static const char *inflate_block(inflater *d, const uint8_t *c, uint32_t bsize, uint8_t *dst,
+                                 uint32_t *len_out)
 {
     uint32_t crc = le32(c + bsize - 8), isize = le32(c + bsize - 4);
+    const size_t n = bsize - HDR - TRAILER;
     size_t used = 0, len = 0;
-    enum libdeflate_result dr = libdeflate_deflate_decompress_ex(
-        d, c + HDR, bsize - HDR - TRAILER, dst, BLOCK_MAX, &used, &len);
+    int ok;
+    if (d->use) {
+        ok = inflate_with(d, d->use, c + HDR, n, dst, &used, &len);
+    } else { /* trying both: the one with fewer blocks tried takes this one */
+        const int i = d->n[1] < d->n[0];
+        const double t0 = gs_now();
+        ok = inflate_with(d, i ? GS_BGZF_INFLATE_ISAL : GS_BGZF_INFLATE_LIBDEFLATE, c + HDR, n,
+                          dst, &used, &len);
+        d->s[i] += gs_now() - t0;
+        d->bytes[i] += (double)len;
+        if (++d->n[i] == TRIAL && d->n[!i] == TRIAL)
+            d->use = d->s[1] * d->bytes[0] < d->s[0] * d->bytes[1] ? GS_BGZF_INFLATE_ISAL
+                                                                 : GS_BGZF_INFLATE_LIBDEFLATE;
+    }
     *len_out = (uint32_t)len;
-    return dr != LIBDEFLATE_SUCCESS                 ? "bad deflate data"
-           : used != bsize - HDR - TRAILER           ? "bytes after the deflate data"
+    return !ok                                      ? "bad deflate data"
+           : used != n                               ? "bytes after the deflate data"
            : len != isize                            ? "ISIZE does not match the data"
            : libdeflate_crc32(0, dst, len) != crc    ? "CRC32 mismatch"
                                                      : NULL;
@@ -496,7 +556,7 @@ static gs_status load_block(gs_bgzf *b, uint64_t off, int listed, uint64_t *byte
     uint32_t bsize, len;
     if (fetch_block(b, off, listed, b->cbuf, &bsize, bytes_read, err) != GS_OK)
         return err->code;
-    const char *why = inflate_block(b->dec[0], b->cbuf, bsize, b->ubuf, &len);
+    const char *why = inflate_block(&b->dec[0], b->cbuf, bsize, b->ubuf, &len);
     if (why)
         return corrupt_block(b, why, off, err);
     b->cache_coff = off;
@@ -544,7 +604,7 @@ static void *inflate_jobs(void *arg)
         int direct = x->from == 0 && x->k == x->len && !(last && a->final);
         uint8_t *to = direct ? x->dst : last ? b->ubuf : b->first;
         uint32_t len;
-        x->why = inflate_block(b->dec[a->id], b->span + x->span, x->bsize, to, &len);
+        x->why = inflate_block(&b->dec[a->id], b->span + x->span, x->bsize, to, &len);
         if (!x->why && !direct)
             memcpy(x->dst, to + x->from, x->k);
     }
@@ -573,6 +633,14 @@ static gs_status run_jobs(gs_bgzf *b, job *jobs, size_t n, int final, gs_error *
     return GS_OK;
 }
 
+void gs_bgzf_set_inflate(gs_bgzf *b, int how)
+{
+    b->inflate = how;
+    for (int t = 0; t < b->threads; t++)
+        if (how != GS_BGZF_INFLATE_AUTO || b->dec[t].use == GS_BGZF_INFLATE_AUTO)
+            b->dec[t] = (inflater){b->dec[t].ld, b->dec[t].isal, how, {0, 0}, {0, 0}, {0, 0}};
+}
+
 gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err)
 {
     if (threads > GS_BGZF_MAX_THREADS)
@@ -585,8 +653,9 @@ gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err)
          (b->jobs = gs_malloc(JOBS * sizeof *b->jobs, err, "BGZF blocks")) == NULL))
         return GS_ESYS;
     for (int t = b->threads; t < threads; t++) {
-        if ((b->dec[t] = libdeflate_alloc_decompressor()) == NULL)
+        if ((b->dec[t].ld = libdeflate_alloc_decompressor()) == NULL)
             return gs_fail(err, GS_ESYS, "out of memory starting libdeflate (%s)", b->path);
+        b->dec[t].use = b->inflate;
         b->threads = t + 1;
     }
     return GS_OK;
@@ -683,7 +752,7 @@ fail:
     for (size_t j = 0; par && j < n_jobs; j++) {
         job *y = &b->jobs[j];
         uint32_t l;
-        const char *why = inflate_block(b->dec[0], b->span + y->span, y->bsize, b->first, &l);
+        const char *why = inflate_block(&b->dec[0], b->span + y->span, y->bsize, b->first, &l);
         if (why)
             return corrupt_block(b, why, y->coff, err);
     }
