@@ -3,7 +3,18 @@
 #ifndef GS_LINES_H
 #define GS_LINES_H
 
+#include <stddef.h>
 #include <string.h>
+
+#include "gs_error.h"
+
+/* The whole of the small text file path (a samples sheet, a pairs file),
+ * NUL-terminated, in *text (the caller frees it), its bytes in *len (a NUL
+ * inside makes strlen shorter). what names the file in errors: "cannot
+ * open <what>" (gs_fail_open), "cannot read <what>" (GS_EINPUT), out of
+ * memory (GS_ESYS). */
+gs_status gs_text_read(const char *path, const char *what, char **text, size_t *len,
+                       gs_error *err);
 
 /* The line at *p, NUL-terminated in place, its length in *len; *p moves
  * past it. NULL at the end of the text. */

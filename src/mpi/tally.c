@@ -11,7 +11,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tally.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,34 +44,6 @@ static int row_key_cmp(const void *a, const void *b)
     const sheet_row *x = a, *y = b;
     int c = strcmp(x->key, y->key);
     return c ? c : (x->line > y->line) - (x->line < y->line);
-}
-
-static gs_status read_all(const char *path, char **text, gs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return gs_fail_open(err, "samples sheet", path);
-    size_t n = 0, cap = 4096;
-    char *s = gs_malloc(cap, err, "samples sheet");
-    while (s) {
-        n += fread(s + n, 1, cap - 1 - n, f);
-        if (n < cap - 1)
-            break;
-        char *g = realloc(s, cap *= 2);
-        if (g == NULL) {
-            free(s);
-            s = NULL;
-            gs_fail(err, GS_ESYS, "out of memory (samples sheet %s)", path);
-        }
-        s = g;
-    }
-    if (s && ferror(f))
-        gs_fail(err, GS_EINPUT, "cannot read samples sheet: %s (%s)", strerror(errno), path);
-    fclose(f);
-    if (s)
-        s[n] = '\0';
-    *text = s;
-    return err->code;
 }
 
 /* The sample named s: its index, appended when new (linear: sheets name
@@ -135,7 +106,8 @@ gs_status gs_job_tally_setup(gs_job *j, gs_error *err)
         return GS_ESYS;
     if (j->rank != 0 || j->o->samples == NULL)
         return GS_OK;
-    if (read_all(j->o->samples, &j->tally->text, err) != GS_OK)
+    size_t len;
+    if (gs_text_read(j->o->samples, "samples sheet", &j->tally->text, &len, err) != GS_OK)
         return err->code;
     return parse_sheet(j->tally, j->o->samples, err);
 }

@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,34 +11,17 @@
 #include "core/gs_lines.h"
 #include "core/gs_types.h"
 
+/* The pairs file whole: its lines are cut out in place. */
 static gs_status read_all(const char *path, char **text, gs_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return gs_fail_open(err, "pairs file", path);
-    size_t n = 0, cap = 0;
-    char *s = NULL;
-    for (;;) {
-        if (gs_grow(&s, &cap, n + 4096, 1, 8192) != GS_OK) {
-            gs_fail(err, GS_ESYS, "out of memory (pairs file %s)", path);
-            break;
-        }
-        size_t got = fread(s + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (err->code == GS_OK && ferror(f))
-        gs_fail(err, GS_EINPUT, "cannot read pairs file: %s (%s)", strerror(errno), path);
-    fclose(f);
-    if (err->code != GS_OK) {
-        free(s);
+    size_t n;
+    if (gs_text_read(path, "pairs file", text, &n, err) != GS_OK)
         return err->code;
+    if (strlen(*text) != n) {
+        free(*text);
+        *text = NULL;
+        return gs_fail(err, GS_EINPUT, "pairs file holds a NUL byte (%s)", path);
     }
-    s[n] = '\0';
-    if (strlen(s) != n)
-        return free(s), gs_fail(err, GS_EINPUT, "pairs file holds a NUL byte (%s)", path);
-    *text = s;
     return GS_OK;
 }
 
