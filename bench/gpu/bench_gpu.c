@@ -242,7 +242,7 @@ static void bench_pipeline(const uint8_t *t, size_t n, const gs_patset *ps, cons
     if (gs_gpu_open(&args, &ks, &g, &err) != GS_OK)
         die(eng, &err);
     double best = 1e30;
-    gs_gpu_times bt = {0, 0, 0};
+    gs_gpu_times bt = {0};
     for (int r = 0; r < 3; r++) {
         gs_gpu_times tm;
         double t0 = now();

@@ -23,7 +23,7 @@
  * Blocks are inflated whole (a BGZF block is one deflate stream) by
  * libdeflate or ISA-L's stateless inflate, both several times zlib's speed,
  * neither the faster on every file: libdeflate on blocks deflated at level
- * 1, ISA-L 1.6-1.8x libdeflate at bgzip's default level and above
+ * 1, ISA-L 1.7-1.9x libdeflate at bgzip's default level and above
  * (docs/performance.md, Decompression). So each inflating thread times
  * both on its first blocks and keeps the faster (gs_bgzf_set_inflate); the
  * bytes and every check are the same either way. libdeflate's CRC32 checks
@@ -490,12 +490,12 @@ static gs_status fetch_block(gs_bgzf *b, uint64_t off, int listed, uint8_t *dst,
 static int inflate_with(inflater *d, int lib, const uint8_t *def, size_t n, uint8_t *dst,
                         size_t *used, size_t *len)
 {
+    if (lib == GS_BGZF_INFLATE_ISAL && d->isal == NULL &&
+        (d->isal = malloc(sizeof *d->isal)) == NULL)
+        lib = d->use = GS_BGZF_INFLATE_LIBDEFLATE; /* no memory for ISA-L: libdeflate from now */
     if (lib == GS_BGZF_INFLATE_LIBDEFLATE)
         return libdeflate_deflate_decompress_ex(d->ld, def, n, dst, BLOCK_MAX, used, len) ==
                LIBDEFLATE_SUCCESS;
-    if (d->isal == NULL && (d->isal = malloc(sizeof *d->isal)) == NULL)
-        return libdeflate_deflate_decompress_ex(d->ld, def, n, dst, BLOCK_MAX, used, len) ==
-               LIBDEFLATE_SUCCESS; /* no memory for ISA-L: libdeflate does it */
     struct inflate_state *z = d->isal;
     isal_inflate_init(z); /* raw deflate; every field a stateless inflate reads */
     z->next_in = (uint8_t *)def;
