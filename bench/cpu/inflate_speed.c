@@ -6,7 +6,7 @@
  *   /tmp/inflate_speed FILE.bgz FILE.gz [runs]
  *
  * The compressed file is read into memory first, so only decompression is
- * timed (one thread, best of runs), as wall time and as the thread's CPU
+ * timed (one thread, the median of runs), as wall time and as the thread's CPU
  * time (which other load on a shared machine disturbs much less). GB/s is
  * 10^9 decompressed bytes a second.
  * BGZF: every block is inflated into one 64 KiB buffer and its CRC32 is
@@ -145,6 +145,18 @@ static size_t gzip_pass(const uint8_t *c, size_t n, int lib, uint8_t *out, size_
     return total;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -152,6 +164,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int runs = argc > 3 ? atoi(argv[3]) : 3;
+    runs = runs < 1 ? 1 : runs > 64 ? 64 : runs;
     size_t nb, ng;
     uint8_t *b = slurp(argv[1], &nb), *g = slurp(argv[2], &ng);
     uint8_t *out = malloc(1 << 20);
@@ -160,18 +173,18 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *names[2][3] = {{"zlib", "libdeflate", "isa-l"}, {"zlib", "isa-l", NULL}};
-    printf("| input | library | compressed MB | decompressed MB | best wall s | GB/s (out) | best CPU s | GB/CPU-s |\n");
+    printf("| input | library | compressed MB | decompressed MB | median wall s | GB/s (out) | median CPU s | GB/CPU-s |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
     for (int shape = 0; shape < 2; shape++)
         for (int lib = 0; lib < 3 && names[shape][lib]; lib++) {
-            double best = 1e30, best_cpu = 1e30;
+            double wall[64], cpu[64];
             size_t got = 0;
             for (int r = 0; r < runs; r++) {
                 double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
                 got = shape == 0 ? bgzf_pass(b, nb, lib, out) : gzip_pass(g, ng, lib, out, 1 << 20);
                 double t = clock_s(CLOCK_MONOTONIC) - t0, c = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
-                best = t < best ? t : best;
-                best_cpu = c < best_cpu ? c : best_cpu;
+                wall[r] = t;
+                cpu[r] = c;
             }
             if (got == 0) {
                 fprintf(stderr, "%s: decompression failed\n", names[shape][lib]);
@@ -179,7 +192,8 @@ int main(int argc, char **argv)
             }
             printf("| %s | %s | %.1f | %.1f | %.3f | %.2f | %.3f | %.2f |\n",
                    shape ? "gzip stream" : "BGZF", names[shape][lib], (shape ? ng : nb) / 1e6,
-                   got / 1e6, best, got / best / 1e9, best_cpu, got / best_cpu / 1e9);
+                   got / 1e6, median(wall, runs), got / median(wall, runs) / 1e9,
+                   median(cpu, runs), got / median(cpu, runs) / 1e9);
         }
     return 0;
 }
