@@ -135,9 +135,8 @@ static void index_and_compare(const char *path, const uint8_t *want, size_t want
     }
 }
 
-/* Each library that may inflate a block (gs_bgzf_set_inflate), and the
- * default, which tries both on each thread's first blocks. */
-static const int hows[] = {GS_BGZF_INFLATE_LIBDEFLATE, GS_BGZF_INFLATE_ISAL, GS_BGZF_INFLATE_AUTO};
+/* Each library that may inflate a block (gs_bgzf_set_inflate). */
+static const int hows[] = {GS_BGZF_INFLATE_ISAL, GS_BGZF_INFLATE_LIBDEFLATE};
 enum { N_HOWS = sizeof hows / sizeof *hows };
 
 static gs_status open_how(const char *path, int threads, int how, gs_bgzf **b, gs_error *err)

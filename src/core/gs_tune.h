@@ -29,8 +29,7 @@ typedef struct gs_tune {
     int io_fai_dense;         /* io.fai.dense: -1 a .fai is always used; 0 one process reads
                                * a file whose .fai is dense in parts instead (the default;
                                * gs_policy_index_dense) */
-    int io_bgzf_inflate;      /* io.bgzf.inflate: -1 libdeflate, 1 ISA-L, 0 (the default)
-                               * the faster of the two on a thread's first blocks */
+    int io_bgzf_inflate;      /* io.bgzf.inflate: 0 ISA-L (the default), 1 libdeflate */
     int io_h5_threads;        /* io.h5.threads: threads of the direct chunk writer (0: its own) */
     int io_h5_slots;          /* io.h5.slots: chunks in flight in that writer (0: its own) */
     uint64_t io_h5_align;     /* io.h5.align: HDF5 objects of at least this size start at a

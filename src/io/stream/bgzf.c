@@ -23,11 +23,11 @@
  * Blocks are inflated whole (a BGZF block is one deflate stream) by
  * libdeflate or ISA-L's stateless inflate, both several times zlib's speed,
  * neither the faster on every file: libdeflate on blocks deflated at level
- * 1, ISA-L 1.7-1.9x libdeflate at bgzip's default level and above
- * (docs/performance.md, Decompression). So each inflating thread times
- * both on its first blocks and keeps the faster (gs_bgzf_set_inflate); the
- * bytes and every check are the same either way. libdeflate's CRC32 checks
- * the trailer.
+ * 1 on one core, ISA-L 1.7-1.9x libdeflate at bgzip's default level and
+ * above. ISA-L inflates by default: on 16 busy cores it was the faster at
+ * both levels (docs/performance.md, Decompression); libdeflate on request
+ * (gs_bgzf_set_inflate). The bytes and every check are the same either
+ * way. libdeflate's CRC32 checks the trailer.
  * Inflating is the whole cost of reading BGZF (a plain FASTA parses several
  * times faster than one core inflates), so a long read can inflate its
  * blocks on several threads (gs_bgzf_set_threads): the walk above fetches
@@ -37,7 +37,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bgzf.h"
 #include "replace_file.h"
-#include "core/gs_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -295,16 +294,11 @@ fail:
     return err->code;
 }
 
-/* One thread's inflater. With use == 0 its blocks alternate between the
- * two libraries until each has inflated TRIAL of them, timed; then it
- * keeps the one that took fewer seconds a byte. */
-enum { TRIAL = 8 };
+/* One thread's inflater. */
 typedef struct inflater {
     struct libdeflate_decompressor *ld;
     struct inflate_state *isal; /* 85 KiB: made at ISA-L's first block */
-    int use;                    /* GS_BGZF_INFLATE_LIBDEFLATE / _ISAL, or 0: trying both */
-    int n[2];                   /* blocks tried: [0] libdeflate, [1] ISA-L */
-    double s[2], bytes[2];      /* their seconds and bytes out */
+    int use;                    /* GS_BGZF_INFLATE_ISAL or _LIBDEFLATE */
 } inflater;
 
 struct gs_bgzf {
@@ -517,20 +511,7 @@ static const char *inflate_block(inflater *d, const uint8_t *c, uint32_t bsize, 
     uint32_t crc = le32(c + bsize - 8), isize = le32(c + bsize - 4);
     const size_t n = bsize - HDR - TRAILER;
     size_t used = 0, len = 0;
-    int ok;
-    if (d->use) {
-        ok = inflate_with(d, d->use, c + HDR, n, dst, &used, &len);
-    } else { /* trying both: the one with fewer blocks tried takes this one */
-        const int i = d->n[1] < d->n[0];
-        const double t0 = gs_now();
-        ok = inflate_with(d, i ? GS_BGZF_INFLATE_ISAL : GS_BGZF_INFLATE_LIBDEFLATE, c + HDR, n,
-                          dst, &used, &len);
-        d->s[i] += gs_now() - t0;
-        d->bytes[i] += (double)len;
-        if (++d->n[i] == TRIAL && d->n[!i] == TRIAL)
-            d->use = d->s[1] * d->bytes[0] < d->s[0] * d->bytes[1] ? GS_BGZF_INFLATE_ISAL
-                                                                 : GS_BGZF_INFLATE_LIBDEFLATE;
-    }
+    const int ok = inflate_with(d, d->use, c + HDR, n, dst, &used, &len);
     *len_out = (uint32_t)len;
     return !ok                                      ? "bad deflate data"
            : used != n                               ? "bytes after the deflate data"
@@ -637,8 +618,7 @@ void gs_bgzf_set_inflate(gs_bgzf *b, int how)
 {
     b->inflate = how;
     for (int t = 0; t < b->threads; t++)
-        if (how != GS_BGZF_INFLATE_AUTO || b->dec[t].use == GS_BGZF_INFLATE_AUTO)
-            b->dec[t] = (inflater){b->dec[t].ld, b->dec[t].isal, how, {0, 0}, {0, 0}, {0, 0}};
+        b->dec[t].use = how;
 }
 
 gs_status gs_bgzf_set_threads(gs_bgzf *b, int threads, gs_error *err)

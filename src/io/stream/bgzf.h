@@ -86,12 +86,10 @@ void gs_bgzf_close(gs_bgzf *b);
 #define GS_BGZF_MAX_THREADS 256
 
 
-/* How blocks are inflated (gs_bgzf_set_inflate): by libdeflate, by ISA-L,
- * or (the default) by whichever of the two a thread found the faster on
- * its first blocks, both tried in turn on 2 x 8 of them: libdeflate is the
- * faster at level 1, ISA-L at bgzip's default level and above. The bytes,
- * the checks and the errors are the same whichever inflates. */
-enum { GS_BGZF_INFLATE_LIBDEFLATE = -1, GS_BGZF_INFLATE_AUTO = 0, GS_BGZF_INFLATE_ISAL = 1 };
+/* Which library inflates the blocks (gs_bgzf_set_inflate): ISA-L (the
+ * default) or libdeflate. The bytes, the checks and the errors are the same
+ * whichever inflates. */
+enum { GS_BGZF_INFLATE_ISAL = 0, GS_BGZF_INFLATE_LIBDEFLATE = 1 };
 void gs_bgzf_set_inflate(gs_bgzf *b, int how);
 
 /* Let reads of 128 KiB and more inflate their blocks on up to threads
