@@ -30,9 +30,12 @@
 /* "rk:ext=6" is rk with gs_gpu_args.rk_ext = 7 (src/gpu/rk.cu): every dna
  * bitmap window reaches as far back past its group's shortest key as it can,
  * so the filter bits set for every choice of the residues before a short key
- * are checked on every dna workload, not only where the cost model picks them. */
-static const char *const ENGINES[] = {"ac", "wm", "rk", "rk:ext=6"};
-enum { N_ENGINES = 4 };
+ * are checked on every dna workload, not only where the cost model picks them.
+ * "ac:parts=N" counts with the keys cut into at least N counts-only automata
+ * (gpu.ac.parts), scanned side by side in one launch, so part edges fall
+ * inside small key sets; key sets smaller than N take the general kernel. */
+static const char *const ENGINES[] = {"ac", "wm", "rk", "rk:ext=6", "ac:parts=3", "ac:parts=16"};
+enum { N_ENGINES = 6 };
 
 typedef struct record {
     uint8_t *text;
@@ -216,7 +219,8 @@ static void check_workload(const workload *w, const size_t *blocks, int n_blocks
             for (int want_hits = 0; want_hits < 2; want_hits++) {
                 char what[256], eng[16];
                 const char *colon = strchr(ENGINES[e], ':');
-                if (colon && w->alpha != GS_ALPHA_DNA)
+                const int parts = colon && !strncmp(colon, ":parts=", 7) ? atoi(colon + 7) : 0;
+                if ((colon && !parts && w->alpha != GS_ALPHA_DNA) || (parts && want_hits))
                     continue;
                 snprintf(what, sizeof what, "%s [%s, block %zu, %s]", w->name, ENGINES[e],
                          blocks[b], want_hits ? "hits" : "counts");
@@ -227,8 +231,10 @@ static void check_workload(const workload *w, const size_t *blocks, int n_blocks
                 gs_hit_runs runs = {0};
                 gs_gpu_times t;
                 memset(counts, 0, (ks.n_keys + 1) * 8);
+                const gs_tune tune = {.gpu_ac_parts = parts};
                 gs_gpu_args args = {.engine = eng, .want_hits = want_hits, .block = blocks[b],
-                                    .rk_ext = colon ? atoi(colon + 5) + 1 : 0};
+                                    .rk_ext = colon && !parts ? atoi(colon + 5) + 1 : 0,
+                                    .tune = &tune};
                 const gs_status st = gs_gpu_open(&args, &ks, &c.g, &c.err);
                 if (st != GS_OK ||
                     (for_segments(w, blocks[b], ks.max_len, gpu_segment, &c), c.failed) ||

@@ -8,6 +8,11 @@
  *   32 MiB x 2    the readers' way today (a 32 MiB batch of the pool a
  *                 reader, the next filled while the last one is copied):
  *                 every byte written to DRAM, then read again by the DMA;
+ *   32 MiB x 2, 1 MiB sends
+ *                 the same buffers, each 1 MiB sent as soon as it is read
+ *                 (a reader copying pieces into the device's batch from
+ *                 its pool buffer): the DMA may find them in the cache,
+ *                 but they are still written back;
  *   4 MiB x 4 down to 256 KiB x 4
  *                 smaller buffers, until a thread's fit the last-level
  *                 cache with the others' (16 threads x 1 MiB): the page
@@ -46,6 +51,7 @@ struct way {
     const char *name;
     size_t p; /* bytes a buffer; 0: hot */
     int r;
+    size_t send; /* bytes a copy, sent as they are read; 0: the whole buffer */
 };
 
 struct job {
@@ -73,7 +79,7 @@ static void *run(void *arg)
 {
     job *j = (job *)arg;
     CK(cudaSetDevice(0));
-    size_t p = j->w.p ? j->w.p : PIECE, fill = 0, at_dev = 0;
+    size_t p = j->w.p ? j->w.p : PIECE, fill = 0, at_dev = 0, sent = 0;
     int slot = 0;
     for (const char *path : j->files) {
         int fd = open(path, O_RDONLY);
@@ -89,28 +95,32 @@ static void *run(void *arg)
                 break;
             at += got;
             j->bytes += (size_t)got;
+            if (fill == 0 && at_dev + p > DEV_BYTES)
+                at_dev = 0;
             fill += (size_t)got;
+            if (j->w.send && (fill - sent >= j->w.send || fill == p)) { /* a piece on its way */
+                CK(cudaMemcpyAsync(j->dev + at_dev + sent, j->buf[slot] + sent, fill - sent,
+                                   cudaMemcpyHostToDevice, j->st));
+                sent = fill;
+            }
             if (fill < p)
                 continue;
             if (j->w.p) { /* full: to the device, then wait for the next buffer's copy */
-                if (at_dev + fill > DEV_BYTES)
-                    at_dev = 0;
-                CK(cudaMemcpyAsync(j->dev + at_dev, j->buf[slot], fill, cudaMemcpyHostToDevice,
-                                   j->st));
+                if (!j->w.send)
+                    CK(cudaMemcpyAsync(j->dev + at_dev, j->buf[slot], fill,
+                                       cudaMemcpyHostToDevice, j->st));
                 CK(cudaEventRecord(j->ev[slot], j->st));
                 at_dev += fill;
                 slot = (slot + 1) % j->w.r;
                 CK(cudaEventSynchronize(j->ev[slot]));
             }
-            fill = 0;
+            fill = sent = 0;
         }
         close(fd);
     }
-    if (j->w.p && fill > 0) {
-        if (at_dev + fill > DEV_BYTES)
-            at_dev = 0;
-        CK(cudaMemcpyAsync(j->dev + at_dev, j->buf[slot], fill, cudaMemcpyHostToDevice, j->st));
-    }
+    if (j->w.p && fill > sent)
+        CK(cudaMemcpyAsync(j->dev + at_dev + sent, j->buf[slot] + sent, fill - sent,
+                           cudaMemcpyHostToDevice, j->st));
     CK(cudaStreamSynchronize(j->st));
     return NULL;
 }
@@ -126,6 +136,7 @@ int main(int argc, char **argv)
         return 1;
     const way ways[] = {{"hot", 0, 1},
                         {"32 MiB x 2", (size_t)32 << 20, 2},
+                        {"32 MiB x 2, 1 MiB sends", (size_t)32 << 20, 2, (size_t)1 << 20},
                         {"4 MiB x 4", (size_t)4 << 20, 4},
                         {"1 MiB x 4", (size_t)1 << 20, 4},
                         {"512 KiB x 4", (size_t)512 << 10, 4},
@@ -163,7 +174,7 @@ int main(int argc, char **argv)
             double s = now() - t0;
             if (failed)
                 return 1;
-            printf("%-12s %2d threads: %.2f GB in %.3f s, %.1f GB/s\n", w.name, t, bytes / 1e9, s,
+            printf("%-24s %2d threads: %.2f GB in %.3f s, %.1f GB/s\n", w.name, t, bytes / 1e9, s,
                    bytes / 1e9 / s);
         }
     return 0;

@@ -15,9 +15,10 @@
  * kernel would add every key end to a 64-bit counter in global memory, about
  * one atomic a residue on a genome (0.22 s of kernel a GiB on an H100). The
  * keys are instead sorted and cut into the fewest parts whose counts-only
- * automata each fit, and each segment is scanned once per part: a few
- * launches of the fast kernel instead of one slow one. Parts own disjoint
- * keys, so their counts add up.
+ * automata each fit, and each segment is scanned once per part, the parts
+ * side by side in one launch of the fast kernel (a row of blocks a part)
+ * instead of one slow one. Parts own disjoint keys, so their counts add
+ * up.
  */
 #include <algorithm>
 #include <cstdlib>
@@ -38,7 +39,7 @@ typedef struct ac_state {
     gs_acc_view cv;
     uint16_t *d_cdelta, *d_orep;
     int32_t *d_ofirst;
-    void (*cfn)(gs_acc_view, gs_gpu_scan);
+    void (*cfn)(gs_acc_views, gs_gpu_scan);
     gs_ac_view v;
     void *d_delta;
     int32_t *d_edge;
@@ -261,7 +262,8 @@ fail:
  * fit in budget, one compact state a part in st->parts. *done: 0 when no
  * cut fits (the caller uses the general kernel). least (gpu.ac.parts, 0:
  * 2): the fewest parts to try (tests put part edges in small key sets). */
-enum { MAX_PARTS = 16 };
+enum { MAX_PARTS = GS_ACC_MAX_VIEWS };
+static_assert((int)MAX_PARTS <= (int)GS_GPU_WORK_COUNTERS, "a work counter a part");
 static gs_status ac_open_parts(const gs_keyset *ks, const gs_gpu_dev *dev, uint32_t least,
                                size_t budget, ac_state *st, int *done, gs_error *err)
 {
@@ -420,30 +422,65 @@ fail:
     return err->code;
 }
 
+/* The blocks of chunks a counts-only automaton needs on segment a, at most
+ * the blocks that fill the device. */
+static unsigned ac_compact_grid(const ac_state *st, const gs_gpu_scan *a)
+{
+    size_t work = std::min<size_t>((size_t)a->own + st->cv.overlap, a->len);
+    return (unsigned)std::min<size_t>(
+        st->grid, gs_gpu_div_up((work + st->cv.chunk - 1) / st->cv.chunk, st->threads));
+}
+
+/* Counts only: one launch for the counts-only automata (parts, or the one
+ * of all keys) sharing a kernel function, a row of blocks each with its own
+ * work counter; the counters after the first come zeroed from here (the
+ * pipeline zeroes the first). */
+static gs_status ac_scan_compact(ac_state *const *ps, size_t n, const gs_gpu_scan *a,
+                                 cudaStream_t s, gs_error *err)
+{
+    if (n > 1)
+        GS_CUDA_CHECK(cudaMemsetAsync(a->work + 1, 0, (n - 1) * sizeof *a->work, s));
+    {
+        std::vector<char> sent(n, 0);
+        gs_gpu_scan at = *a;
+        for (size_t i = 0; i < n; i++) {
+            if (sent[i])
+                continue;
+            gs_acc_views vs;
+            unsigned rows = 0, grid = 0;
+            int threads = 0;
+            size_t smem = 0;
+            for (size_t j = i; j < n; j++)
+                if (!sent[j] && ps[j]->cfn == ps[i]->cfn) {
+                    sent[j] = 1;
+                    vs.v[rows++] = ps[j]->cv;
+                    grid = std::max(grid, ac_compact_grid(ps[j], a));
+                    threads = std::max(threads, ps[j]->threads);
+                    smem = std::max(smem, ps[j]->smem);
+                }
+            ps[i]->cfn<<<dim3(grid, rows), threads, smem, s>>>(vs, at);
+            GS_CUDA_LAUNCH_CHECK();
+            at.work += rows;
+        }
+    }
+    return GS_OK;
+fail:
+    return err->code;
+}
+
 static gs_status ac_scan(void *state, const gs_gpu_scan *a, cudaStream_t s, gs_error *err)
 {
     ac_state *st = (ac_state *)state;
-    for (size_t i = 0; i < st->parts.size(); i++) { /* one launch a part, each from chunk 0 */
-        cudaError_t e = i > 0 ? cudaMemsetAsync(a->work, 0, 4, s) : cudaSuccess;
-        if (e != cudaSuccess)
-            return gs_gpu_cuda_fail(err, e, "cudaMemsetAsync", __FILE__, __LINE__);
-        if (ac_scan(st->parts[i], a, s, err) != GS_OK)
-            return err->code;
-    }
-    if (!st->parts.empty())
-        return GS_OK;
-    /* the compact kernel splits end positions, the general one start positions */
-    int compact = st->compact && a->hits == NULL;
-    size_t work = compact ? std::min<size_t>((size_t)a->own + st->cv.overlap, a->len) : a->own;
-    uint32_t chunk = compact ? st->cv.chunk : st->v.chunk;
-    unsigned grid = (unsigned)std::min<size_t>(
-        st->grid, gs_gpu_div_up((work + chunk - 1) / chunk, st->threads));
     if (a->own == 0)
         return GS_OK;
-    if (compact)
-        st->cfn<<<grid, st->threads, st->smem, s>>>(st->cv, *a);
-    else
-        st->fn<<<grid, st->threads, st->smem, s>>>(st->v, *a);
+    if (!st->parts.empty())
+        return ac_scan_compact(st->parts.data(), st->parts.size(), a, s, err);
+    if (st->compact && a->hits == NULL)
+        return ac_scan_compact(&st, 1, a, s, err);
+    /* the general kernel splits start positions */
+    unsigned grid = (unsigned)std::min<size_t>(
+        st->grid, gs_gpu_div_up((a->own + st->v.chunk - 1) / st->v.chunk, st->threads));
+    st->fn<<<grid, st->threads, st->smem, s>>>(st->v, *a);
     GS_CUDA_LAUNCH_CHECK();
     return GS_OK;
 fail:

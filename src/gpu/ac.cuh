@@ -212,6 +212,17 @@ typedef struct gs_acc_view {
     uint32_t table_bytes, orep_bytes; /* multiples of 16 */
 } gs_acc_view;
 
+/* The automata of one launch: block row blockIdx.y scans with v[blockIdx.y],
+ * taking its chunks from work counter blockIdx.y. The parts of a key set
+ * too large for one automaton (ac.cu) run side by side this way: a 16 MiB
+ * segment is 32 blocks of chunks, a quarter of an H100, so one launch a part
+ * left the device idle and paid each launch's fixed costs (the table's copy
+ * into shared memory, the flush) in turn. */
+enum { GS_ACC_MAX_VIEWS = 16 };
+typedef struct gs_acc_views {
+    gs_acc_view v[GS_ACC_MAX_VIEWS];
+} gs_acc_views;
+
 /* An end at e >= own: every key of the chain with its own start check. */
 __device__ __noinline__ static void gs_acc_exact(const gs_acc_view *v, const gs_gpu_scan *a,
                                                  uint32_t o, uint32_t e)
@@ -330,9 +341,10 @@ __device__ __forceinline__ void gs_acc_chunk(const gs_acc_view &v, const gs_gpu_
 }
 
 template <bool DNA, bool WIDE>
-__global__ void __launch_bounds__(1024, 1) gs_acc_kernel(const __grid_constant__ gs_acc_view v,
+__global__ void __launch_bounds__(1024, 1) gs_acc_kernel(const __grid_constant__ gs_acc_views vs,
                                                          const __grid_constant__ gs_gpu_scan a)
 {
+    const gs_acc_view v = vs.v[blockIdx.y];
     extern __shared__ __align__(16) unsigned char gs_acc_smem[];
     __shared__ uint8_t scls[256];
     uint16_t *orep = (uint16_t *)(gs_acc_smem + v.table_bytes);
@@ -351,7 +363,7 @@ __global__ void __launch_bounds__(1024, 1) gs_acc_kernel(const __grid_constant__
     const uint32_t E = (uint32_t)min((unsigned long long)a.own + v.overlap,
                                      (unsigned long long)a.len);
     const uint32_t n_chunks = (E + v.chunk - 1) / v.chunk;
-    for (uint32_t c; gs_next_chunk(a.work, n_chunks, c);) {
+    for (uint32_t c; gs_next_chunk(a.work + blockIdx.y, n_chunks, c);) {
         if (c >= n_chunks)
             continue;
         const uint32_t s0 = c * v.chunk, cend = min(s0 + v.chunk, E);
@@ -366,8 +378,8 @@ __global__ void __launch_bounds__(1024, 1) gs_acc_kernel(const __grid_constant__
         uint32_t o = i + shift < v.n_out ? i + shift : i + shift - v.n_out;
         uint32_t n = ocnt[o];
         if (n)
-            for (int32_t r = v.ofirst[o]; r >= 0; r = v.outs[r].next)
-                atomicAdd(&a.counts[v.outs[r].key], (unsigned long long)n);
+            for (int32_t r = __ldg(&v.ofirst[o]); r >= 0; r = __ldg(&v.outs[r].next))
+                atomicAdd(&a.counts[__ldg(&v.outs[r].key)], (unsigned long long)n);
     }
 }
 

@@ -254,7 +254,7 @@ gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **out, g
 
     GS_CUDA_CHECK(cudaMalloc((void **)&g->d_counts, std::max<size_t>(g->n_keys, 1) * 8));
     GS_CUDA_CHECK(cudaMemset(g->d_counts, 0, std::max<size_t>(g->n_keys, 1) * 8));
-    GS_CUDA_CHECK(cudaMalloc((void **)&g->d_work, 4));
+    GS_CUDA_CHECK(cudaMalloc((void **)&g->d_work, GS_GPU_WORK_COUNTERS * sizeof *g->d_work));
     if (want_hits && !g->approx && gpu_upload_outkeys(g, ks, err) != GS_OK)
         goto fail;
     GS_CUDA_CHECK(cudaEventCreate(&g->scan_done));

@@ -50,8 +50,10 @@ typedef struct gs_gpu_scan {
     unsigned long long *hits;  /* [hit_cap] or NULL (counts only) */
     uint32_t *n_hits;          /* hits found, may exceed hit_cap */
     uint32_t hit_cap;
-    unsigned int *work;        /* chunk counter, 0 at launch (gs_next_chunk) */
+    unsigned int *work;        /* chunk counters (gs_next_chunk): the first 0 at launch,
+                                * GS_GPU_WORK_COUNTERS in all */
 } gs_gpu_scan;
+enum { GS_GPU_WORK_COUNTERS = 16 };
 
 typedef struct gs_gpu_engine {
     const char *name;
