@@ -242,7 +242,7 @@ static gs_status ac_open_compact(const gs_keyset *ks, const gs_gpu_dev *dev, ac_
     st->cv.A = h->A;
     st->cv.n_out = h->n_out;
     st->cv.overlap = gs_keyset_overlap(ks);
-    st->cv.chunk = std::max<uint32_t>(512, (8 * st->cv.overlap + 31) / 32 * 32);
+    st->cv.chunk = std::max<uint32_t>(64, (8 * st->cv.overlap + 31) / 32 * 32); /* the least */
     st->cv.table_bytes = (uint32_t)tb;
     st->cv.orep_bytes = (uint32_t)ob;
     st->smem = smem;
@@ -422,13 +422,22 @@ fail:
     return err->code;
 }
 
-/* The blocks of chunks a counts-only automaton needs on segment a, at most
- * the blocks that fill the device. */
-static unsigned ac_compact_grid(const ac_state *st, const gs_gpu_scan *a)
+/* A counts-only automaton's chunk on segment a, when it has `blocks` blocks
+ * of `threads`: a chunk a thread where that covers the segment, never
+ * under st->cv.chunk (8 overlaps: a thread warms up over one before its
+ * chunk) nor, on long segments, over 512, so that threads that finish early
+ * take more. A thread's residues are scanned one after another, so a fixed
+ * 512 left a 16 MiB segment on 32 blocks, a quarter of an H100, for as long
+ * as 128 would take on all of it. *grid: the blocks that have chunks. */
+static uint32_t ac_chunk(const ac_state *st, const gs_gpu_scan *a, unsigned blocks, int threads,
+                         unsigned *grid)
 {
-    size_t work = std::min<size_t>((size_t)a->own + st->cv.overlap, a->len);
-    return (unsigned)std::min<size_t>(
-        st->grid, gs_gpu_div_up((work + st->cv.chunk - 1) / st->cv.chunk, st->threads));
+    const size_t work = std::min<size_t>((size_t)a->own + st->cv.overlap, a->len);
+    const size_t each = (gs_gpu_div_up(work, (size_t)blocks * threads) + 31) / 32 * 32;
+    const uint32_t chunk = (uint32_t)std::max<size_t>(
+        st->cv.chunk, std::min<size_t>(each, std::max<uint32_t>(512, st->cv.chunk)));
+    *grid = std::min(blocks, gs_gpu_div_up(gs_gpu_div_up(work, chunk), threads));
+    return chunk;
 }
 
 /* Counts only: one launch for the counts-only automata (parts, or the one
@@ -447,17 +456,27 @@ static gs_status ac_scan_compact(ac_state *const *ps, size_t n, const gs_gpu_sca
             if (sent[i])
                 continue;
             gs_acc_views vs;
-            unsigned rows = 0, grid = 0;
-            int threads = 0;
+            std::vector<ac_state *> row;
+            int threads = 0, fill = ps[i]->grid;
             size_t smem = 0;
             for (size_t j = i; j < n; j++)
                 if (!sent[j] && ps[j]->cfn == ps[i]->cfn) {
                     sent[j] = 1;
-                    vs.v[rows++] = ps[j]->cv;
-                    grid = std::max(grid, ac_compact_grid(ps[j], a));
+                    row.push_back(ps[j]);
                     threads = std::max(threads, ps[j]->threads);
                     smem = std::max(smem, ps[j]->smem);
+                    fill = std::min(fill, ps[j]->grid);
                 }
+            /* the rows share the blocks that fill the device */
+            const unsigned rows = (unsigned)row.size(),
+                           blocks = std::max(1u, (unsigned)fill / rows);
+            unsigned grid = 0;
+            for (unsigned r = 0; r < rows; r++) {
+                unsigned g;
+                vs.v[r] = row[r]->cv;
+                vs.v[r].chunk = ac_chunk(row[r], a, blocks, threads, &g);
+                grid = std::max(grid, g);
+            }
             ps[i]->cfn<<<dim3(grid, rows), threads, smem, s>>>(vs, at);
             GS_CUDA_LAUNCH_CHECK();
             at.work += rows;
