@@ -281,6 +281,13 @@ static void test_machine(void)
     CHECK_EQ_U64(gs_policy_block_fit(GS_BLOCK_GPU, 0, 0), 4096);
     CHECK_EQ_U64(gs_policy_block_fit(GS_BLOCK_GPU, 0, GS_BLOCK_GPU + 1), GS_BLOCK_GPU);
     CHECK_EQ_U64(gs_policy_block_fit(1 << 20, 1 << 20, 100), 1 << 20); /* asked: kept */
+    /* a GPU fed raw bytes of long records takes smaller batches; asked
+     * blocks, packed short records, other paths and small corpora keep theirs */
+    CHECK_EQ_U64(gs_policy_block_long(GS_BLOCK_GPU, 0, 1, (uint64_t)5 << 20), GS_BLOCK_GPU_LONG);
+    CHECK_EQ_U64(gs_policy_block_long(GS_BLOCK_GPU, 0, 1, 500), GS_BLOCK_GPU);
+    CHECK_EQ_U64(gs_policy_block_long(GS_BLOCK_GPU, 0, 0, 1 << 30), GS_BLOCK_GPU);
+    CHECK_EQ_U64(gs_policy_block_long(GS_BLOCK_GPU, GS_BLOCK_GPU, 1, 1 << 30), GS_BLOCK_GPU);
+    CHECK_EQ_U64(gs_policy_block_long(100000, 0, 1, 1 << 30), 100000);
 }
 
 static void test_device(void)

@@ -24,6 +24,7 @@
 
 #include "comm/comm.h"
 #include "core/gs_parallel.h"
+#include "gpu/gpu.h"
 #include "io/seq/fai.h"
 #include "io/seq/seqformat.h"
 #include "io/stream/bgzf.h"
@@ -40,6 +41,7 @@ typedef struct ranges {
     gs_seqfile *fds;          /* [readers][n_files]: each reader's files */
     size_t n_fds;
     gs_range_src rs[GS_MAX_READERS];
+    int any_bgzf;             /* some file is BGZF (gs_policy_block_long) */
     double t[3];              /* rank 0, --debug time: start, indexes, layout */
 } ranges;
 
@@ -182,7 +184,7 @@ static int index_sizes(void *arg, uint64_t *index_bytes, uint64_t *file_bytes)
 
 /* One file's index entries into *fai, or *ok = 0 when it must be streamed. */
 static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_fai *fai, int *ok,
-                            char *dups, gs_error *err)
+                            char *dups, int *bgzf, gs_error *err)
 {
     small_file sf = {0};
     if (j->o->format == GS_INPUT_AUTO || j->o->format == GS_INPUT_FASTA)
@@ -192,6 +194,8 @@ static gs_status load_index(const gs_job *j, const char *path, uint64_t mem, gs_
     if (kind == GS_READ_PLAIN && j->o->tune.io_fai_dense >= 0 &&
         gs_policy_index_dense(j->size, index_sizes, &pc))
         kind = GS_READ_STREAM; /* read in parts: the whole corpus streams */
+    if (kind == GS_READ_BGZF)
+        __atomic_store_n(bgzf, 1, __ATOMIC_RELAXED);
     gs_status st = kind == GS_READ_STREAM || kind == GS_READ_PLAIN_LEAD
                        ? GS_OK
                        : gs_fai_load(path, &j->o->tune, fai, err);
@@ -223,6 +227,7 @@ typedef struct index_team {
     const gs_job *j;
     gs_fai *fai;
     char *dups;          /* [n_files]: the .fai leaves out repeated names */
+    int bgzf;            /* some file is BGZF */
     uint64_t mem;
     size_t next;         /* the next file to take (atomic) */
     size_t stop;         /* n_files, or the first file that failed or streams */
@@ -241,7 +246,8 @@ static void *index_worker(void *arg)
             return NULL;
         gs_error e = {0};
         int ok = 1;
-        gs_status st = load_index(t->j, t->j->o->corpus[f], t->mem, &t->fai[f], &ok, &t->dups[f], &e);
+        gs_status st = load_index(t->j, t->j->o->corpus[f], t->mem, &t->fai[f], &ok, &t->dups[f],
+                                  &t->bgzf, &e);
         if (st == GS_OK && ok)
             continue;
         pthread_mutex_lock(&t->lock);
@@ -254,8 +260,9 @@ static void *index_worker(void *arg)
     }
 }
 
-/* Indexes for every file, or *ok = 0 when some file must be streamed. */
-static gs_status load_indexes(const gs_job *j, gs_fai *fai, int *ok, gs_error *err)
+/* Indexes for every file, or *ok = 0 when some file must be streamed;
+ * *bgzf: some file is BGZF. */
+static gs_status load_indexes(const gs_job *j, gs_fai *fai, int *ok, int *bgzf, gs_error *err)
 {
     const size_t n = j->o->n_corpus;
     *ok = 1;
@@ -277,6 +284,7 @@ static gs_status load_indexes(const gs_job *j, gs_fai *fai, int *ok, gs_error *e
                     "faidx keeps the first): not used; gscan index writes one that keeps them\n",
                     j->o->corpus[f]);
     free(t.dups);
+    *bgzf = t.bgzf;
     if (t.stop < n && t.st != GS_OK) {
         *err = t.err;
         return t.st;
@@ -405,7 +413,7 @@ gs_status gs_ranges_probe(gs_job *j, int *by_ranges, gs_error *err)
     j->ms = s;
     if (st == GS_OK) {
         s->t[0] = gs_now();
-        st = load_indexes(j, fai, by_ranges, err);
+        st = load_indexes(j, fai, by_ranges, &s->any_bgzf, err);
         s->t[1] = gs_now();
     }
     if (st == GS_OK && *by_ranges)
@@ -428,8 +436,9 @@ gs_status gs_ranges_probe(gs_job *j, int *by_ranges, gs_error *err)
 static void bcast_layout(const gs_job *j, ranges *s, gs_error *err)
 {
     gs_layout *l = &s->layout;
-    uint64_t hdr[2] = {l->n_rec, l->names_len};
-    GS_MPI_CHECK(MPI_Bcast(hdr, 2, MPI_UINT64_T, 0, j->comm));
+    uint64_t hdr[3] = {l->n_rec, l->names_len, (uint64_t)s->any_bgzf};
+    GS_MPI_CHECK(MPI_Bcast(hdr, 3, MPI_UINT64_T, 0, j->comm));
+    s->any_bgzf = (int)hdr[2];
     const size_t n_rec = (size_t)hdr[0];
     uint64_t *v = gs_malloc(5 * n_rec * sizeof *v + 1, err, "layout broadcast");
     if (v == NULL)
@@ -540,6 +549,10 @@ static gs_status ranges_plan(gs_job *j, gs_error *err)
         return err->code;
     j->total = s->plan.total;
     j->block = (size_t)gs_policy_block_fit(j->block, j->o->block, j->total);
+    j->block = (size_t)gs_policy_block_long(
+        j->block, j->o->block,
+        j->use_gpu && !s->any_bgzf && gs_gpu_takes_laid(&j->ks, j->o->with_seq),
+        j->total / (s->layout.n_rec ? s->layout.n_rec : 1));
     st = open_files(j, s, err);
     if (j->rank == 0 && (j->o->tune.debug & GS_DEBUG_TIME)) /* docs/performance.md */
         fprintf(stderr,

@@ -177,6 +177,13 @@ uint64_t gs_policy_block(uint64_t asked, int use_gpu)
     return asked ? asked : use_gpu ? GS_BLOCK_GPU : GS_BLOCK_CPU;
 }
 
+uint64_t gs_policy_block_long(uint64_t block, uint64_t asked, int raw, uint64_t mean)
+{
+    return asked || !raw || mean < GS_BLOCK_GPU_LONG || block < GS_BLOCK_GPU_LONG
+               ? block
+               : GS_BLOCK_GPU_LONG;
+}
+
 uint64_t gs_policy_block_fit(uint64_t block, uint64_t asked, uint64_t total)
 {
     if (asked == 0 && total < block)

@@ -27,6 +27,8 @@ typedef enum gs_device_kind { GS_DEV_AUTO, GS_DEV_GPU, GS_DEV_CPU } gs_device_ki
  * blocks small enough that one bacterial genome gives every thread work */
 #define GS_BLOCK_GPU ((uint64_t)16 << 20)
 #define GS_BLOCK_CPU ((uint64_t)256 << 10)
+/* ... and for a GPU fed the files' own bytes of long records */
+#define GS_BLOCK_GPU_LONG ((uint64_t)4 << 20)
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -210,6 +212,15 @@ uint64_t gs_policy_block_memory(uint64_t block, uint64_t asked, uint64_t max_mem
 
 /* Residues per block: --block-size (asked), else by device. */
 uint64_t gs_policy_block(uint64_t asked, int use_gpu);
+/* The block of a GPU rank that reads plain FASTA by ranges and sends the
+ * files' own bytes (raw: exact DNA keys, no BGZF): GS_BLOCK_GPU_LONG where
+ * the records average at least that many residues (mean), unless a block
+ * was asked for or block is smaller already. Smaller batches pin a smaller
+ * pool and overlap reading with copying more finely: 16 GiB of 4 Mbp
+ * records in 0.83-1.04 s against 0.99-1.16 s at 16M on one H100 loan;
+ * records packed into batches (ESTs, reads) were slower at 4M, so they
+ * keep GS_BLOCK_GPU (docs/performance.md). */
+uint64_t gs_policy_block_long(uint64_t block, uint64_t asked, int raw, uint64_t mean);
 
 /* When the corpus is known to hold `total` residues: no block larger than
  * it (at least 4096), unless asked. A GPU's pinned buffers (three blocks)
