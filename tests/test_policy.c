@@ -288,6 +288,13 @@ static void test_machine(void)
     CHECK_EQ_U64(gs_policy_block_long(GS_BLOCK_GPU, 0, 0, 1 << 30), GS_BLOCK_GPU);
     CHECK_EQ_U64(gs_policy_block_long(GS_BLOCK_GPU, GS_BLOCK_GPU, 1, 1 << 30), GS_BLOCK_GPU);
     CHECK_EQ_U64(gs_policy_block_long(100000, 0, 1, 1 << 30), 100000);
+    /* parts of unindexed files fit a GPU's batch; io.part asked, the CPU
+     * and the default block keep theirs (0: the reader's own) */
+    CHECK_EQ_U64(gs_policy_part_bytes(0, GS_BLOCK_GPU, 1), 0);
+    CHECK_EQ_U64(gs_policy_part_bytes(0, (uint64_t)4 << 20, 1), (uint64_t)2 << 20);
+    CHECK_EQ_U64(gs_policy_part_bytes(0, 4096, 1), (uint64_t)64 << 10);
+    CHECK_EQ_U64(gs_policy_part_bytes(0, GS_BLOCK_CPU, 0), 0);
+    CHECK_EQ_U64(gs_policy_part_bytes(1 << 20, (uint64_t)4 << 20, 1), 1 << 20);
 }
 
 static void test_device(void)

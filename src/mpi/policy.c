@@ -184,6 +184,14 @@ uint64_t gs_policy_block_long(uint64_t block, uint64_t asked, int raw, uint64_t 
                : GS_BLOCK_GPU_LONG;
 }
 
+uint64_t gs_policy_part_bytes(uint64_t asked, uint64_t block, int use_gpu)
+{
+    const uint64_t most = (uint64_t)8 << 20, least = (uint64_t)64 << 10;
+    if (asked || !use_gpu || block / 2 >= most)
+        return asked;
+    return block / 2 > least ? block / 2 : least;
+}
+
 uint64_t gs_policy_block_fit(uint64_t block, uint64_t asked, uint64_t total)
 {
     if (asked == 0 && total < block)

@@ -221,6 +221,13 @@ uint64_t gs_policy_block(uint64_t asked, int use_gpu);
  * records packed into batches (ESTs, reads) were slower at 4M, so they
  * keep GS_BLOCK_GPU (docs/performance.md). */
 uint64_t gs_policy_block_long(uint64_t block, uint64_t asked, int raw, uint64_t mean);
+/* Bytes a part of an unindexed file read in parts (io/seq/parts.h; 0: its
+ * own 8 MiB), unless io.part asked: on a GPU, at most half the block, since
+ * a part goes to the device as its own bytes only where it fits one batch
+ * (block + overlap) and is parsed on the host otherwise (twice the host CPU
+ * for EST-like and FASTQ text at 4M blocks with 8 MiB parts;
+ * docs/performance.md). */
+uint64_t gs_policy_part_bytes(uint64_t asked, uint64_t block, int use_gpu);
 
 /* When the corpus is known to hold `total` residues: no block larger than
  * it (at least 4096), unless asked. A GPU's pinned buffers (three blocks)
