@@ -117,7 +117,8 @@ static gs_status local_open(gs_job *j, gs_pass *p, gs_error *err)
     gs_reader_opts ro = reader_opts(j);
     if (j->readers > 1 &&
         gs_parts_open((const char *const *)o->corpus, o->n_corpus, &ro,
-                      gs_policy_part_bytes(o->tune.io_part, j->block, j->use_gpu), j->readers, p->main ? &s->layout : &s->scratch, &s->parts, err) != GS_OK)
+                      gs_policy_part_bytes(o->tune.io_part, j->block, j->use_gpu), j->readers,
+                      p->main ? &s->layout : &s->scratch, &s->parts, err) != GS_OK)
         return err->code;
     if (s->parts) {
         if (o->tune.debug & GS_DEBUG_TIME) /* docs/performance.md */

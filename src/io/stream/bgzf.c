@@ -478,16 +478,16 @@ static gs_status fetch_block(gs_bgzf *b, uint64_t off, int listed, uint8_t *dst,
     return GS_OK;
 }
 
-/* Inflate the deflate data def[0, n) into dst (BLOCK_MAX bytes) with the
- * library lib: 0 where it is not one whole deflate stream that fits, else
- * 1 with *used its bytes and *len the bytes out. */
-static int inflate_with(inflater *d, int lib, const uint8_t *def, size_t n, uint8_t *dst,
-                        size_t *used, size_t *len)
+/* Inflate the deflate data def[0, n) into dst (BLOCK_MAX bytes) with d's
+ * library: 0 where it is not one whole deflate stream that fits, else 1
+ * with *used its bytes and *len the bytes out. */
+static int inflate_with(inflater *d, const uint8_t *def, size_t n, uint8_t *dst, size_t *used,
+                        size_t *len)
 {
-    if (lib == GS_BGZF_INFLATE_ISAL && d->isal == NULL &&
+    if (d->use == GS_BGZF_INFLATE_ISAL && d->isal == NULL &&
         (d->isal = malloc(sizeof *d->isal)) == NULL)
-        lib = d->use = GS_BGZF_INFLATE_LIBDEFLATE; /* no memory for ISA-L: libdeflate from now */
-    if (lib == GS_BGZF_INFLATE_LIBDEFLATE)
+        d->use = GS_BGZF_INFLATE_LIBDEFLATE; /* no memory for ISA-L: libdeflate from now */
+    if (d->use == GS_BGZF_INFLATE_LIBDEFLATE)
         return libdeflate_deflate_decompress_ex(d->ld, def, n, dst, BLOCK_MAX, used, len) ==
                LIBDEFLATE_SUCCESS;
     struct inflate_state *z = d->isal;
@@ -511,7 +511,7 @@ static const char *inflate_block(inflater *d, const uint8_t *c, uint32_t bsize, 
     uint32_t crc = le32(c + bsize - 8), isize = le32(c + bsize - 4);
     const size_t n = bsize - HDR - TRAILER;
     size_t used = 0, len = 0;
-    const int ok = inflate_with(d, d->use, c + HDR, n, dst, &used, &len);
+    const int ok = inflate_with(d, c + HDR, n, dst, &used, &len);
     *len_out = (uint32_t)len;
     return !ok                                      ? "bad deflate data"
            : used != n                               ? "bytes after the deflate data"
