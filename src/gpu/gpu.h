@@ -146,21 +146,15 @@ typedef struct gs_gpu_laid {
     uint32_t at, out, len, span;
 } gs_gpu_laid;
 
-/* Whether a reader's table of laid segments can be submitted whole
- * (gs_gpu_submit_laid): packed batches, and no hits, whose table of
- * segments would be made one at a time. */
-static inline int gs_gpu_takes_table(const gs_keyset *ks, int want_seq, int want_hits)
-{
-    return gs_gpu_takes_laid(ks, want_seq) && !want_hits;
-}
-
 /* Submit the n segments of v[] (in the order of out) from buf: the table
  * goes to the device as it is and one kernel packs the texts, a batch for
  * as many as fit, so the feeding thread does nothing per segment (107 M
- * reads of 150 bp took 3.7 s through the per-segment calls). A ticket as
- * gs_gpu_submit_raw; only where gs_gpu_takes_table. */
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v, size_t n,
-                             unsigned *ticket, gs_error *err);
+ * reads of 150 bp took 3.7 s through the per-segment calls). Where the
+ * gpu keeps hits, hit[] says whose hits each text holds (hit[i].off:
+ * v[i].out), copied a batch at a time; else NULL. A ticket as
+ * gs_gpu_submit_raw; only where gs_gpu_takes_laid. */
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
+                             const gs_run_seg *hit, size_t n, unsigned *ticket, gs_error *err);
 /* Wait until the buffer of the submit that gave ticket (gs_gpu_submit_raw,
  * gs_gpu_submit_run) may be reused. */
 gs_status gs_gpu_wait(gs_gpu *g, unsigned ticket, gs_error *err);

@@ -357,11 +357,12 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     return gs_gpu_fence(g, ticket, err);
 }
 
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v, size_t n,
-                             unsigned *ticket, gs_error *err)
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
+                             const gs_run_seg *hit, size_t n, unsigned *ticket, gs_error *err)
 {
-    if (!g->pack || g->seqcap || g->want_hits)
-        return gs_fail(err, GS_ESYS, "a reader's table needs exact dna keys, no hits, no --seq (gpu)");
+    if (!g->pack || g->seqcap || (g->want_hits && hit == NULL))
+        return gs_fail(err, GS_ESYS, "a reader's table needs exact dna keys, no --seq and, "
+                       "with hits, their segments (gpu)");
     if (gs_gpu_copy_stream(g, err) != GS_OK)
         return err->code;
     for (size_t i = 0, j; i < n; i = j) {
@@ -385,6 +386,20 @@ gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v
                 GS_OK)
             return err->code;
         memcpy(s->h_laid, v + i, (j - i) * sizeof *v);
+        if (g->want_hits) { /* whose hits: offsets from the batch's first text */
+            if (j - i > s->seg_cap) {
+                gs_run_seg *x = (gs_run_seg *)gs_realloc(s->segs, (j - i) * sizeof *x, err,
+                                                         "GPU batch table");
+                if (x == NULL)
+                    return err->code;
+                s->segs = x;
+                s->seg_cap = j - i;
+            }
+            for (size_t k = i; k < j; k++) {
+                s->segs[k - i] = hit[k];
+                s->segs[k - i].off -= out0;
+            }
+        }
         s->laid = 1;
         s->laid_at0 = v[i].at;
         s->laid_out0 = v[i].out;

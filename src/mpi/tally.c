@@ -244,6 +244,7 @@ int gs_job_tally_from_runs(const gs_job *j)
 gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_error *err)
 {
     gs_tally_state *tl = j->tally;
+    const double t0 = gs_now();
     if (gs_job_tally_from_runs(j)) {
         gs_tally_free(&tl->t);
         tl->t = *scanned;
@@ -258,11 +259,16 @@ gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_err
     }
     if (gs_mpi_agree(j->comm, err) != GS_OK || gather_rows(j, &tl->t, err) != GS_OK)
         return err->code;
+    const double t1 = gs_now();
+    const size_t rows = tl->t.n;
     if (j->rank == 0 && make_units(j, err) == GS_OK) {
         gs_tally_normalize(&tl->t);
         if (j->o->tally != GS_TALLY_RECORD)
             gs_tally_remap(&tl->t, tl->map, err);
     }
+    if (j->rank == 0 && (j->o->tune.debug & GS_DEBUG_TIME)) /* docs/performance.md */
+        fprintf(stderr, "gscan: tally: %zu rows gathered in %.3f s, %zu rows of %zu units "
+                "made in %.3f s\n", rows, t1 - t0, tl->t.n, tl->n_units, gs_now() - t1);
     return gs_mpi_agree(j->comm, err);
 }
 

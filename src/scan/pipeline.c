@@ -275,6 +275,7 @@ void gs_pipe_pool_free(pool *p)
         free(p->slots[i].seg);
         free(p->slots[i].raw);
         free(p->slots[i].laid);
+        free(p->slots[i].laid_hit);
     }
     if (p->sync) {
         pthread_cond_destroy(&p->filled.cond);
@@ -300,19 +301,25 @@ typedef struct reader {
     gs_task task;
 } reader;
 
-/* The device's entry for segment n of sl, just read (x, t; pool->laid): a
- * whole segment whose text is residues, or a loose text. 0 when it is
- * neither: that segment and the batch's later ones go to the submits that
- * take a segment at a time. */
-static int lay(slot *sl, size_t n, const gs_segment *x, const gs_raw_text *t)
+/* The device's entry for segment n of sl, just read (x, t; pool->raw): a
+ * whole segment whose text is residues, or a loose text, and with hits
+ * whose hits it holds. 0 when it is neither: that segment and the batch's
+ * later ones go to the submits that take a segment at a time. */
+static int lay(slot *sl, size_t n, const gs_segment *x, const gs_raw_text *t, int hits)
 {
     const size_t span = t->span ? t->span : x->len;
     sl->laid_ok = sl->laid_ok && x->own == x->len && x->turn == 0 && (t->span || t->lb == 0) &&
                   sl->laid_out + x->len < UINT32_MAX &&
-                  gs_grow(&sl->laid, &sl->laid_cap, n, sizeof *sl->laid, 1024) == GS_OK;
-    if (sl->laid_ok)
+                  gs_grow(&sl->laid, &sl->laid_cap, n, sizeof *sl->laid, 1024) == GS_OK &&
+                  (!hits || gs_grow(&sl->laid_hit, &sl->hit_cap, n, sizeof *sl->laid_hit,
+                                    1024) == GS_OK);
+    if (sl->laid_ok) {
         sl->laid[n] = (gs_gpu_laid){(uint32_t)(x->text - sl->buf), (uint32_t)sl->laid_out,
                                     (uint32_t)x->len, (uint32_t)span};
+        if (hits)
+            sl->laid_hit[n] = (gs_run_seg){x->base, (uint32_t)sl->laid_out, x->record,
+                                           (uint32_t)x->own, 0};
+    }
     sl->laid_out += x->len + 1;
     return sl->laid_ok;
 }
@@ -344,7 +351,7 @@ static void *reader_main(void *arg)
         size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
         sl->n = sl->n_laid = 0;
         sl->laid_out = 0;
-        sl->laid_ok = p->laid;
+        sl->laid_ok = p->raw;
         /* timed per batch, not per segment: a batch of 500-residue records
          * would spend a noticeable share of its time reading the clock */
         double t0 = gs_now();
@@ -368,7 +375,7 @@ static void *reader_main(void *arg)
                 more = 0;
                 break;
             }
-            if (laid && !lay(sl, sl->n, x, t)) {
+            if (laid && !lay(sl, sl->n, x, t, cfg->want_hits)) {
                 if (seg_room(p, sl, sl->n, r) != GS_OK)
                     break;
                 sl->seg[sl->n] = one;

@@ -107,7 +107,8 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
     *ticket = -1;
     if (sl->n_laid) { /* the readers' table as it is, then the segments it could not take */
         unsigned t;
-        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, sl->n_laid, &t, &f->err) != GS_OK)
+        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, sl->laid_hit, sl->n_laid, &t, &f->err) !=
+            GS_OK)
             return f->err.code;
         *ticket = t;
     }
@@ -234,7 +235,6 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     for (int i = 0; i < n_src; i++)
         p.raw = p.raw && src[i].next_raw != NULL;
     p.sep = !p.raw && gs_gpu_packs(cfg->ks) ? GS_GPU_SEPARATOR : 0;
-    p.laid = p.raw && gs_gpu_takes_table(cfg->ks, cfg->want_seq, cfg->want_hits);
     f.in_place = gs_gpu_in_place(cfg->ks, cfg->want_seq) && !p.raw;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail_spawn(err, "the GPU feeding thread", NULL);

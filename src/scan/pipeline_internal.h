@@ -24,11 +24,12 @@ typedef struct slot {
     size_t n, cap;
     gs_raw_text *raw; /* pool->raw: how each segment's text lies in buf */
     size_t raw_cap;
-    gs_gpu_laid *laid; /* pool->laid: the device's table of segments [0, n_laid),
+    gs_gpu_laid *laid; /* pool->raw: the device's table of segments [0, n_laid),
                         * each of which fits one; those are in no other table
                         * (at 10^8 reads the seg and raw rows were 12 GB of
                         * writes the device never read) */
-    size_t laid_cap, n_laid;
+    gs_run_seg *laid_hit; /* with hits, whose hits each of them holds */
+    size_t laid_cap, hit_cap, n_laid;
     uint64_t laid_out;
     int laid_ok;     /* every segment so far went into laid */
     int pinned;      /* buf is pinned (by the GPU's feeder, pipeline_gpu.c) */
@@ -47,11 +48,11 @@ typedef struct pool {
     const void *compiled; /* the CPU engine's compiled keyset */
     slot *slots;
     int n_slots;
-    int raw;          /* the readers read the files' own bytes (src->next_raw) */
+    int raw;          /* the readers read the files' own bytes (src->next_raw)
+                       * and make the device's table of each batch
+                       * (gs_gpu_submit_laid) */
     int sep;          /* else, with sep a byte the readers leave it after each
                        * segment: a packing GPU's layout (gs_gpu_submit_run) */
-    int laid;         /* with raw, the readers also make the device's table of
-                       * each batch (gs_gpu_submit_laid) */
     queue filled, free_q;
     pthread_mutex_t mu;
     int sync;         /* mu and the conditions are initialised */
