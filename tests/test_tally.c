@@ -61,15 +61,20 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
     }
     if (sorted)
         qsort(h, n, sizeof *h, gs_hit_cmp);
-    dense d, dm;
+    dense d, dm, dk;
     memset(&d, 0, sizeof d);
     memset(&dm, 0, sizeof dm);
+    memset(&dk, 0, sizeof dk);
     memset(d.best, 255, sizeof d.best);
     memset(dm.best, 255, sizeof dm.best);
-    const uint32_t map[N_REC] = {2, 0, 0, 1, 2, 1, 0};
+    memset(dk.best, 255, sizeof dk.best);
+    /* units as samples may be (out of record order), and as files are
+     * (a file's records consecutive: the rows keep their order) */
+    const uint32_t map[N_REC] = {2, 0, 0, 1, 2, 1, 0}, kept[N_REC] = {0, 0, 1, 1, 1, 2, 2};
     for (size_t i = 0; i < n; i++) {
         dense_add(&d, h[i].record, &h[i]);
         dense_add(&dm, map[h[i].record], &h[i]);
+        dense_add(&dk, kept[h[i].record], &h[i]);
     }
     /* each "rank" tallies a contiguous share; the shares are concatenated */
     gs_tally all = {0};
@@ -91,9 +96,16 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
     for (size_t i = 0; i < n; i++)
         want[h[i].pattern * 2 + (h[i].strand < 0)]++;
     CHECK(memcmp(sums, want, sizeof sums) == 0);
+    gs_tally in_order = {.v = malloc((all.n ? all.n : 1) * sizeof *all.v), .n = all.n,
+                         .cap = all.n ? all.n : 1};
+    CHECK(in_order.v != NULL);
+    memcpy(in_order.v, all.v, all.n * sizeof *all.v);
     CHECK(gs_tally_remap(&all, map, &err) == GS_OK);
     check_same(&all, &dm, N_UNIT);
+    CHECK(gs_tally_remap(&in_order, kept, &err) == GS_OK);
+    check_same(&in_order, &dk, N_UNIT);
     gs_tally_free(&all);
+    gs_tally_free(&in_order);
     free(h);
 }
 

@@ -74,13 +74,41 @@ void gs_tally_normalize(gs_tally *t)
     t->n = o;
 }
 
+/* Rows in unit order whose new units keep that order (a file's records
+ * are consecutive): each new unit's rows through counter c as they come,
+ * written over t (a unit's combined rows are no more than its rows, so
+ * none is written before it is read). */
+static void remap_in_order(gs_tally *t, const uint32_t *map, gs_tally_counter *c)
+{
+    const size_t n = t->n;
+    t->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gs_tally_row r = t->v[i];
+        gs_tally_counter_add(c, r.pattern, r.strand < 0, r.best, r.count);
+        if (i + 1 == n || map[t->v[i + 1].unit] != map[r.unit])
+            gs_tally_counter_flush(c, t, map[r.unit]); /* within t's capacity */
+    }
+}
+
 gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err)
 {
     uint32_t n_units = 0, n_pat = 0;
+    int in_order = 1;
     for (size_t i = 0; i < t->n; i++) {
         uint32_t u = map[t->v[i].unit];
+        in_order &= i == 0 || (t->v[i - 1].unit <= t->v[i].unit && map[t->v[i - 1].unit] <= u);
         n_units = u >= n_units ? u + 1 : n_units;
         n_pat = t->v[i].pattern >= n_pat ? t->v[i].pattern + 1 : n_pat;
+    }
+    if (in_order) {
+        gs_tally_counter c;
+        if (gs_tally_counter_init(&c, n_pat, err) != GS_OK) {
+            gs_tally_counter_free(&c);
+            return GS_ESYS;
+        }
+        remap_in_order(t, map, &c);
+        gs_tally_counter_free(&c);
+        return GS_OK;
     }
     gs_tally out = {.v = gs_malloc((t->n ? t->n : 1) * sizeof *t->v, err, "tally"), .cap = t->n};
     size_t *first = gs_calloc((size_t)n_units + 1, sizeof *first, err, "tally");

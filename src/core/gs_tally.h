@@ -101,8 +101,9 @@ void gs_tally_normalize(gs_tally *t);
 /* Every row's unit becomes map[unit], then the rows are put in order and
  * combined: a stable counting sort by unit, then each unit's rows through a
  * counter, so no comparison sort of the rows (a record tally is as large as
- * the hits when most records hold a pattern once). GS_ESYS when out of
- * memory (t unchanged). */
+ * the hits when most records hold a pattern once); rows already in unit
+ * order that map keeps in order (records to their files) skip the sort.
+ * GS_ESYS when out of memory (t unchanged). */
 gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err);
 /* Sum of the counts of rows of pattern p, strand s (0 forward, 1 reverse)
  * into sums[p * n_strands + s] (zeroed first; n_pat * n_strands entries). */
