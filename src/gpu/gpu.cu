@@ -146,6 +146,7 @@ void gs_gpu_close(gs_gpu *g)
         cudaFree(s->d_kh);
         cudaFree(s->d_nhits);
         free(s->segs);
+        gs_gpu_queue_free(s);
         cudaEvent_t ev[4] = {s->t0, s->t1, s->k0, s->k1};
         for (cudaEvent_t e : ev)
             if (e)
@@ -188,9 +189,11 @@ static gs_status gpu_upload_outkeys(gs_gpu *g, const gs_keyset *ks, gs_error *er
         (unsigned long long *)gs_malloc((n_out ? n_out : 1) * 8, err, "GPU hit keys");
     if (ok == NULL)
         return GS_ESYS;
-    for (uint32_t k = 0; k < ks->n_keys; k++)
+    for (uint32_t k = 0; k < ks->n_keys; k++) {
+        g->max_out = std::max(g->max_out, ks->out_off[k + 1] - ks->out_off[k]);
         for (uint32_t j = ks->out_off[k]; j < ks->out_off[k + 1]; j++)
             ok[j] = gs_hitkey_low(g->lay, ks->outputs[j], gs_key_len(ks, k), 0);
+    }
     gs_status up = gs_gpu_upload((void **)&g->d_outkey, ok, n_out * 8, err);
     free(ok);
     if (up != GS_OK)
@@ -362,7 +365,8 @@ static gs_status gpu_launch(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
             GS_CUDA_CHECK(cudaStreamWaitEvent(s->st, s->t1, 0));
         s->src = NULL; /* in the copy stream now: the fence says when it is free */
     }
-    if (gs_gpu_scan_slot(g, s, 1, err) != GS_OK)
+    if (gs_gpu_scan_slot(g, s, 1, err) != GS_OK ||
+        (g->want_hits && !g->approx && gs_gpu_queue_hits(g, s, err) != GS_OK))
         goto fail;
     s->busy = 1;
     return GS_OK;

@@ -44,12 +44,12 @@ fail:
 /* Room for n sort keys on the device and the host. */
 static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
 {
-    size_t k_cap = g->keys_cap, sorted_cap = g->keys_cap, h_cap = g->keys_cap;
+    size_t k_cap = g->keys_cap, sorted_cap = g->keys_cap;
     if (gs_gpu_reserve((void **)&g->d_keys, &k_cap, n, 8, 0, err) ||
         gs_gpu_reserve((void **)&g->d_sorted, &sorted_cap, n, 8, 0, err) ||
-        gs_gpu_reserve((void **)&g->h_sorted, &h_cap, n, 8, 1, err))
+        gs_gpu_reserve((void **)&g->h_sorted, &g->h_sorted_cap, n, 8, 1, err))
         return err->code;
-    g->keys_cap = std::min(k_cap, std::min(sorted_cap, h_cap));
+    g->keys_cap = std::min(k_cap, sorted_cap);
     return GS_OK;
 }
 
@@ -177,11 +177,101 @@ fail:
     return err->code;
 }
 
+/* Sort keys at most in a queued batch: past them the padding's sort costs
+ * more than the wait it saves. */
+enum { QUEUE_MAX = 1 << 23 };
+
+gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
+{
+    const unsigned threads = 256;
+    const size_t cap = s->kh_cap;
+    const size_t most = std::min<size_t>((size_t)cap * g->max_out, QUEUE_MAX);
+    size_t t_scan = 0, t_sort = 0;
+    s->queued = 0;
+    if (g->max_out == 0 || cap == 0)
+        return GS_OK;
+    s->q_keys = (uint32_t)std::min<size_t>(std::max<size_t>(g->q_guess, 1u << 16), most);
+    if (gs_gpu_reserve((void **)&s->q_cnt, &s->q_cnt_cap, cap + 1, 4, 0, err) ||
+        gs_gpu_reserve((void **)&s->q_offs, &s->q_offs_cap, cap + 1, 4, 0, err) ||
+        gs_gpu_reserve((void **)&s->q_in, &s->q_in_cap, s->q_keys, 8, 0, err) ||
+        gs_gpu_reserve((void **)&s->q_sorted, &s->q_sorted_cap, s->q_keys, 8, 0, err))
+        goto fail;
+    if (s->h_total == NULL)
+        GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_total, 4));
+    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, t_scan, s->q_cnt, s->q_offs, cap + 1));
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, t_sort, s->q_in, s->q_sorted,
+                                                 (int)s->q_keys, 0, (int)g->sort_bits));
+    if (gs_gpu_reserve(&s->q_temp, &s->q_temp_cap, std::max(t_scan, t_sort), 1, 0, err))
+        goto fail;
+    gs_hits_count_dev<<<gs_gpu_div_up(cap + 1, threads), threads, 0, s->st>>>(
+        s->d_kh, s->d_nhits, (uint32_t)cap, g->d_out_off, s->q_cnt);
+    GS_CUDA_LAUNCH_CHECK();
+    t_scan = s->q_temp_cap;
+    GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s->q_temp, t_scan, s->q_cnt, s->q_offs, cap + 1,
+                                                s->st));
+    /* the padding sorts last (no real key has every sort bit set but one
+     * equal to it, which is the same key) */
+    GS_CUDA_CHECK(cudaMemsetAsync(s->q_in, 0xFF, (size_t)s->q_keys * 8, s->st));
+    gs_hits_expand_dev<<<gs_gpu_div_up(cap, threads), threads, 0, s->st>>>(
+        s->d_kh, s->d_nhits, (uint32_t)cap, g->d_out_off, g->d_outkey, s->q_offs, g->lay,
+        s->q_in, s->q_keys);
+    GS_CUDA_LAUNCH_CHECK();
+    t_sort = s->q_temp_cap;
+    GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(s->q_temp, t_sort, s->q_in, s->q_sorted,
+                                                 (int)s->q_keys, 0, (int)g->sort_bits, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->h_total, s->q_offs + cap, 4, cudaMemcpyDeviceToHost, s->st));
+    s->queued = 1;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
+void gs_gpu_queue_free(gs_gpu_slot *s)
+{
+    cudaFree(s->q_cnt);
+    cudaFree(s->q_offs);
+    cudaFree(s->q_in);
+    cudaFree(s->q_sorted);
+    cudaFree(s->q_temp);
+    cudaFreeHost(s->h_total);
+}
+
+/* A queued batch's sorted keys, where they were all made: copied back
+ * into its runs. 0 (*taken) where the batch must be made again. */
+static gs_status take_queued(gs_gpu *g, gs_gpu_slot *s, int *taken, gs_error *err)
+{
+    const uint32_t total = *s->h_total;
+    *taken = 0;
+    g->q_guess = (uint32_t)std::min<uint64_t>(std::max<uint64_t>(g->q_guess, 2ull * total),
+                                              QUEUE_MAX);
+    if (total > s->q_keys)
+        return GS_OK;
+    if (gs_gpu_reserve((void **)&g->h_sorted, &g->h_sorted_cap, std::max<size_t>(total, 1), 8, 1,
+                       err) != GS_OK)
+        return err->code;
+    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, s->q_sorted, (size_t)total * 8,
+                                  cudaMemcpyDeviceToHost, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.transfer += gs_gpu_elapsed(g->h0, g->h1) / 1e3;
+    if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
+                              g->copy_threads, err) != GS_OK ||
+        gpu_capture(g, s, total, s->n_seg, err) != GS_OK)
+        return err->code;
+    *taken = 1;
+    return GS_OK;
+fail:
+    return err->code;
+}
+
 gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
 {
     uint32_t n = *s->h_nhits, total = 0;
     size_t temp = 0;
     unsigned threads = 256;
+    const int queued = s->queued && n <= s->kh_cap; /* all its key hits were taken */
+    s->queued = 0;
     if (n > s->kh_cap) { /* overflow: grow and scan this batch again, hits only */
         cudaFree(s->d_kh);
         s->d_kh = NULL;
@@ -198,6 +288,13 @@ gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
         return GS_OK;
     if (g->approx)
         return gpu_collect_approx(g, s, n, err);
+    if (queued) {
+        int taken;
+        if (take_queued(g, s, &taken, err) != GS_OK)
+            return err->code;
+        if (taken)
+            return GS_OK;
+    }
     {
         size_t cap = g->cnt_cap;
         if (gs_gpu_reserve((void **)&g->d_cnt, &cap, (size_t)n + 1, 4, 0, err))

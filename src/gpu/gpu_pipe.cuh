@@ -79,6 +79,16 @@ typedef struct gs_gpu_slot {
     uint8_t *d_raw;
     size_t d_raw_cap;
     unsigned long long *h_bad, *d_bad; /* the first fault the parse found */
+    /* exact hits queued right behind the scan (gs_gpu_queue_hits): its key
+     * hits expanded and sorted on the slot's stream, q_keys sort keys
+     * (padded: the total is not known yet), so the host waits for none of
+     * it; where the total exceeds them it is made again once known */
+    int queued;
+    uint32_t q_keys;
+    uint32_t *q_cnt, *q_offs, *h_total;
+    unsigned long long *q_in, *q_sorted;
+    void *q_temp;
+    size_t q_cnt_cap, q_offs_cap, q_in_cap, q_sorted_cap, q_temp_cap;
 } gs_gpu_slot;
 
 struct gs_gpu {
@@ -95,6 +105,9 @@ struct gs_gpu {
     uint32_t lbits;      /* bits of a hit length 0 .. span */
     size_t block, text_cap, text_alloc;
     uint32_t n_keys, pbits, sort_bits;
+    uint32_t max_out;    /* exact keys: the most outputs (sort keys) of one key */
+    uint32_t q_guess;    /* sort keys a queued batch makes room for: twice the most
+                          * a batch has had */
     gs_key_layout lay;   /* of the sort keys: the runs' layout */
     unsigned long long *d_counts;
     unsigned int *d_work; /* scans run one at a time, so one counter serves all */
@@ -108,7 +121,7 @@ struct gs_gpu {
     size_t cnt_cap;
     unsigned long long *d_keys, *d_sorted;
     uint64_t *h_sorted; /* a batch's sorted keys, pinned: copied into its runs */
-    size_t keys_cap;
+    size_t keys_cap, h_sorted_cap;
     void *d_temp;
     size_t temp_cap;
     gs_hit_runs runs;
@@ -141,6 +154,12 @@ gs_status gs_gpu_scan_slot(gs_gpu *g, gs_gpu_slot *s, int counts, gs_error *err)
 gs_status gs_gpu_reserve(void **d, size_t *cap, size_t n, size_t es, int pinned, gs_error *err);
 /* Expand, sort and copy back the hits of a finished slot (gpu_hits.cu). */
 gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
+/* Exact hits: queue the expansion and sort of slot s's hits behind its
+ * scan, where the padded keys fit (else gs_gpu_collect_hits does it all
+ * once the scan is done). */
+gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
+/* Free what gs_gpu_queue_hits made for slot s. */
+void gs_gpu_queue_free(gs_gpu_slot *s);
 /* Queue the copy of raw batch s to the device and its parse into s->d_text
  * (raw.cu); gs_gpu_raw_check: what the parse of a finished batch found;
  * gs_gpu_raw_free: the raw path's state of g. */
