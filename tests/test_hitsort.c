@@ -376,6 +376,12 @@ static void check_runs_of_keys(uint64_t *rs)
             check_gpu_batches("exact, short records", &c, rs, readers, 1 << 20, t);
     check_gpu_batches("exact, short records", &c, rs, 2, 2000, 3);
     free_corpus(&c);
+    /* reads: most of a batch's segments hold no hit (a run keeps only
+     * those that do) */
+    make_corpus(&c, rs, 0, 20000, 150, 1 << 20, 40, 21, 1);
+    check_gpu_batches("exact, reads, few hits", &c, rs, 1, 1 << 20, 2);
+    check_gpu_batches("exact, reads, few hits", &c, rs, 3, 5000, 1);
+    free_corpus(&c);
     make_corpus(&c, rs, 0, 40, 300, 7, 5, 4, 50);
     check_gpu_batches("exact, tiny blocks", &c, rs, 1, 40, 2);
     check_gpu_batches("exact, tiny blocks", &c, rs, 3, 40, 2);

@@ -235,8 +235,31 @@ static size_t lower_bound_u64(const uint64_t *keys, size_t lo, size_t hi, uint64
     return lo;
 }
 
-/* One run of keys[0..n) over segs[0..n_seg), both copied; see add_batch
- * for span and threads. */
+/* The segments of segs[0..n_seg) that hold one of the n sorted keys: into
+ * out where it is not NULL; how many. */
+static size_t segs_hit(const uint64_t *keys, size_t n, const gs_run_seg *segs, size_t n_seg,
+                       gs_key_layout lay, gs_run_seg *out)
+{
+    const gs_run_seg *b = segs, *last = segs + n_seg - 1, *prev = NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t pos = gs_hitkey_pos(lay, keys[i]);
+        while (b < last && b[1].off <= pos)
+            b++;
+        if (b != prev) {
+            if (out)
+                out[k] = *b;
+            k++;
+            prev = b;
+        }
+    }
+    return k;
+}
+
+/* One run of keys[0..n) over segs[0..n_seg), both copied (of the segments
+ * only those holding a hit: a batch of 10^5 reads may hold hits in a few,
+ * and its whole table, copied a batch, was most of the feeding thread's
+ * time at 10^8 reads); see add_batch for span and threads. */
 static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, const gs_run_seg *segs,
                            size_t n_seg, gs_key_layout lay, uint32_t span, int threads,
                            gs_error *err)
@@ -263,10 +286,13 @@ static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, cons
         free(r.keys);
         return GS_OK;
     }
-    if (n_seg > 1) {
-        if ((r.segs = gs_malloc(n_seg * sizeof *segs, err, "hit segments")) == NULL)
+    if (n_seg > 1 && (r.n_seg = segs_hit(r.keys, r.n, segs, n_seg, lay, NULL)) > 1) {
+        if ((r.segs = gs_malloc(r.n_seg * sizeof *segs, err, "hit segments")) == NULL)
             goto fail;
-        memcpy(r.segs, segs, n_seg * sizeof *segs);
+        segs_hit(r.keys, r.n, segs, n_seg, lay, r.segs);
+        r.first = r.segs[0];
+    } else if (n_seg > 1) { /* one segment holds them all */
+        segs_hit(r.keys, 1, segs, n_seg, lay, &r.first);
     }
     if (gs_hit_runs_push(rs, &r, err) != GS_OK)
         goto fail;

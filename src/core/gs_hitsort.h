@@ -59,9 +59,10 @@ typedef struct gs_hit_run {
     uint64_t *keys;   /* [n] ascending, or NULL when hits is set */
     gs_hit *hits;     /* [n] records, or NULL */
     size_t n;
-    gs_run_seg first; /* the run's first (often only) segment */
-    gs_run_seg *segs; /* [n_seg] ascending in off and in corpus order
-                       * (segs[0] == first), or NULL: first is the only one */
+    gs_run_seg first; /* the segment of the run's first hit (often the only one) */
+    gs_run_seg *segs; /* [n_seg] the segments that hold its hits, ascending in
+                       * off and in corpus order (segs[0] == first), or NULL:
+                       * first is the only one */
     size_t n_seg;
     gs_key_layout lay;
 } gs_hit_run;
