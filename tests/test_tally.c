@@ -99,7 +99,8 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
     gs_tally in_order = {.v = malloc((all.n ? all.n : 1) * sizeof *all.v), .n = all.n,
                          .cap = all.n ? all.n : 1};
     CHECK(in_order.v != NULL);
-    memcpy(in_order.v, all.v, all.n * sizeof *all.v);
+    if (all.n)
+        memcpy(in_order.v, all.v, all.n * sizeof *all.v);
     CHECK(gs_tally_remap(&all, map, &err) == GS_OK);
     check_same(&all, &dm, N_UNIT);
     CHECK(gs_tally_remap(&in_order, kept, &err) == GS_OK);
