@@ -209,8 +209,8 @@ gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     t_scan = s->q_temp_cap;
     GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s->q_temp, t_scan, s->q_cnt, s->q_offs, cap + 1,
                                                 s->st));
-    /* the padding sorts last (no real key has every sort bit set but one
-     * equal to it, which is the same key) */
+    /* the padding (every bit set) sorts after every key: the sort is
+     * stable, so even a key equal to it in the sort bits stays first */
     GS_CUDA_CHECK(cudaMemsetAsync(s->q_in, 0xFF, (size_t)s->q_keys * 8, s->st));
     gs_hits_expand_dev<<<gs_gpu_div_up(cap, threads), threads, 0, s->st>>>(
         s->d_kh, s->d_nhits, (uint32_t)cap, g->d_out_off, g->d_outkey, s->q_offs, g->lay,
