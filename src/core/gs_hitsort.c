@@ -235,8 +235,8 @@ static size_t lower_bound_u64(const uint64_t *keys, size_t lo, size_t hi, uint64
     return lo;
 }
 
-/* The segments of segs[0..n_seg) that hold one of the n sorted keys: into
- * out where it is not NULL; how many. */
+/* The segments of segs[0..n_seg) that hold one of the n sorted keys, into
+ * out (room for min(n, n_seg)); how many. */
 static size_t segs_hit(const uint64_t *keys, size_t n, const gs_run_seg *segs, size_t n_seg,
                        gs_key_layout lay, gs_run_seg *out)
 {
@@ -246,12 +246,8 @@ static size_t segs_hit(const uint64_t *keys, size_t n, const gs_run_seg *segs, s
         const uint64_t pos = gs_hitkey_pos(lay, keys[i]);
         while (b < last && b[1].off <= pos)
             b++;
-        if (b != prev) {
-            if (out)
-                out[k] = *b;
-            k++;
-            prev = b;
-        }
+        if (b != prev)
+            out[k++] = *(prev = b);
     }
     return k;
 }
@@ -286,13 +282,19 @@ static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, cons
         free(r.keys);
         return GS_OK;
     }
-    if (n_seg > 1 && (r.n_seg = segs_hit(r.keys, r.n, segs, n_seg, lay, NULL)) > 1) {
-        if ((r.segs = gs_malloc(r.n_seg * sizeof *segs, err, "hit segments")) == NULL)
+    if (n_seg > 1) {
+        const size_t most = r.n < n_seg ? r.n : n_seg;
+        if ((r.segs = gs_malloc(most * sizeof *segs, err, "hit segments")) == NULL)
             goto fail;
-        segs_hit(r.keys, r.n, segs, n_seg, lay, r.segs);
+        r.n_seg = segs_hit(r.keys, r.n, segs, n_seg, lay, r.segs);
         r.first = r.segs[0];
-    } else if (n_seg > 1) { /* one segment holds them all */
-        segs_hit(r.keys, 1, segs, n_seg, lay, &r.first);
+        if (r.n_seg == 1) { /* one segment holds them all */
+            free(r.segs);
+            r.segs = NULL;
+        } else if (r.n_seg < most) { /* shrunk in place: what was not written goes back */
+            gs_run_seg *v = realloc(r.segs, r.n_seg * sizeof *v);
+            r.segs = v ? v : r.segs;
+        }
     }
     if (gs_hit_runs_push(rs, &r, err) != GS_OK)
         goto fail;
