@@ -41,16 +41,32 @@ fail:
     return err->code;
 }
 
-/* Room for n sort keys on the device and the host. */
+/* Room for n sort keys on the device. */
 static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
 {
     size_t k_cap = g->keys_cap, sorted_cap = g->keys_cap;
     if (gs_gpu_reserve((void **)&g->d_keys, &k_cap, n, 8, 0, err) ||
-        gs_gpu_reserve((void **)&g->d_sorted, &sorted_cap, n, 8, 0, err) ||
-        gs_gpu_reserve((void **)&g->h_sorted, &g->h_sorted_cap, n, 8, 1, err))
+        gs_gpu_reserve((void **)&g->d_sorted, &sorted_cap, n, 8, 0, err))
         return err->code;
     g->keys_cap = std::min(k_cap, sorted_cap);
     return GS_OK;
+}
+
+/* n sorted keys of src (device) into h_sorted, on slot s's stream, and wait. */
+static gs_status gpu_copy_back(gs_gpu *g, gs_gpu_slot *s, const unsigned long long *src,
+                               uint32_t n, gs_error *err)
+{
+    if (gs_gpu_reserve((void **)&g->h_sorted, &g->h_sorted_cap, std::max<size_t>(n, 1), 8, 1,
+                       err) != GS_OK)
+        return err->code;
+    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, src, (size_t)n * 8, cudaMemcpyDeviceToHost, s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.transfer += gs_gpu_elapsed(g->h0, g->h1) / 1e3;
+    return GS_OK;
+fail:
+    return err->code;
 }
 
 /* Sort the *n keys of d_keys on slot s's stream, copy them to h_sorted and
@@ -78,13 +94,7 @@ static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t *n, int uniqu
         *n = *s->h_nhits;
         out = g->d_keys;
     }
-    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, out, (size_t)*n * 8, cudaMemcpyDeviceToHost,
-                                  s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
-    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    g->times.transfer += gs_gpu_elapsed(g->h0, g->h1) / 1e3;
-    return GS_OK;
+    return gpu_copy_back(g, s, out, *n, err);
 fail:
     return err->code;
 }
@@ -98,6 +108,15 @@ static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, size_t n, size_t n
         gs_seqcap_add_keys(g->seqcap, g->h_sorted, n, s->segs, n_seg, g->lay, s->h_text) == GS_OK)
         return GS_OK;
     return gs_fail(err, GS_ESYS, "out of memory (matched residues of %zu hits, gpu)", n);
+}
+
+/* An exact batch's n sorted keys (h_sorted) kept as its runs. */
+static gs_status gpu_keep(gs_gpu *g, const gs_gpu_slot *s, uint32_t n, gs_error *err)
+{
+    if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, s->n_seg, g->lay, 0,
+                              g->copy_threads, err) != GS_OK)
+        return err->code;
+    return gpu_capture(g, s, n, s->n_seg, err);
 }
 
 /* Approximate hits: sort keys from bv, sorted on the device, kept as a
@@ -203,7 +222,7 @@ gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
                                                  (int)s->q_keys, 0, (int)g->sort_bits));
     if (gs_gpu_reserve(&s->q_temp, &s->q_temp_cap, std::max(t_scan, t_sort), 1, 0, err))
         goto fail;
-    gs_hits_count_dev<<<gs_gpu_div_up(cap + 1, threads), threads, 0, s->st>>>(
+    gs_hits_count<<<gs_gpu_div_up(cap + 1, threads), threads, 0, s->st>>>(
         s->d_kh, s->d_nhits, (uint32_t)cap, g->d_out_off, s->q_cnt);
     GS_CUDA_LAUNCH_CHECK();
     t_scan = s->q_temp_cap;
@@ -212,7 +231,7 @@ gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     /* the padding (every bit set) sorts after every key: the sort is
      * stable, so even a key equal to it in the sort bits stays first */
     GS_CUDA_CHECK(cudaMemsetAsync(s->q_in, 0xFF, (size_t)s->q_keys * 8, s->st));
-    gs_hits_expand_dev<<<gs_gpu_div_up(cap, threads), threads, 0, s->st>>>(
+    gs_hits_expand<<<gs_gpu_div_up(cap, threads), threads, 0, s->st>>>(
         s->d_kh, s->d_nhits, (uint32_t)cap, g->d_out_off, g->d_outkey, s->q_offs, g->lay,
         s->q_in, s->q_keys);
     GS_CUDA_LAUNCH_CHECK();
@@ -246,23 +265,11 @@ static gs_status take_queued(gs_gpu *g, gs_gpu_slot *s, int *taken, gs_error *er
                                               QUEUE_MAX);
     if (total > s->q_keys)
         return GS_OK;
-    if (gs_gpu_reserve((void **)&g->h_sorted, &g->h_sorted_cap, std::max<size_t>(total, 1), 8, 1,
-                       err) != GS_OK)
-        return err->code;
-    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, s->q_sorted, (size_t)total * 8,
-                                  cudaMemcpyDeviceToHost, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
-    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    g->times.transfer += gs_gpu_elapsed(g->h0, g->h1) / 1e3;
-    if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
-                              g->copy_threads, err) != GS_OK ||
-        gpu_capture(g, s, total, s->n_seg, err) != GS_OK)
+    if (gpu_copy_back(g, s, s->q_sorted, total, err) != GS_OK ||
+        gpu_keep(g, s, total, err) != GS_OK)
         return err->code;
     *taken = 1;
     return GS_OK;
-fail:
-    return err->code;
 }
 
 gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
@@ -307,8 +314,8 @@ gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, temp, g->d_cnt, g->d_offs, n + 1));
     if (gs_gpu_reserve(&g->d_temp, &g->temp_cap, temp, 1, 0, err))
         goto fail;
-    gs_hits_count<<<gs_gpu_div_up(n + 1, threads), threads, 0, s->st>>>(s->d_kh, n, g->d_out_off,
-                                                                       g->d_cnt);
+    gs_hits_count<<<gs_gpu_div_up(n + 1, threads), threads, 0, s->st>>>(s->d_kh, s->d_nhits, n,
+                                                                       g->d_out_off, g->d_cnt);
     GS_CUDA_LAUNCH_CHECK();
     temp = g->temp_cap;
     GS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(g->d_temp, temp, g->d_cnt, g->d_offs, n + 1,
@@ -320,12 +327,9 @@ gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     if (gpu_keys_reserve(g, total, err) != GS_OK)
         goto fail;
     gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
-        s->d_kh, n, g->d_out_off, g->d_outkey, g->d_offs, g->lay, g->d_keys);
+        s->d_kh, s->d_nhits, n, g->d_out_off, g->d_outkey, g->d_offs, g->lay, g->d_keys, total);
     GS_CUDA_LAUNCH_CHECK();
-    if (gpu_sort_back(g, s, &total, 0, err) != GS_OK ||
-        gs_hit_runs_add_batch(&g->runs, g->h_sorted, total, s->segs, s->n_seg, g->lay, 0,
-                              g->copy_threads, err) != GS_OK ||
-        gpu_capture(g, s, total, s->n_seg, err) != GS_OK)
+    if (gpu_sort_back(g, s, &total, 0, err) != GS_OK || gpu_keep(g, s, total, err) != GS_OK)
         goto fail;
     return GS_OK;
 fail:

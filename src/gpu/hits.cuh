@@ -15,23 +15,12 @@
 
 #include "core/gs_hitkey.h"
 
-__global__ void gs_hits_count(const unsigned long long *kh, uint32_t n, const uint32_t *out_off,
-                              uint32_t *cnt)
-{
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) {
-        uint32_t k = gs_keyhit_key(kh[i]);
-        cnt[i] = out_off[k + 1] - out_off[k];
-    } else if (i == n) {
-        cnt[i] = 0; /* so the exclusive scan's last element is the total */
-    }
-}
-
-/* The same two steps for a batch whose key hits the host has not counted:
- * n is min(*d_n, cap), read on the device, and cnt[0, cap] is written
- * (zeros past n), so a scan of cap + 1 entries ends with the total. */
-__global__ void gs_hits_count_dev(const unsigned long long *kh, const uint32_t *d_n, uint32_t cap,
-                                  const uint32_t *out_off, uint32_t *cnt)
+/* A batch's key hits: n = min(*d_n, cap), read on the device (so a batch
+ * can be queued before the host knows n). cnt[0, cap] gets each key hit's
+ * outputs and zeros past n, so an exclusive scan of cap + 1 entries ends
+ * with the total. */
+__global__ void gs_hits_count(const unsigned long long *kh, const uint32_t *d_n, uint32_t cap,
+                              const uint32_t *out_off, uint32_t *cnt)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, n = min(*d_n, cap);
     if (i < n) {
@@ -42,30 +31,18 @@ __global__ void gs_hits_count_dev(const unsigned long long *kh, const uint32_t *
     }
 }
 
-/* ... into keys[0, n_keys): the sort keys past it are not written (the
- * host sees the total and takes the other road). */
-__global__ void gs_hits_expand_dev(const unsigned long long *kh, const uint32_t *d_n, uint32_t cap,
-                                   const uint32_t *out_off, const unsigned long long *outkey,
-                                   const uint32_t *offs, gs_key_layout lay,
-                                   unsigned long long *keys, uint32_t n_keys)
+/* Each key hit's sort keys at its offset, into keys[0, n_keys): those past
+ * it are not written (the host sees the total and makes room). */
+__global__ void gs_hits_expand(const unsigned long long *kh, const uint32_t *d_n, uint32_t cap,
+                               const uint32_t *out_off, const unsigned long long *outkey,
+                               const uint32_t *offs, gs_key_layout lay, unsigned long long *keys,
+                               uint32_t n_keys)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= min(*d_n, cap))
         return;
     uint32_t pos = gs_keyhit_pos(kh[i]), k = gs_keyhit_key(kh[i]), o = offs[i];
     for (uint32_t j = out_off[k]; j < out_off[k + 1] && o < n_keys; j++, o++)
-        keys[o] = gs_hitkey_at(lay, pos, outkey[j]);
-}
-
-__global__ void gs_hits_expand(const unsigned long long *kh, uint32_t n, const uint32_t *out_off,
-                               const unsigned long long *outkey, const uint32_t *offs,
-                               gs_key_layout lay, unsigned long long *keys)
-{
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    uint32_t pos = gs_keyhit_pos(kh[i]), k = gs_keyhit_key(kh[i]), o = offs[i];
-    for (uint32_t j = out_off[k]; j < out_off[k + 1]; j++, o++)
         keys[o] = gs_hitkey_at(lay, pos, outkey[j]);
 }
 

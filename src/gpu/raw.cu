@@ -387,14 +387,8 @@ gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v
             return err->code;
         memcpy(s->h_laid, v + i, (j - i) * sizeof *v);
         if (g->want_hits) { /* whose hits: offsets from the batch's first text */
-            if (j - i > s->seg_cap) {
-                gs_run_seg *x = (gs_run_seg *)gs_realloc(s->segs, (j - i) * sizeof *x, err,
-                                                         "GPU batch table");
-                if (x == NULL)
-                    return err->code;
-                s->segs = x;
-                s->seg_cap = j - i;
-            }
+            if (gs_grow(&s->segs, &s->seg_cap, j - i - 1, sizeof *s->segs, 64) != GS_OK)
+                return gs_fail(err, GS_ESYS, "out of memory (GPU batch table)");
             for (size_t k = i; k < j; k++) {
                 s->segs[k - i] = hit[k];
                 s->segs[k - i].off -= out0;
