@@ -6,12 +6,15 @@
  * slot's pinned buffer; when the batch is closed, its copy -> scan -> (hit
  * count back) is queued on the slot's stream, so the copy of one batch
  * overlaps the scan of the one before. The scans themselves are chained with
- * an event (one at a time): each fills the whole device. A slot is retired (waited for) only
- * when it is reused or at finish; that is where its key hits are expanded to
- * (pattern, strand, length) sort keys, sorted on the device and copied back
- * into a run of keys (gs_hitsort.h): 8 bytes a hit, one copy, no per-hit
- * work on the feeding thread, which goes straight back to launching. The
- * caller turns the runs into records on all its threads after the scan.
+ * an event (one at a time): each fills the whole device. An exact batch's
+ * key hits are expanded to (pattern, strand, length) sort keys, sorted and
+ * copied back right behind its scan on the same stream, and kept as runs
+ * of keys (gs_hitsort.h, 8 bytes a hit) on CUDA's host thread as they land
+ * (gpu_hits.cu): no per-hit work on the feeding thread, which goes
+ * straight back to launching. A slot is retired (waited for) only when it
+ * is reused or at finish; there the hits a queued batch could not hold,
+ * and approximate hits, are made. The caller turns the runs into records
+ * on all its threads after the scan.
  * Counts stay on the device, added to by every scan, and are copied back
  * once at finish.
  *
@@ -265,6 +268,7 @@ gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **out, g
     GS_CUDA_CHECK(cudaEventCreate(&g->h1));
     for (int i = 0; i < NSLOT; i++) {
         gs_gpu_slot *s = &g->slot[i];
+        s->g = g;
         GS_CUDA_CHECK(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
         GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_nhits, 4));
         GS_CUDA_CHECK(cudaMalloc((void **)&s->d_text, g->text_alloc));
@@ -656,6 +660,7 @@ gs_status gs_gpu_submit_run(gs_gpu *g, const gs_segment *seg, size_t n, unsigned
 
 gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err)
 {
+    std::lock_guard<std::mutex> hold(g->runs_lock);
     return g->runs.n ? gs_hit_runs_move(runs, &g->runs, err) : GS_OK;
 }
 

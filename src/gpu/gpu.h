@@ -55,6 +55,12 @@ typedef struct gs_gpu_times {
     double kernel;   /* seconds of scan kernels (event-timed, summed) */
     double hits;     /* seconds the feeding thread spent taking hits back (waiting
                       * for their sort on the device, copying keys into runs) */
+    double keep;     /* seconds spent making runs of the sorted keys: on CUDA's
+                      * host thread as each queued batch's keys land, else in hits */
+    unsigned long batches, redone; /* batches with hits; of them, those whose
+                                    * hits were made again once their scan was
+                                    * done (key hits past the room, or more sort
+                                    * keys than a queued batch made room for) */
     double slot;     /* seconds the host waited for a batch slot's last batch to
                       * finish on the device before reusing the slot */
 } gs_gpu_times;

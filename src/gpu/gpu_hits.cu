@@ -17,6 +17,7 @@
 #include "hits.cuh"
 
 extern "C" {
+#include "core/gs_clock.h"
 #include "match/approx.h"
 }
 
@@ -99,28 +100,34 @@ fail:
     return err->code;
 }
 
-/* --seq: the residues of the batch's n sorted keys (g->h_sorted), taken
- * from its host text while the slot still holds it. */
-static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, size_t n, size_t n_seg,
-                             gs_error *err)
+/* --seq: the residues of the batch's n sorted keys, taken from its host
+ * text while the slot still holds it. */
+static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, const uint64_t *keys, size_t n,
+                             size_t n_seg, gs_error *err)
 {
     if (g->seqcap == NULL ||
-        gs_seqcap_add_keys(g->seqcap, g->h_sorted, n, s->segs, n_seg, g->lay, s->h_text) == GS_OK)
+        gs_seqcap_add_keys(g->seqcap, keys, n, s->segs, n_seg, g->lay, s->h_text) == GS_OK)
         return GS_OK;
     return gs_fail(err, GS_ESYS, "out of memory (matched residues of %zu hits, gpu)", n);
 }
 
-/* An exact batch's n sorted keys (h_sorted) kept as its runs. */
-static gs_status gpu_keep(gs_gpu *g, const gs_gpu_slot *s, uint32_t n, gs_error *err)
+/* An exact batch's n sorted keys (on the host) kept as its runs. */
+static gs_status gpu_keep(gs_gpu *g, const gs_gpu_slot *s, const uint64_t *keys, uint32_t n,
+                          gs_error *err)
 {
-    if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, s->n_seg, g->lay, 0,
-                              g->copy_threads, err) != GS_OK)
+    std::lock_guard<std::mutex> hold(g->runs_lock);
+    const double t0 = gs_now();
+    if (gs_hit_runs_add_batch(&g->runs, keys, n, s->segs, s->n_seg, g->lay, 0, g->copy_threads,
+                              err) != GS_OK ||
+        gpu_capture(g, s, keys, n, s->n_seg, err) != GS_OK)
         return err->code;
-    return gpu_capture(g, s, n, s->n_seg, err);
+    g->times.keep += gs_now() - t0;
+    return GS_OK;
 }
 
 /* Approximate hits: sort keys from bv, sorted on the device, kept as a
- * run of the slot's one segment. */
+ * run of the slot's one segment (they are never queued: no host thread of
+ * CUDA's adds to the runs meanwhile). */
 static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_error *err)
 {
     uint8_t *bits = NULL, *txt = NULL;
@@ -184,7 +191,7 @@ static gs_status gpu_collect_approx(gs_gpu *g, gs_gpu_slot *s, uint32_t n, gs_er
             std::sort(g->h_sorted, g->h_sorted + n);
         if (gs_hit_runs_add_batch(&g->runs, g->h_sorted, n, s->segs, 1, g->lay, ks->span,
                                   g->copy_threads, err) != GS_OK ||
-            gpu_capture(g, s, n, 1, err) != GS_OK)
+            gpu_capture(g, s, g->h_sorted, n, 1, err) != GS_OK)
             goto fail;
     }
     free(bits);
@@ -200,6 +207,25 @@ fail:
  * more than the wait it saves. */
 enum { QUEUE_MAX = 1 << 23 };
 
+/* On CUDA's host thread, once a queued batch's keys and total landed:
+ * the keys kept as its runs where they were all made (else its retire
+ * makes them again). Making the runs is mostly the page faults of fresh
+ * memory, 0.7 s of the feeding thread's 1.5 s for 7 Gi residues of reads
+ * with 26 M hits (H100 host): here they overlap the feeding. No CUDA call
+ * may be made here. The slot's keys, segments and text stay until its
+ * retire, which waits for this. */
+static void CUDART_CB keep_landed(void *arg)
+{
+    gs_gpu_slot *s = (gs_gpu_slot *)arg;
+    const uint32_t n = *s->h_nhits, total = *s->h_total;
+    int kept = 0;
+    if (n <= s->kh_cap && total <= s->q_keys) {
+        s->keep_st = total ? gpu_keep(s->g, s, s->q_host, total, &s->keep_err) : GS_OK;
+        kept = 1;
+    }
+    __atomic_store_n(&s->kept, kept, __ATOMIC_RELEASE);
+}
+
 gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
 {
     const unsigned threads = 256;
@@ -213,7 +239,8 @@ gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     if (gs_gpu_reserve((void **)&s->q_cnt, &s->q_cnt_cap, cap + 1, 4, 0, err) ||
         gs_gpu_reserve((void **)&s->q_offs, &s->q_offs_cap, cap + 1, 4, 0, err) ||
         gs_gpu_reserve((void **)&s->q_in, &s->q_in_cap, s->q_keys, 8, 0, err) ||
-        gs_gpu_reserve((void **)&s->q_sorted, &s->q_sorted_cap, s->q_keys, 8, 0, err))
+        gs_gpu_reserve((void **)&s->q_sorted, &s->q_sorted_cap, s->q_keys, 8, 0, err) ||
+        gs_gpu_reserve((void **)&s->q_host, &s->q_host_cap, s->q_keys, 8, 1, err))
         goto fail;
     if (s->h_total == NULL)
         GS_CUDA_CHECK(cudaMallocHost((void **)&s->h_total, 4));
@@ -239,6 +266,12 @@ gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(s->q_temp, t_sort, s->q_in, s->q_sorted,
                                                  (int)s->q_keys, 0, (int)g->sort_bits, s->st));
     GS_CUDA_CHECK(cudaMemcpyAsync(s->h_total, s->q_offs + cap, 4, cudaMemcpyDeviceToHost, s->st));
+    /* all q_keys back, the total not being known: the copy engine this
+     * way is idle, and the feeding thread then waits for nothing at retire */
+    GS_CUDA_CHECK(cudaMemcpyAsync(s->q_host, s->q_sorted, (size_t)s->q_keys * 8,
+                                  cudaMemcpyDeviceToHost, s->st));
+    s->kept = 0;
+    GS_CUDA_CHECK(cudaLaunchHostFunc(s->st, keep_landed, s));
     s->queued = 1;
     return GS_OK;
 fail:
@@ -252,23 +285,22 @@ void gs_gpu_queue_free(gs_gpu_slot *s)
     cudaFree(s->q_in);
     cudaFree(s->q_sorted);
     cudaFree(s->q_temp);
+    cudaFreeHost(s->q_host);
     cudaFreeHost(s->h_total);
 }
 
-/* A queued batch's sorted keys, where they were all made: copied back
- * into its runs. 0 (*taken) where the batch must be made again. */
+/* A queued batch: its runs, where keep_landed made them (*taken 1; its
+ * error, if any), else 0 (*taken): the batch must be made again. */
 static gs_status take_queued(gs_gpu *g, gs_gpu_slot *s, int *taken, gs_error *err)
 {
     const uint32_t total = *s->h_total;
-    *taken = 0;
     g->q_guess = (uint32_t)std::min<uint64_t>(std::max<uint64_t>(g->q_guess, 2ull * total),
                                               QUEUE_MAX);
-    if (total > s->q_keys)
-        return GS_OK;
-    if (gpu_copy_back(g, s, s->q_sorted, total, err) != GS_OK ||
-        gpu_keep(g, s, total, err) != GS_OK)
+    *taken = __atomic_load_n(&s->kept, __ATOMIC_ACQUIRE);
+    if (*taken && s->keep_st != GS_OK) {
+        *err = s->keep_err;
         return err->code;
-    *taken = 1;
+    }
     return GS_OK;
 }
 
@@ -279,6 +311,8 @@ gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     unsigned threads = 256;
     const int queued = s->queued && n <= s->kh_cap; /* all its key hits were taken */
     s->queued = 0;
+    if (n > 0)
+        g->times.batches++;
     if (n > s->kh_cap) { /* overflow: grow and scan this batch again, hits only */
         cudaFree(s->d_kh);
         s->d_kh = NULL;
@@ -302,6 +336,7 @@ gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
         if (taken)
             return GS_OK;
     }
+    g->times.redone++;
     {
         size_t cap = g->cnt_cap;
         if (gs_gpu_reserve((void **)&g->d_cnt, &cap, (size_t)n + 1, 4, 0, err))
@@ -329,7 +364,8 @@ gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     gs_hits_expand<<<gs_gpu_div_up(n, threads), threads, 0, s->st>>>(
         s->d_kh, s->d_nhits, n, g->d_out_off, g->d_outkey, g->d_offs, g->lay, g->d_keys, total);
     GS_CUDA_LAUNCH_CHECK();
-    if (gpu_sort_back(g, s, &total, 0, err) != GS_OK || gpu_keep(g, s, total, err) != GS_OK)
+    if (gpu_sort_back(g, s, &total, 0, err) != GS_OK ||
+        gpu_keep(g, s, g->h_sorted, total, err) != GS_OK)
         goto fail;
     return GS_OK;
 fail:

@@ -6,6 +6,8 @@
 #ifndef GS_GPU_PIPE_CUH
 #define GS_GPU_PIPE_CUH
 
+#include <mutex>
+
 #include "gpu_cuda.h"
 
 extern "C" {
@@ -43,6 +45,7 @@ enum { NSLOT = 3, BATCH_SEGS = 1 << 20 };
 static const uint8_t SEPARATOR = GS_GPU_SEPARATOR;
 
 typedef struct gs_gpu_slot {
+    struct gs_gpu *g; /* whose slot */
     cudaStream_t st;
     uint8_t *h_text, *d_text;
     unsigned long long *d_kh; /* key hits */
@@ -82,13 +85,19 @@ typedef struct gs_gpu_slot {
     /* exact hits queued right behind the scan (gs_gpu_queue_hits): its key
      * hits expanded and sorted on the slot's stream, q_keys sort keys
      * (padded: the total is not known yet), so the host waits for none of
-     * it; where the total exceeds them it is made again once known */
-    int queued;
+     * it; where the total exceeds them it is made again once known. The
+     * keys, once back, are kept as runs on CUDA's host thread (keep_landed),
+     * which sets kept (1: done, with keep_st and keep_err) before the
+     * stream goes on, so a retire finds them kept */
+    int queued, kept;
+    gs_status keep_st;
+    gs_error keep_err;
     uint32_t q_keys;
     uint32_t *q_cnt, *q_offs, *h_total;
     unsigned long long *q_in, *q_sorted;
+    uint64_t *q_host; /* the sorted keys, padding and all, copied back behind the sort */
     void *q_temp;
-    size_t q_cnt_cap, q_offs_cap, q_in_cap, q_sorted_cap, q_temp_cap;
+    size_t q_cnt_cap, q_offs_cap, q_in_cap, q_sorted_cap, q_host_cap, q_temp_cap;
 } gs_gpu_slot;
 
 struct gs_gpu {
@@ -124,7 +133,8 @@ struct gs_gpu {
     size_t keys_cap, h_sorted_cap;
     void *d_temp;
     size_t temp_cap;
-    gs_hit_runs runs;
+    gs_hit_runs runs;   /* added to on CUDA's host thread too: under runs_lock */
+    std::mutex runs_lock; /* runs, seqcap and times.keep */
     gs_gpu_times times;
     cudaStream_t copy_st; /* copies from the caller's buffers; made at the first */
     cudaEvent_t fence[FENCES];
@@ -155,8 +165,8 @@ gs_status gs_gpu_reserve(void **d, size_t *cap, size_t n, size_t es, int pinned,
 /* Expand, sort and copy back the hits of a finished slot (gpu_hits.cu). */
 gs_status gs_gpu_collect_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
 /* Exact hits: queue the expansion and sort of slot s's hits behind its
- * scan, where the padded keys fit (else gs_gpu_collect_hits does it all
- * once the scan is done). */
+ * scan, and the copy of the sorted keys back, where the padded keys fit
+ * (else gs_gpu_collect_hits does it all once the scan is done). */
 gs_status gs_gpu_queue_hits(gs_gpu *g, gs_gpu_slot *s, gs_error *err);
 /* Free what gs_gpu_queue_hits made for slot s. */
 void gs_gpu_queue_free(gs_gpu_slot *s);
