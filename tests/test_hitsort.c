@@ -283,7 +283,10 @@ static void submit_batch(const tcorpus *c, const size_t *ids, size_t n_ids, gs_k
 
 /* The corpus through the GPU path's host side: submission order, batches
  * packed as gpu.cu packs them (up to cap residues; a segment with overlap
- * closes its batch; approximate batches hold one segment), expansion. */
+ * closes its batch; approximate batches hold one segment), taken from the
+ * device's run set every third batch as the feeding thread takes them,
+ * half of them expanded on the way as a spill does (while the device's set
+ * still carves from the chunk they lie in), the rest at the end. */
 static void check_gpu_batches(const char *what, tcorpus *c, uint64_t *rs, int readers, size_t cap,
                               int threads)
 {
@@ -292,30 +295,48 @@ static void check_gpu_batches(const char *what, tcorpus *c, uint64_t *rs, int re
                          .b_pat = (uint8_t)bits_for(c->n_pat)};
     size_t *order = submission_order(c, rs, readers);
     size_t *batch = malloc((c->n_seg + 1) * sizeof *batch);
-    size_t nb = 0, len = 0;
-    gs_hit_runs runs = {0};
-    for (size_t i = 0; i < c->n_seg; i++) {
-        const tseg *sg = &c->seg[order[i]];
-        if (sg->own == 0)
+    size_t nb = 0, len = 0, n_batches = 0, held = 0;
+    gs_hit_runs dev = {0}, runs = {0};
+    gs_hits got = {0}, spilled = {0};
+    gs_error err = {0};
+    for (size_t i = 0; i <= c->n_seg; i++) {
+        const tseg *sg = i < c->n_seg ? &c->seg[order[i]] : NULL;
+        if (sg && sg->own == 0)
             continue;
-        if (nb && len + 1 + sg->len > cap) {
-            submit_batch(c, batch, nb, lay, &runs);
+        if (nb && (sg == NULL || len + 1 + sg->len > cap || c->approx ||
+                   c->seg[batch[nb - 1]].own < c->seg[batch[nb - 1]].len)) {
+            submit_batch(c, batch, nb, lay, &dev);
             nb = len = 0;
+            if (++n_batches % 3 == 0 || sg == NULL) {
+                held += dev.n_hits;
+                CHECK(gs_hit_runs_move(&runs, &dev, &err) == GS_OK);
+                CHECK_EQ_U64(dev.n + dev.n_hits, 0);
+            }
+            if (spilled.v == NULL && runs.n_hits * 2 >= c->n_ref) {
+                CHECK(gs_hit_runs_expand(&runs, threads, &spilled, &err) == GS_OK);
+                CHECK_EQ_U64(runs.n, 0);
+            }
         }
+        if (sg == NULL)
+            break;
         len += (nb ? 1 : 0) + sg->len;
         batch[nb++] = order[i];
-        if (c->approx || sg->own < sg->len) {
-            submit_batch(c, batch, nb, lay, &runs);
-            nb = len = 0;
-        }
     }
-    if (nb)
-        submit_batch(c, batch, nb, lay, &runs);
-    CHECK_EQ_U64(runs.n_hits >= c->n_ref, 1);
-    gs_hits got = {0};
-    gs_error err = {0};
+    CHECK_EQ_U64(held >= c->n_ref, 1);
     CHECK(gs_hit_runs_expand(&runs, threads, &got, &err) == GS_OK);
     CHECK_EQ_U64(runs.n, 0);
+    gs_hit_runs_free(&dev);
+    if (spilled.n) { /* the spill and the rest, in order */
+        const size_t all = spilled.n + got.n;
+        gs_hit *v = realloc(spilled.v, (all + 1) * sizeof *v);
+        CHECK(v != NULL);
+        memcpy(v + spilled.n, got.v, got.n * sizeof *v);
+        gs_hits_free(&got);
+        got = (gs_hits){.v = v, .n = all, .cap = all};
+        CHECK(gs_hits_sort(&got) == GS_OK);
+    } else {
+        gs_hits_free(&spilled);
+    }
     char name[160];
     snprintf(name, sizeof name, "%s (readers %d, batch %zu, threads %d)", what, readers, cap,
              threads);
@@ -361,8 +382,43 @@ static void check_record_runs(uint64_t *rs, size_t n, size_t k, int threads)
     free(ref);
 }
 
+/* Runs carved from chunks: one that no longer fits its chunk starts a
+ * fresh one, one larger than a chunk gets its own; each keeps its keys. */
+static void check_chunks(void)
+{
+    const size_t ns[] = {5000000, 5000000, 9000000, 3};
+    const gs_key_layout lay = {.b_len = 5, .b_pat = 10};
+    const gs_run_seg seg = {.base = 7, .record = 2, .own = 1u << 30};
+    uint64_t *keys = malloc(ns[2] * sizeof *keys);
+    CHECK(keys != NULL);
+    for (size_t i = 0; i < ns[2]; i++)
+        keys[i] = (uint64_t)(3 * i) << gs_hitkey_s_pos(lay);
+    gs_hit_runs dev = {0}, runs = {0};
+    gs_error err = {0};
+    for (size_t b = 0; b < 4; b++) {
+        CHECK(gs_hit_runs_add_batch(&dev, keys + b, ns[b], &seg, 1, lay, 0, 2, &err) == GS_OK);
+        if (b == 1) /* taken while the chunk is still carved */
+            CHECK(gs_hit_runs_move(&runs, &dev, &err) == GS_OK);
+    }
+    CHECK(gs_hit_runs_move(&runs, &dev, &err) == GS_OK);
+    CHECK_EQ_U64(runs.n, 4);
+    for (size_t b = 0; b < runs.n; b++) {
+        CHECK_EQ_U64(runs.v[b].n, ns[b]);
+        CHECK(runs.v[b].chunk != NULL && runs.v[b].segs == NULL);
+        CHECK(memcmp(runs.v[b].keys, keys + b, ns[b] * sizeof *keys) == 0);
+    }
+    CHECK(runs.v[0].chunk != runs.v[1].chunk && runs.v[1].chunk != runs.v[2].chunk);
+    CHECK(runs.v[3].chunk != runs.v[2].chunk); /* the large one's is full */
+    gs_hit_runs_free(&runs);
+    CHECK(gs_hit_runs_add_batch(&dev, keys, 10, &seg, 1, lay, 0, 1, &err) == GS_OK);
+    CHECK_EQ_U64(dev.n_hits, 10);
+    gs_hit_runs_free(&dev);
+    free(keys);
+}
+
 static void check_runs_of_keys(uint64_t *rs)
 {
+    check_chunks();
     tcorpus c;
     /* exact: chromosome-like (few long segments, parts cut inside them),
      * EST-like (many short records packed into one batch), tiny blocks */

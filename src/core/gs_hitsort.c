@@ -10,11 +10,13 @@
  * hits); now the CPU workers and the GPU batches hand over the same runs
  * of 8-byte keys, and one expansion makes the records on all threads.
  */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include "gs_hitsort.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gs_copy.h"
 #include "gs_parallel.h"
@@ -173,11 +175,71 @@ gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err)
     return GS_OK;
 }
 
+/* ---- chunks: the memory of GPU batches' runs -------------------------
+ *
+ * A GPU batch's run took its keys and segments from malloc: fresh pages,
+ * 32 bytes a hit of reads (one read, one segment kept, a hit), whose
+ * faults were most of making the runs (0.77 s for 26 M hits of 7 Gi
+ * residues of reads, H100 host, 4 KiB pages). Runs are now carved one
+ * after the other from chunks of CHUNK bytes, asked for huge pages, and a
+ * chunk goes back once its carver let go of it and its last run is freed
+ * (runs are freed on the expanding threads, hence the atomic count). */
+enum { CHUNK = 64 << 20, CARVE_ALIGN = 64 };
+
+struct gs_run_chunk {
+    atomic_size_t refs; /* its runs, and 1 while it is a carver's */
+    size_t size, used;  /* bytes mapped; carved, from the chunk's start */
+};
+
+static void chunk_let_go(gs_run_chunk *c)
+{
+    if (c && atomic_fetch_sub(&c->refs, 1) == 1)
+        munmap(c, c->size);
+}
+
+/* Room for bytes at the end of rs's chunk (a fresh chunk where it lacks
+ * room: the old one goes once its runs do), or NULL. */
+static void *carve(gs_hit_runs *rs, size_t bytes)
+{
+    const size_t head = (sizeof(gs_run_chunk) + CARVE_ALIGN - 1) & ~(size_t)(CARVE_ALIGN - 1);
+    gs_run_chunk *c = rs->carve;
+    if (c == NULL || c->size - c->used < bytes) {
+        size_t size = bytes + head > CHUNK ? bytes + head : CHUNK;
+        void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(m, size, MADV_HUGEPAGE); /* a hint: 4 KiB pages serve as well */
+#endif
+        c = m;
+        atomic_init(&c->refs, 1);
+        c->size = size;
+        c->used = head;
+        chunk_let_go(rs->carve);
+        rs->carve = c;
+    }
+    void *p = (char *)c + c->used;
+    c->used += (bytes + CARVE_ALIGN - 1) & ~(size_t)(CARVE_ALIGN - 1);
+    return p;
+}
+
+/* The last carve of rs, at p, cut to bytes (0: given back whole). */
+static void carve_cut(gs_hit_runs *rs, void *p, size_t bytes)
+{
+    rs->carve->used = (size_t)((char *)p - (char *)rs->carve) +
+                      ((bytes + CARVE_ALIGN - 1) & ~(size_t)(CARVE_ALIGN - 1));
+}
+
 static void run_free(gs_hit_run *r)
 {
-    free(r->keys);
-    free(r->hits);
-    free(r->segs);
+    if (r->chunk) {
+        chunk_let_go(r->chunk);
+    } else {
+        free(r->keys);
+        free(r->hits);
+        free(r->segs);
+    }
+    r->chunk = NULL;
     r->keys = NULL;
     r->hits = NULL;
     r->segs = NULL;
@@ -188,6 +250,7 @@ void gs_hit_runs_free(gs_hit_runs *rs)
     for (size_t i = 0; i < rs->n; i++)
         run_free(&rs->v[i]);
     free(rs->v);
+    chunk_let_go(rs->carve);
     *rs = (gs_hit_runs){0};
 }
 
@@ -206,7 +269,7 @@ gs_status gs_hit_runs_move(gs_hit_runs *dst, gs_hit_runs *src, gs_error *err)
     dst->n += src->n;
     dst->n_hits += src->n_hits;
     free(src->v);
-    *src = (gs_hit_runs){0};
+    *src = (gs_hit_runs){.carve = src->carve};
     return GS_OK;
 }
 
@@ -252,17 +315,19 @@ static size_t segs_hit(const uint64_t *keys, size_t n, const gs_run_seg *segs, s
     return k;
 }
 
-/* One run of keys[0..n) over segs[0..n_seg), both copied (of the segments
- * only those holding a hit: a batch of 10^5 reads may hold hits in a few,
- * and its whole table, copied a batch, was most of the feeding thread's
- * time at 10^8 reads); see add_batch for span and threads. */
+/* One run of keys[0..n) over segs[0..n_seg), both copied into one carve
+ * of rs's chunk, the segments after the keys (of the segments only those
+ * holding a hit: a batch of 10^5 reads may hold hits in a few, and its
+ * whole table, copied a batch, was most of the feeding thread's time at
+ * 10^8 reads); see add_batch for span and threads. */
 static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, const gs_run_seg *segs,
                            size_t n_seg, gs_key_layout lay, uint32_t span, int threads,
                            gs_error *err)
 {
     gs_hit_run r = {.first = segs[0], .n_seg = n_seg, .lay = lay};
-    if ((r.keys = gs_malloc(n * sizeof *r.keys, err, "hit keys")) == NULL)
-        return GS_ESYS;
+    const size_t most = n_seg > 1 ? (n < n_seg ? n : n_seg) : 0; /* segments kept, at most */
+    if ((r.keys = carve(rs, n * sizeof *r.keys + most * sizeof *segs)) == NULL)
+        return gs_fail(err, GS_ESYS, "out of memory (%zu hit keys)", n);
     if (span == 0) {
         gs_copy(r.keys, keys, n * sizeof *keys, threads);
         r.n = n;
@@ -279,29 +344,25 @@ static gs_status add_piece(gs_hit_runs *rs, const uint64_t *keys, size_t n, cons
         }
     }
     if (r.n == 0) {
-        free(r.keys);
+        carve_cut(rs, r.keys, 0);
         return GS_OK;
     }
-    if (n_seg > 1) {
-        const size_t most = r.n < n_seg ? r.n : n_seg;
-        if ((r.segs = gs_malloc(most * sizeof *segs, err, "hit segments")) == NULL)
-            goto fail;
+    if (n_seg > 1) { /* right after the keys kept (r.n <= n) */
+        r.segs = (gs_run_seg *)(r.keys + r.n);
         r.n_seg = segs_hit(r.keys, r.n, segs, n_seg, lay, r.segs);
         r.first = r.segs[0];
-        if (r.n_seg == 1) { /* one segment holds them all */
-            free(r.segs);
+        if (r.n_seg == 1) /* one segment holds them all */
             r.segs = NULL;
-        } else if (r.n_seg < most) { /* shrunk in place: what was not written goes back */
-            gs_run_seg *v = realloc(r.segs, r.n_seg * sizeof *v);
-            r.segs = v ? v : r.segs;
-        }
     }
-    if (gs_hit_runs_push(rs, &r, err) != GS_OK)
-        goto fail;
+    /* what was not written goes back */
+    carve_cut(rs, r.keys, r.n * sizeof *r.keys + (r.segs ? r.n_seg * sizeof *r.segs : 0));
+    r.chunk = rs->carve;
+    if (gs_hit_runs_push(rs, &r, err) != GS_OK) {
+        carve_cut(rs, r.keys, 0);
+        return GS_ESYS;
+    }
+    atomic_fetch_add(&r.chunk->refs, 1);
     return GS_OK;
-fail:
-    run_free(&r);
-    return GS_ESYS;
 }
 
 gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
@@ -387,7 +448,8 @@ static void *expand_main(void *arg)
         size_t lo = e->parts[p].lo, hi = lo + PART < r->n ? lo + PART : r->n;
         expand_part(r, lo, hi, e->out + e->run_out[e->parts[p].run]);
         if (atomic_fetch_sub(&e->left[e->parts[p].run], 1) == 1)
-            run_free(r); /* the keys go as the records come: 40 bytes a hit at most */
+            run_free(r); /* the keys go as the records come (a chunk with its last
+                          * run): about 40 bytes a hit at most */
     }
     return NULL;
 }

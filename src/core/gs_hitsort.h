@@ -52,9 +52,13 @@ typedef struct gs_run_seg {
                       * starting there are dropped (gs_hit_runs_add_batch) */
 } gs_run_seg;
 
+/* Memory that the runs of GPU batches are carved from (gs_hitsort.c),
+ * shared by the runs in it and freed with the last of them. */
+typedef struct gs_run_chunk gs_run_chunk;
+
 /* One run: n hits in contract §3 order, as keys or (when a segment's
  * fields do not fit 64 bits) as records. Everything it points to is its
- * own and freed by the run set. */
+ * own (or, with chunk set, lies in chunk) and freed by the run set. */
 typedef struct gs_hit_run {
     uint64_t *keys;   /* [n] ascending, or NULL when hits is set */
     gs_hit *hits;     /* [n] records, or NULL */
@@ -65,13 +69,16 @@ typedef struct gs_hit_run {
                        * first is the only one */
     size_t n_seg;
     gs_key_layout lay;
+    gs_run_chunk *chunk; /* where keys and segs lie (add_batch), or NULL */
 } gs_hit_run;
 
 /* A rank's runs, in any order. */
 typedef struct gs_hit_runs {
     gs_hit_run *v;
     size_t n, cap;
-    size_t n_hits; /* sum of the runs' n */
+    size_t n_hits;       /* sum of the runs' n */
+    gs_run_chunk *carve; /* add_batch's runs are carved from it; kept when the
+                          * runs are moved away, let go by gs_hit_runs_free */
 } gs_hit_runs;
 
 /* Take r (and what it points to) into rs. GS_ESYS when out of memory (r is
@@ -81,9 +88,10 @@ gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err);
 /* One GPU batch: keys[0..n) ascending (key positions in the batch's packed
  * text, none before segs[0].off), segs[0..n_seg) the batch's segments
  * ascending in off (each the text of one gs_segment, in the order they
- * were submitted). The keys are copied, on up to `threads` threads (a copy
- * into fresh memory is mostly its page faults, which threads share); the
- * batch is cut into runs wherever
+ * were submitted). The keys are copied, on up to `threads` threads, into
+ * chunks of memory that rs carves runs from (huge pages where the system
+ * gives them: a fresh 4 KiB page a run was most of the cost); the batch
+ * is cut into runs wherever
  * a segment does not directly follow the one before in the corpus (a batch
  * packed from several readers' buffers), so runs never interleave. With span
  * > 0 (approximate modes, hits owned by their end: engine.h), a hit whose
@@ -94,7 +102,8 @@ gs_status gs_hit_runs_add_batch(gs_hit_runs *rs, const uint64_t *keys, size_t n,
                                 const gs_run_seg *segs, size_t n_seg, gs_key_layout lay,
                                 uint32_t span, int threads, gs_error *err);
 
-/* Move every run of src to the end of dst (src is left empty). */
+/* Move every run of src to the end of dst (src is left without runs; it
+ * carves the next ones where it left off). */
 gs_status gs_hit_runs_move(gs_hit_runs *dst, gs_hit_runs *src, gs_error *err);
 
 /* Order the runs by their first segment: corpus order. */
@@ -102,8 +111,8 @@ void gs_hit_runs_order(gs_hit_runs *rs);
 
 /* The hits of all runs in contract §3 order, into *hits (whose previous
  * vector is freed). Runs are ordered by their first segment, expanded in
- * parallel pieces on `threads` threads, each run freed once expanded (the
- * peak is 40 bytes a hit), and where two neighbours overlap (approximate
+ * parallel pieces on `threads` threads, each run freed once expanded (a
+ * chunk once its last run is: the peak is about 40 bytes a hit), and where two neighbours overlap (approximate
  * hits owned by their end, interleaved readers) their overlap is merged.
  * rs is left empty, also on failure. */
 gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_error *err);
