@@ -48,6 +48,16 @@ static void check_same(const gs_tally *t, const dense *d, uint32_t n_units)
 
 /* wide: tally as if there were 1000 patterns, so a record's few entries
  * are sorted rather than read off the dense array. */
+static gs_tally copy_of(const gs_tally *t)
+{
+    gs_tally c = {.v = malloc((t->n ? t->n : 1) * sizeof *t->v), .n = t->n,
+                  .cap = t->n ? t->n : 1};
+    CHECK(c.v != NULL);
+    if (t->n)
+        memcpy(c.v, t->v, t->n * sizeof *t->v);
+    return c;
+}
+
 static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
 {
     gs_hit *h = calloc(n + 1, sizeof *h);
@@ -96,17 +106,29 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
     for (size_t i = 0; i < n; i++)
         want[h[i].pattern * 2 + (h[i].strand < 0)]++;
     CHECK(memcmp(sums, want, sizeof sums) == 0);
-    gs_tally in_order = {.v = malloc((all.n ? all.n : 1) * sizeof *all.v), .n = all.n,
-                         .cap = all.n ? all.n : 1};
-    CHECK(in_order.v != NULL);
-    if (all.n)
-        memcpy(in_order.v, all.v, all.n * sizeof *all.v);
+    gs_tally in_order = copy_of(&all), ranges = copy_of(&all), gaps = copy_of(&all),
+             gaps_map = copy_of(&all);
     CHECK(gs_tally_remap(&all, map, &err) == GS_OK);
     check_same(&all, &dm, N_UNIT);
     CHECK(gs_tally_remap(&in_order, kept, &err) == GS_OK);
     check_same(&in_order, &dk, N_UNIT);
+    /* files as ranges of records (kept's), and with empty files between */
+    const size_t first[N_UNIT + 1] = {0, 2, 5, N_REC}, first_gaps[] = {0, 0, 2, 2, 5, 5, N_REC};
+    const uint32_t kept_gaps[N_REC] = {1, 1, 3, 3, 3, 5, 5};
+    CHECK(gs_tally_remap_ranges(&ranges, first, N_UNIT, &err) == GS_OK);
+    check_same(&ranges, &dk, N_UNIT);
+    CHECK(gs_tally_remap_ranges(&gaps, first_gaps, 6, &err) == GS_OK);
+    CHECK(gs_tally_remap(&gaps_map, kept_gaps, &err) == GS_OK);
+    CHECK(gaps.n == gaps_map.n);
+    for (size_t i = 0; i < gaps.n && i < gaps_map.n; i++)
+        CHECK(gaps.v[i].unit == gaps_map.v[i].unit && gaps.v[i].pattern == gaps_map.v[i].pattern &&
+              gaps.v[i].strand == gaps_map.v[i].strand && gaps.v[i].count == gaps_map.v[i].count &&
+              gaps.v[i].best == gaps_map.v[i].best);
     gs_tally_free(&all);
     gs_tally_free(&in_order);
+    gs_tally_free(&ranges);
+    gs_tally_free(&gaps);
+    gs_tally_free(&gaps_map);
     free(h);
 }
 

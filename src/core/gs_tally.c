@@ -90,6 +90,30 @@ static void remap_in_order(gs_tally *t, const uint32_t *map, gs_tally_counter *c
     }
 }
 
+gs_status gs_tally_remap_ranges(gs_tally *t, const size_t *first, uint32_t n_units, gs_error *err)
+{
+    uint32_t n_pat = 0, u = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n_pat = t->v[i].pattern >= n_pat ? t->v[i].pattern + 1 : n_pat;
+    gs_tally_counter c;
+    if (gs_tally_counter_init(&c, n_pat, err) != GS_OK) {
+        gs_tally_counter_free(&c);
+        return GS_ESYS;
+    }
+    const size_t n = t->n;
+    t->n = 0;
+    for (size_t i = 0; i < n; i++) { /* records ascending: the unit only moves on */
+        const gs_tally_row r = t->v[i];
+        while (u + 1 < n_units && first[u + 1] <= r.unit)
+            u++;
+        gs_tally_counter_add(&c, r.pattern, r.strand < 0, r.best, r.count);
+        if (i + 1 == n || t->v[i + 1].unit >= first[u + 1])
+            gs_tally_counter_flush(&c, t, u); /* within t's capacity */
+    }
+    gs_tally_counter_free(&c);
+    return GS_OK;
+}
+
 gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err)
 {
     uint32_t n_units = 0, n_pat = 0;

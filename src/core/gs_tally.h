@@ -105,6 +105,12 @@ void gs_tally_normalize(gs_tally *t);
  * order that map keeps in order (records to their files) skip the sort.
  * GS_ESYS when out of memory (t unchanged). */
 gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err);
+/* The same where each unit is a range of consecutive records (files):
+ * unit u holds records first[u] .. first[u + 1] - 1 (n_units + 1 entries,
+ * ascending; an empty unit has none), and t is normalized (rows in record
+ * order, every record below first[n_units]). No map of every record is
+ * made: at 5 * 10^7 reads, writing one took longer than the remap. */
+gs_status gs_tally_remap_ranges(gs_tally *t, const size_t *first, uint32_t n_units, gs_error *err);
 /* Sum of the counts of rows of pattern p, strand s (0 forward, 1 reverse)
  * into sums[p * n_strands + s] (zeroed first; n_pat * n_strands entries). */
 void gs_tally_sums(const gs_tally *t, uint32_t n_pat, int n_strands, uint64_t *sums);

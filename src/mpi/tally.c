@@ -34,7 +34,8 @@ struct gs_tally_state {
     size_t n_samples, cap_samples;
     char *text;      /* the sheet's bytes, rows and samples point into it */
     gs_tally t;      /* rank 0 after gs_job_tally: rows by unit */
-    uint32_t *map;   /* record -> unit (file, sample) */
+    uint32_t *map;   /* record -> sample (--tally sample) */
+    size_t *first;   /* [files + 1] a file's first record (--tally file) */
     const char **names; /* unit names (rank 0) */
     uint64_t n_units;
 };
@@ -186,23 +187,25 @@ static gs_status make_units(gs_job *j, gs_error *err)
     size_t n_names = j->o->tally == GS_TALLY_FILE ? l->n_files
                      : j->o->tally == GS_TALLY_SAMPLE ? tl->n_samples : l->n_rec;
     tl->names = gs_malloc((n_names + 1) * sizeof *tl->names, err, "tally units");
-    tl->map = gs_malloc((l->n_rec + 1) * sizeof *tl->map, err, "tally units");
-    if (tl->names == NULL || tl->map == NULL)
+    if (tl->names == NULL)
         return GS_ESYS;
-    if (j->o->tally == GS_TALLY_SAMPLE)
-        return map_samples(tl, l, j->o->samples, j->o->index ? NULL : j->o->corpus, err);
+    if (j->o->tally == GS_TALLY_SAMPLE) {
+        tl->map = gs_malloc((l->n_rec + 1) * sizeof *tl->map, err, "tally units");
+        return tl->map ? map_samples(tl, l, j->o->samples, j->o->index ? NULL : j->o->corpus, err)
+                       : GS_ESYS;
+    }
     tl->n_units = n_names;
     for (size_t i = 0; i < n_names; i++)
         tl->names[i] = j->o->tally == GS_TALLY_FILE ? l->files[i] : l->rec[i].name;
-    if (j->o->tally != GS_TALLY_FILE) {
-        for (size_t r = 0; r < l->n_rec; r++)
-            tl->map[r] = (uint32_t)r;
+    if (j->o->tally != GS_TALLY_FILE)
         return GS_OK;
-    }
-    /* records are in corpus order, so each file's are consecutive: found by
-     * halving, not read one by one (10^8 reads) */
-    for (size_t f = 0, r = 0; f < l->n_files; f++) {
-        size_t lo = r, hi = l->n_rec; /* the first record of a later file */
+    if ((tl->first = gs_malloc((l->n_files + 1) * sizeof *tl->first, err, "tally units")) == NULL)
+        return GS_ESYS;
+    /* records are in corpus order, so each file's are consecutive: the
+     * first of each found by halving, not read one by one (10^8 reads) */
+    tl->first[0] = 0;
+    for (size_t f = 0; f < l->n_files; f++) {
+        size_t lo = tl->first[f], hi = l->n_rec; /* the first record of a later file */
         while (lo < hi) {
             const size_t mid = lo + (hi - lo) / 2;
             if (l->rec[mid].file <= f)
@@ -210,8 +213,7 @@ static gs_status make_units(gs_job *j, gs_error *err)
             else
                 hi = mid;
         }
-        for (; r < lo; r++)
-            tl->map[r] = (uint32_t)f;
+        tl->first[f + 1] = lo;
     }
     return GS_OK;
 }
@@ -280,7 +282,9 @@ gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_err
     const size_t rows = tl->t.n;
     if (j->rank == 0 && make_units(j, err) == GS_OK) {
         gs_tally_normalize(&tl->t);
-        if (j->o->tally != GS_TALLY_RECORD)
+        if (j->o->tally == GS_TALLY_FILE)
+            gs_tally_remap_ranges(&tl->t, tl->first, (uint32_t)tl->n_units, err);
+        else if (j->o->tally == GS_TALLY_SAMPLE)
             gs_tally_remap(&tl->t, tl->map, err);
     }
     if (j->rank == 0 && (j->o->tune.debug & GS_DEBUG_TIME)) /* docs/performance.md */
@@ -310,6 +314,7 @@ void gs_job_tally_free(gs_job *j)
     free(tl->samples);
     free(tl->text);
     free(tl->map);
+    free(tl->first);
     free(tl->names);
     free(tl);
     j->tally = NULL;
