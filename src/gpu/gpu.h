@@ -57,6 +57,8 @@ typedef struct gs_gpu_times {
                       * for their sort on the device, copying keys into runs) */
     double keep;     /* seconds spent making runs of the sorted keys: on CUDA's
                       * host thread as each queued batch's keys land, else in hits */
+    double tables;   /* seconds the feeding thread spent copying readers' tables
+                      * (gs_gpu_submit_laid: entries, and whose hits they hold) */
     unsigned long batches, redone; /* batches with hits; of them, those whose
                                     * hits were made again once their scan was
                                     * done (key hits past the room, or more sort

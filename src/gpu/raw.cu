@@ -24,6 +24,10 @@
 
 #include "gpu_pipe.cuh"
 
+extern "C" {
+#include "core/gs_clock.h"
+}
+
 /* Each block parses TILE bytes of the packed text, THREADS at a time. */
 enum { TILE = 4096, THREADS = 256 };
 
@@ -385,6 +389,7 @@ gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v
             pinned_grow((void **)&s->h_laid, &s->h_laid_cap, j - i, sizeof *s->h_laid, 0, err) !=
                 GS_OK)
             return err->code;
+        const double t0 = gs_now();
         memcpy(s->h_laid, v + i, (j - i) * sizeof *v);
         if (g->want_hits) { /* whose hits: offsets from the batch's first text */
             if (gs_grow(&s->segs, &s->seg_cap, j - i - 1, sizeof *s->segs, 64) != GS_OK)
@@ -394,6 +399,7 @@ gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v
                 s->segs[k - i].off -= out0;
             }
         }
+        g->times.tables += gs_now() - t0;
         s->laid = 1;
         s->laid_at0 = v[i].at;
         s->laid_out0 = v[i].out;

@@ -251,12 +251,12 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     if (gs_pipe_debug_time(cfg))
         fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
                 "(runs made %.3f s, most as each batch's keys land; %lu batches with hits, "
-                "%lu made again after their scan) "
+                "%lu made again after their scan; readers' tables copied %.3f s) "
                 "(on the feeding thread: open %.3f s, pinning the pool %.3f s, waiting for "
                 "batches %.3f s, submitting them %.3f s, waiting for their copies to land "
                 "%.3f s; waiting for a device slot to finish its batch %.3f s, the end's "
                 "included)\n", f.t.kernel, f.t.transfer, f.t.hits, f.t.keep, f.t.batches,
-                f.t.redone, f.t_open, f.t_pin, f.t_wait, f.t_feed, f.t_land, f.t.slot);
+                f.t.redone, f.t.tables, f.t_open, f.t_pin, f.t_wait, f.t_feed, f.t_land, f.t.slot);
     /* the feeder only kept each batch's keys: the records are made here, on
      * all threads, once the GPU is done */
     if (st == GS_OK && cfg->want_hits)
