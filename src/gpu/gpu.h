@@ -158,11 +158,16 @@ typedef struct gs_gpu_laid {
  * goes to the device as it is and one kernel packs the texts, a batch for
  * as many as fit, so the feeding thread does nothing per segment (107 M
  * reads of 150 bp took 3.7 s through the per-segment calls). Where the
- * gpu keeps hits, hit[] says whose hits each text holds (hit[i].off:
- * v[i].out), copied a batch at a time; else NULL. A ticket as
- * gs_gpu_submit_raw; only where gs_gpu_takes_laid. */
+ * gpu keeps hits, (*hit)[] says whose hits each text holds (hit[i].off:
+ * v[i].out, from 0), copied a batch at a time; else hit is NULL. Where the
+ * whole table is one batch, the array itself is taken, not copied (40
+ * bytes a read were most of the feeding thread's time with reads), and
+ * one of the gpu's given back in its place (*hit and its gs_grow capacity
+ * *hit_cap; NULL and 0 at first). A ticket as gs_gpu_submit_raw; only
+ * where gs_gpu_takes_laid. */
 gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
-                             const gs_run_seg *hit, size_t n, unsigned *ticket, gs_error *err);
+                             gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
+                             gs_error *err);
 /* Wait until the buffer of the submit that gave ticket (gs_gpu_submit_raw,
  * gs_gpu_submit_run) may be reused. */
 gs_status gs_gpu_wait(gs_gpu *g, unsigned ticket, gs_error *err);

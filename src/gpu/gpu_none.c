@@ -43,9 +43,10 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
 }
 
 gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
-                             const gs_run_seg *hit, size_t n, unsigned *ticket, gs_error *err)
+                             gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
+                             gs_error *err)
 {
-    (void)g; (void)buf; (void)v; (void)hit; (void)n; (void)ticket;
+    (void)g; (void)buf; (void)v; (void)hit; (void)hit_cap; (void)n; (void)ticket;
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 

@@ -362,9 +362,10 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
 }
 
 gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
-                             const gs_run_seg *hit, size_t n, unsigned *ticket, gs_error *err)
+                             gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
+                             gs_error *err)
 {
-    if (!g->pack || g->seqcap || (g->want_hits && hit == NULL))
+    if (!g->pack || g->seqcap || (g->want_hits && (hit == NULL || *hit == NULL)))
         return gs_fail(err, GS_ESYS, "a reader's table needs exact dna keys, no --seq and, "
                        "with hits, their segments (gpu)");
     if (gs_gpu_copy_stream(g, err) != GS_OK)
@@ -391,11 +392,14 @@ gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v
             return err->code;
         const double t0 = gs_now();
         memcpy(s->h_laid, v + i, (j - i) * sizeof *v);
-        if (g->want_hits) { /* whose hits: offsets from the batch's first text */
+        if (g->want_hits && i == 0 && j == n && out0 == 0) { /* the caller's, as it is */
+            std::swap(s->segs, *hit);
+            std::swap(s->seg_cap, *hit_cap);
+        } else if (g->want_hits) { /* whose hits: offsets from the batch's first text */
             if (gs_grow(&s->segs, &s->seg_cap, j - i - 1, sizeof *s->segs, 64) != GS_OK)
                 return gs_fail(err, GS_ESYS, "out of memory (GPU batch table)");
             for (size_t k = i; k < j; k++) {
-                s->segs[k - i] = hit[k];
+                s->segs[k - i] = (*hit)[k];
                 s->segs[k - i].off -= out0;
             }
         }

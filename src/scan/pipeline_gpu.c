@@ -101,14 +101,14 @@ static gs_status feeder_spill(feeder *f, gs_gpu *g)
  * (gs_gpu_submit_run takes the others one at a time), in place where the
  * pool's buffers may be the device's batches (f->in_place).
  * *ticket: the fence of its last run from the buffer (gs_gpu_wait), or -1. */
-static gs_status feed_slot(feeder *f, gs_gpu *g, const slot *sl, long *ticket)
+static gs_status feed_slot(feeder *f, gs_gpu *g, slot *sl, long *ticket)
 {
     const gs_scan_cfg *cfg = f->p->cfg;
     *ticket = -1;
     if (sl->n_laid) { /* the readers' table as it is, then the segments it could not take */
         unsigned t;
-        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, sl->laid_hit, sl->n_laid, &t, &f->err) !=
-            GS_OK)
+        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, f->p->cfg->want_hits ? &sl->laid_hit : NULL,
+                               &sl->hit_cap, sl->n_laid, &t, &f->err) != GS_OK)
             return f->err.code;
         *ticket = t;
     }
