@@ -177,13 +177,14 @@ gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err)
 
 /* ---- chunks: the memory of GPU batches' runs -------------------------
  *
- * A GPU batch's run took its keys and segments from malloc: fresh pages,
- * 32 bytes a hit of reads (one read, one segment kept, a hit), whose
- * faults were most of making the runs (0.77 s for 26 M hits of 7 Gi
- * residues of reads, H100 host, 4 KiB pages). Runs are now carved one
- * after the other from chunks of CHUNK bytes, asked for huge pages, and a
- * chunk goes back once its carver let go of it and its last run is freed
- * (runs are freed on the expanding threads, hence the atomic count). */
+ * A GPU batch's run took its keys and segments from malloc, two blocks a
+ * run, 32 bytes a hit of reads (one read, one segment kept, a hit), and
+ * making the runs was mostly the first touch of that fresh memory (0.77 s
+ * for 26 M hits of 7 Gi residues of reads, H100 host). Runs are now carved
+ * one after the other from chunks of CHUNK bytes, asked for huge pages
+ * (which helped little: 0.61-0.71 s; the touch costs what it costs), and
+ * a chunk goes back once its carver let go of it and its last run is
+ * freed (runs are freed on the expanding threads, hence the atomic count). */
 enum { CHUNK = 64 << 20, CARVE_ALIGN = 64 };
 
 struct gs_run_chunk {

@@ -89,9 +89,9 @@ gs_status gs_hit_runs_push(gs_hit_runs *rs, const gs_hit_run *r, gs_error *err);
  * text, none before segs[0].off), segs[0..n_seg) the batch's segments
  * ascending in off (each the text of one gs_segment, in the order they
  * were submitted). The keys are copied, on up to `threads` threads, into
- * chunks of memory that rs carves runs from (huge pages where the system
- * gives them: a fresh 4 KiB page a run was most of the cost); the batch
- * is cut into runs wherever
+ * chunks of memory that rs carves runs from (one block for a run's keys
+ * and segments, huge pages where the system gives them); the batch is cut
+ * into runs wherever
  * a segment does not directly follow the one before in the corpus (a batch
  * packed from several readers' buffers), so runs never interleave. With span
  * > 0 (approximate modes, hits owned by their end: engine.h), a hit whose
@@ -112,8 +112,9 @@ void gs_hit_runs_order(gs_hit_runs *rs);
 /* The hits of all runs in contract §3 order, into *hits (whose previous
  * vector is freed). Runs are ordered by their first segment, expanded in
  * parallel pieces on `threads` threads, each run freed once expanded (a
- * chunk once its last run is: the peak is about 40 bytes a hit), and where two neighbours overlap (approximate
- * hits owned by their end, interleaved readers) their overlap is merged.
+ * chunk once its last run is: the peak is about 40 bytes a hit), and
+ * where two neighbours overlap (approximate hits owned by their end,
+ * interleaved readers) their overlap is merged.
  * rs is left empty, also on failure. */
 gs_status gs_hit_runs_expand(gs_hit_runs *rs, int threads, gs_hits *hits, gs_error *err);
 
