@@ -330,7 +330,8 @@ static void check_gpu_batches(const char *what, tcorpus *c, uint64_t *rs, int re
         const size_t all = spilled.n + got.n;
         gs_hit *v = realloc(spilled.v, (all + 1) * sizeof *v);
         CHECK(v != NULL);
-        memcpy(v + spilled.n, got.v, got.n * sizeof *v);
+        if (got.n)
+            memcpy(v + spilled.n, got.v, got.n * sizeof *v);
         gs_hits_free(&got);
         got = (gs_hits){.v = v, .n = all, .cap = all};
         CHECK(gs_hits_sort(&got) == GS_OK);
@@ -389,9 +390,9 @@ static void check_chunks(void)
     const size_t ns[] = {5000000, 5000000, 9000000, 3};
     const gs_key_layout lay = {.b_len = 5, .b_pat = 10};
     const gs_run_seg seg = {.base = 7, .record = 2, .own = 1u << 30};
-    uint64_t *keys = malloc(ns[2] * sizeof *keys);
+    uint64_t *keys = malloc((ns[2] + 4) * sizeof *keys); /* batch b starts at key b */
     CHECK(keys != NULL);
-    for (size_t i = 0; i < ns[2]; i++)
+    for (size_t i = 0; i < ns[2] + 4; i++)
         keys[i] = (uint64_t)(3 * i) << gs_hitkey_s_pos(lay);
     gs_hit_runs dev = {0}, runs = {0};
     gs_error err = {0};
