@@ -192,6 +192,11 @@ struct gs_run_chunk {
     size_t size, used;  /* bytes mapped; carved, from the chunk's start */
 };
 
+static size_t carved(size_t bytes) /* the room a carve of bytes takes */
+{
+    return (bytes + CARVE_ALIGN - 1) & ~(size_t)(CARVE_ALIGN - 1);
+}
+
 static void chunk_let_go(gs_run_chunk *c)
 {
     if (c && atomic_fetch_sub(&c->refs, 1) == 1)
@@ -202,7 +207,7 @@ static void chunk_let_go(gs_run_chunk *c)
  * room: the old one goes once its runs do), or NULL. */
 static void *carve(gs_hit_runs *rs, size_t bytes)
 {
-    const size_t head = (sizeof(gs_run_chunk) + CARVE_ALIGN - 1) & ~(size_t)(CARVE_ALIGN - 1);
+    const size_t head = carved(sizeof(gs_run_chunk));
     gs_run_chunk *c = rs->carve;
     if (c == NULL || c->size - c->used < bytes) {
         size_t size = bytes + head > CHUNK ? bytes + head : CHUNK;
@@ -220,15 +225,14 @@ static void *carve(gs_hit_runs *rs, size_t bytes)
         rs->carve = c;
     }
     void *p = (char *)c + c->used;
-    c->used += (bytes + CARVE_ALIGN - 1) & ~(size_t)(CARVE_ALIGN - 1);
+    c->used += carved(bytes);
     return p;
 }
 
 /* The last carve of rs, at p, cut to bytes (0: given back whole). */
 static void carve_cut(gs_hit_runs *rs, void *p, size_t bytes)
 {
-    rs->carve->used = (size_t)((char *)p - (char *)rs->carve) +
-                      ((bytes + CARVE_ALIGN - 1) & ~(size_t)(CARVE_ALIGN - 1));
+    rs->carve->used = (size_t)((char *)p - (char *)rs->carve) + carved(bytes);
 }
 
 static void run_free(gs_hit_run *r)

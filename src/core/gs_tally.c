@@ -75,43 +75,43 @@ void gs_tally_normalize(gs_tally *t)
 }
 
 /* Rows in unit order whose new units keep that order (a file's records
- * are consecutive): each new unit's rows through counter c as they come,
+ * are consecutive): each new unit's rows through a counter as they come,
  * written over t (a unit's combined rows are no more than its rows, so
- * none is written before it is read). */
-static void remap_in_order(gs_tally *t, const uint32_t *map, gs_tally_counter *c)
+ * none is written before it is read). The new unit of a row: map[unit],
+ * or with map NULL the range of first[0 .. n_units] that holds it. */
+static gs_status remap_in_order(gs_tally *t, const uint32_t *map, const size_t *first,
+                                uint32_t n_units, uint32_t n_pat, gs_error *err)
 {
-    const size_t n = t->n;
-    t->n = 0;
-    for (size_t i = 0; i < n; i++) {
-        const gs_tally_row r = t->v[i];
-        gs_tally_counter_add(c, r.pattern, r.strand < 0, r.best, r.count);
-        if (i + 1 == n || map[t->v[i + 1].unit] != map[r.unit])
-            gs_tally_counter_flush(c, t, map[r.unit]); /* within t's capacity */
-    }
-}
-
-gs_status gs_tally_remap_ranges(gs_tally *t, const size_t *first, uint32_t n_units, gs_error *err)
-{
-    uint32_t n_pat = 0, u = 0;
-    for (size_t i = 0; i < t->n; i++)
-        n_pat = t->v[i].pattern >= n_pat ? t->v[i].pattern + 1 : n_pat;
     gs_tally_counter c;
     if (gs_tally_counter_init(&c, n_pat, err) != GS_OK) {
         gs_tally_counter_free(&c);
         return GS_ESYS;
     }
     const size_t n = t->n;
+    uint32_t u = 0, unit = 0;
     t->n = 0;
-    for (size_t i = 0; i < n; i++) { /* records ascending: the unit only moves on */
+    for (size_t i = 0; i < n; i++) {
         const gs_tally_row r = t->v[i];
-        while (u + 1 < n_units && first[u + 1] <= r.unit)
-            u++;
+        while (map == NULL && u + 1 < n_units && first[u + 1] <= r.unit)
+            u++; /* records ascend: the range only moves on */
+        const uint32_t to = map ? map[r.unit] : u;
+        if (i > 0 && to != unit)
+            gs_tally_counter_flush(&c, t, unit); /* within t's capacity */
+        unit = to;
         gs_tally_counter_add(&c, r.pattern, r.strand < 0, r.best, r.count);
-        if (i + 1 == n || t->v[i + 1].unit >= first[u + 1])
-            gs_tally_counter_flush(&c, t, u); /* within t's capacity */
     }
+    if (n > 0)
+        gs_tally_counter_flush(&c, t, unit);
     gs_tally_counter_free(&c);
     return GS_OK;
+}
+
+gs_status gs_tally_remap_ranges(gs_tally *t, const size_t *first, uint32_t n_units, gs_error *err)
+{
+    uint32_t n_pat = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n_pat = t->v[i].pattern >= n_pat ? t->v[i].pattern + 1 : n_pat;
+    return remap_in_order(t, NULL, first, n_units, n_pat, err);
 }
 
 gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err)
@@ -124,16 +124,8 @@ gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err)
         n_units = u >= n_units ? u + 1 : n_units;
         n_pat = t->v[i].pattern >= n_pat ? t->v[i].pattern + 1 : n_pat;
     }
-    if (in_order) {
-        gs_tally_counter c;
-        if (gs_tally_counter_init(&c, n_pat, err) != GS_OK) {
-            gs_tally_counter_free(&c);
-            return GS_ESYS;
-        }
-        remap_in_order(t, map, &c);
-        gs_tally_counter_free(&c);
-        return GS_OK;
-    }
+    if (in_order)
+        return remap_in_order(t, map, NULL, 0, n_pat, err);
     gs_tally out = {.v = gs_malloc((t->n ? t->n : 1) * sizeof *t->v, err, "tally"), .cap = t->n};
     size_t *first = gs_calloc((size_t)n_units + 1, sizeof *first, err, "tally");
     gs_tally_counter c;

@@ -53,23 +53,6 @@ static gs_status gpu_keys_reserve(gs_gpu *g, size_t n, gs_error *err)
     return GS_OK;
 }
 
-/* n sorted keys of src (device) into h_sorted, on slot s's stream, and wait. */
-static gs_status gpu_copy_back(gs_gpu *g, gs_gpu_slot *s, const unsigned long long *src,
-                               uint32_t n, gs_error *err)
-{
-    if (gs_gpu_reserve((void **)&g->h_sorted, &g->h_sorted_cap, std::max<size_t>(n, 1), 8, 1,
-                       err) != GS_OK)
-        return err->code;
-    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
-    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, src, (size_t)n * 8, cudaMemcpyDeviceToHost, s->st));
-    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
-    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
-    g->times.transfer += gs_gpu_elapsed(g->h0, g->h1) / 1e3;
-    return GS_OK;
-fail:
-    return err->code;
-}
-
 /* Sort the *n keys of d_keys on slot s's stream, copy them to h_sorted and
  * wait. unique: equal keys are copied once and *n becomes their number
  * (bv's seed filter finds an edit hit once per seed that holds it). */
@@ -95,7 +78,16 @@ static gs_status gpu_sort_back(gs_gpu *g, gs_gpu_slot *s, uint32_t *n, int uniqu
         *n = *s->h_nhits;
         out = g->d_keys;
     }
-    return gpu_copy_back(g, s, out, *n, err);
+    if (gs_gpu_reserve((void **)&g->h_sorted, &g->h_sorted_cap, std::max<size_t>(*n, 1), 8, 1,
+                       err) != GS_OK)
+        return err->code;
+    GS_CUDA_CHECK(cudaEventRecord(g->h0, s->st));
+    GS_CUDA_CHECK(cudaMemcpyAsync(g->h_sorted, out, (size_t)*n * 8, cudaMemcpyDeviceToHost,
+                                  s->st));
+    GS_CUDA_CHECK(cudaEventRecord(g->h1, s->st));
+    GS_CUDA_CHECK(cudaStreamSynchronize(s->st));
+    g->times.transfer += gs_gpu_elapsed(g->h0, g->h1) / 1e3;
+    return GS_OK;
 fail:
     return err->code;
 }

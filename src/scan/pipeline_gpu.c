@@ -107,7 +107,7 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, slot *sl, long *ticket)
     *ticket = -1;
     if (sl->n_laid) { /* the readers' table as it is, then the segments it could not take */
         unsigned t;
-        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, f->p->cfg->want_hits ? &sl->laid_hit : NULL,
+        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, cfg->want_hits ? &sl->laid_hit : NULL,
                                &sl->hit_cap, sl->n_laid, &t, &f->err) != GS_OK)
             return f->err.code;
         *ticket = t;
