@@ -89,7 +89,7 @@ static int for_segments(const workload *w, size_t block, uint32_t max_len, seg_f
     for (int r = 0; r < w->n_rec; r++) {
         const record *rc = &w->rec[r];
         if (rc->n == 0 && w->empty_segs) {
-            gs_segment s = {(uint32_t)r, 0, rc->text, 0, 0, 0};
+            gs_segment s = {(uint32_t)r, 0, rc->text, 0, 0, 0, 0};
             if (fn(ctx, &s))
                 return 1;
         }

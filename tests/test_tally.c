@@ -99,6 +99,12 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
         }
         gs_tally_free(&part);
     }
+    /* the same rows combined in place, units kept: rows out of order,
+     * a record's rows repeated by several ranks */
+    gs_tally kept_units = copy_of(&all);
+    CHECK(gs_tally_remap(&kept_units, NULL, &err) == GS_OK);
+    check_same(&kept_units, &d, N_REC);
+    gs_tally_free(&kept_units);
     gs_tally_normalize(&all);
     check_same(&all, &d, N_REC);
     uint64_t sums[N_PAT * 2], want[N_PAT * 2] = {0};
@@ -132,6 +138,19 @@ static void one_case(uint64_t *rs, size_t n, int sorted, int ranks, int wide)
     free(h);
 }
 
+/* got's rows are want's, one for one. */
+static void same_rows(const gs_tally *got, const gs_tally *want)
+{
+    CHECK_EQ_U64(got->n, want->n);
+    for (size_t i = 0; i < got->n && i < want->n; i++) {
+        CHECK_EQ_U64(got->v[i].unit, want->v[i].unit);
+        CHECK_EQ_U64(got->v[i].pattern, want->v[i].pattern);
+        CHECK_EQ_U64(got->v[i].strand, want->v[i].strand);
+        CHECK_EQ_U64(got->v[i].count, want->v[i].count);
+        CHECK_EQ_U64(got->v[i].best, want->v[i].best);
+    }
+}
+
 static int u64_cmp(const void *pa, const void *pb)
 {
     uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
@@ -144,13 +163,19 @@ static int u64_cmp(const void *pa, const void *pb)
  * hits expanded: GPU-like batches of segments, three segments a record so
  * records cross batches and shares, a batch sometimes skipping a segment
  * (cut into several runs there), the batches handed over in a shuffled
- * order. */
+ * order. The same keys are also counted batch by batch as a GPU counts
+ * them where the tally is by file (gs_tally_count_keys: five records a
+ * file, the tables naming files), against the tally remapped. */
 static void runs_case(uint64_t *rs, int n_batches, int keys_a_batch, int threads)
 {
-    enum { SEGS = 4, LEN = 50, PER_REC = 3, MAX_KEYS = 2000 };
+    enum { SEGS = 4, LEN = 50, PER_REC = 3, MAX_KEYS = 2000, PER_FILE = 5 };
     const gs_key_layout lay = {.b_dist = 0, .b_len = 3, .b_pat = 3};
     gs_hit_runs a = {0}, b = {0};
     gs_error err = {0};
+    gs_tally landed = {0};
+    gs_tally_counter c;
+    uint32_t unit = 0;
+    CHECK(gs_tally_counter_init(&c, 8, &err) == GS_OK);
     int order[64];
     for (int k = 0; k < n_batches; k++)
         order[k] = k;
@@ -178,22 +203,30 @@ static void runs_case(uint64_t *rs, int n_batches, int keys_a_batch, int threads
         qsort(keys, (size_t)keys_a_batch, sizeof *keys, u64_cmp);
         CHECK(gs_hit_runs_add_batch(&a, keys, (size_t)keys_a_batch, segs, n_seg, lay, 0, 1, &err) == GS_OK);
         CHECK(gs_hit_runs_add_batch(&b, keys, (size_t)keys_a_batch, segs, n_seg, lay, 0, 1, &err) == GS_OK);
+        for (size_t s = 0; s < n_seg; s++)
+            segs[s].record /= PER_FILE;
+        CHECK(gs_tally_count_keys(&landed, &c, &unit, keys, (size_t)keys_a_batch, segs, n_seg,
+                                  lay) == GS_OK);
     }
+    if (c.n_touched)
+        CHECK(gs_tally_counter_flush(&c, &landed, unit) == GS_OK);
+    gs_tally_counter_free(&c);
+    CHECK(gs_tally_remap(&landed, NULL, &err) == GS_OK);
     gs_hits h = {0};
     gs_tally want = {0}, got = {0};
     CHECK(gs_hit_runs_expand(&a, 2, &h, &err) == GS_OK);
     CHECK(gs_tally_add_hits(&want, h.v, h.n, 8, &err) == GS_OK);
     CHECK(gs_tally_add_runs(&got, &b, 8, threads, &err) == GS_OK);
-    CHECK_EQ_U64(got.n, want.n);
-    for (size_t i = 0; i < got.n && i < want.n; i++) {
-        CHECK_EQ_U64(got.v[i].unit, want.v[i].unit);
-        CHECK_EQ_U64(got.v[i].pattern, want.v[i].pattern);
-        CHECK_EQ_U64(got.v[i].strand, want.v[i].strand);
-        CHECK_EQ_U64(got.v[i].count, want.v[i].count);
-    }
+    same_rows(&got, &want);
+    uint32_t file_of[64 * SEGS];
+    for (uint32_t r = 0; r < 64 * SEGS; r++)
+        file_of[r] = r / PER_FILE;
+    CHECK(gs_tally_remap(&want, file_of, &err) == GS_OK);
+    same_rows(&landed, &want);
     gs_hits_free(&h);
     gs_tally_free(&want);
     gs_tally_free(&got);
+    gs_tally_free(&landed);
     gs_hit_runs_free(&a);
     gs_hit_runs_free(&b);
 }

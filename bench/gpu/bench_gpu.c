@@ -173,7 +173,7 @@ static double time_engine(const char *eng, const gs_keyset *ks, const uint8_t *t
 {
     gs_gpu *g;
     gs_error err = {0};
-    gs_segment seg = {0, 0, t, n, n, 0};
+    gs_segment seg = {0, 0, t, n, n, 0, 0};
     double v[16];
     char name[64];
     const char *colon = strchr(eng, ':');
@@ -249,7 +249,7 @@ static void bench_pipeline(const uint8_t *t, size_t n, const gs_patset *ps, cons
         for (size_t base = 0; base < n; base += block) {
             size_t own = n - base < block ? n - base : block;
             size_t len = n - base < own + ks.max_len - 1 ? n - base : own + ks.max_len - 1;
-            gs_segment seg = {0, base, t + base, len, own, 0};
+            gs_segment seg = {0, base, t + base, len, own, 0, 0};
             if (gs_gpu_submit(g, &seg, &err) != GS_OK)
                 die(eng, &err);
         }

@@ -52,6 +52,15 @@ typedef struct gs_run_seg {
                       * starting there are dropped (gs_hit_runs_add_batch) */
 } gs_run_seg;
 
+/* The id a segment's hits go under in its run's table: its record, or
+ * with by_file its file (a scan that only tallies its exact hits by file:
+ * gs_tally_count_keys then counts a file's hits as one unit, whatever
+ * records hold them). */
+static inline uint32_t gs_run_owner(const gs_segment *x, int by_file)
+{
+    return by_file ? x->file : x->record;
+}
+
 /* Memory that the runs of GPU batches are carved from (gs_hitsort.c),
  * shared by the runs in it and freed with the last of them. */
 typedef struct gs_run_chunk gs_run_chunk;

@@ -78,7 +78,8 @@ void gs_tally_normalize(gs_tally *t)
  * are consecutive): each new unit's rows through a counter as they come,
  * written over t (a unit's combined rows are no more than its rows, so
  * none is written before it is read). The new unit of a row: map[unit],
- * or with map NULL the range of first[0 .. n_units] that holds it. */
+ * or with map NULL the range of first[0 .. n_units] that holds it, or with
+ * neither its own. */
 static gs_status remap_in_order(gs_tally *t, const uint32_t *map, const size_t *first,
                                 uint32_t n_units, uint32_t n_pat, gs_error *err)
 {
@@ -92,9 +93,9 @@ static gs_status remap_in_order(gs_tally *t, const uint32_t *map, const size_t *
     t->n = 0;
     for (size_t i = 0; i < n; i++) {
         const gs_tally_row r = t->v[i];
-        while (map == NULL && u + 1 < n_units && first[u + 1] <= r.unit)
+        while (first && u + 1 < n_units && first[u + 1] <= r.unit)
             u++; /* records ascend: the range only moves on */
-        const uint32_t to = map ? map[r.unit] : u;
+        const uint32_t to = map ? map[r.unit] : first ? u : r.unit;
         if (i > 0 && to != unit)
             gs_tally_counter_flush(&c, t, unit); /* within t's capacity */
         unit = to;
@@ -118,9 +119,10 @@ gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err)
 {
     uint32_t n_units = 0, n_pat = 0;
     int in_order = 1;
+#define NEW_UNIT(u) (map ? map[u] : (u))
     for (size_t i = 0; i < t->n; i++) {
-        uint32_t u = map[t->v[i].unit];
-        in_order &= i == 0 || (t->v[i - 1].unit <= t->v[i].unit && map[t->v[i - 1].unit] <= u);
+        uint32_t u = NEW_UNIT(t->v[i].unit);
+        in_order &= i == 0 || (t->v[i - 1].unit <= t->v[i].unit && NEW_UNIT(t->v[i - 1].unit) <= u);
         n_units = u >= n_units ? u + 1 : n_units;
         n_pat = t->v[i].pattern >= n_pat ? t->v[i].pattern + 1 : n_pat;
     }
@@ -137,14 +139,15 @@ gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err)
     }
     gs_tally_row *by_unit = out.v; /* the sort's output; rows are written back into t */
     for (size_t i = 0; i < t->n; i++)
-        first[map[t->v[i].unit] + 1]++;
+        first[NEW_UNIT(t->v[i].unit) + 1]++;
     for (uint32_t u = 0; u < n_units; u++)
         first[u + 1] += first[u];
     for (size_t i = 0; i < t->n; i++) {
         gs_tally_row r = t->v[i];
-        r.unit = map[r.unit];
+        r.unit = NEW_UNIT(r.unit);
         by_unit[first[r.unit]++] = r;
     }
+#undef NEW_UNIT
     t->n = 0; /* each unit's combined rows are no more than its rows: written over t */
     for (size_t i = 0; i < out.cap; i++) {
         gs_tally_counter_add(&c, by_unit[i].pattern, by_unit[i].strand < 0, by_unit[i].best,
@@ -255,29 +258,35 @@ gs_status gs_tally_add_stream(gs_tally *t, gs_hit_source src, uint32_t n_pat, gs
     return st;
 }
 
-/* Run r's keys into c, each by the segment of its table it lies in (a
- * segment's keys are contiguous: keys ascend in position and segments in
- * their first); the rows of the record c holds (*rec, when it holds any)
- * flushed to t where the record changes, not at the run's end: runs in
- * corpus order go through one after the other, so a record that spans
- * runs (a chromosome in many batches) is counted once into one set of
- * rows. */
+gs_status gs_tally_count_keys(gs_tally *t, gs_tally_counter *c, uint32_t *unit,
+                             const uint64_t *keys, size_t n, const gs_run_seg *segs, size_t n_seg,
+                             gs_key_layout lay)
+{
+    const gs_run_seg *b = segs, *last = segs + (n_seg ? n_seg - 1 : 0);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t k = keys[i], pos = gs_hitkey_pos(lay, k);
+        while (b < last && b[1].off <= pos)
+            b++;
+        if (c->n_touched && b->record != *unit && gs_tally_counter_flush(c, t, *unit) != GS_OK)
+            return GS_ESYS;
+        *unit = b->record;
+        gs_tally_counter_add(c, gs_hitkey_pattern(lay, k), (int)gs_hitkey_strand(lay, k),
+                             (uint8_t)gs_hitkey_dist(lay, k), 1);
+    }
+    return GS_OK;
+}
+
+/* Run r's keys into c (gs_tally_count_keys); the rows of the record c
+ * holds (*rec, when it holds any) flushed to t where the record changes,
+ * not at the run's end: runs in corpus order go through one after the
+ * other, so a record that spans runs (a chromosome in many batches) is
+ * counted once into one set of rows. */
 static gs_status add_run(gs_tally *t, gs_tally_counter *c, const gs_hit_run *r, uint32_t *rec)
 {
     if (r->hits)
         return count_hits(t, c, r->hits, r->n, rec, 0);
-    const gs_run_seg *b = r->segs ? r->segs : &r->first, *last = r->segs ? b + r->n_seg - 1 : b;
-    for (size_t i = 0; i < r->n; i++) {
-        uint64_t k = r->keys[i], pos = gs_hitkey_pos(r->lay, k);
-        while (b < last && b[1].off <= pos)
-            b++;
-        if (c->n_touched && b->record != *rec && gs_tally_counter_flush(c, t, *rec) != GS_OK)
-            return GS_ESYS;
-        *rec = b->record;
-        gs_tally_counter_add(c, gs_hitkey_pattern(r->lay, k), (int)gs_hitkey_strand(r->lay, k),
-                             (uint8_t)gs_hitkey_dist(r->lay, k), 1);
-    }
-    return GS_OK;
+    return gs_tally_count_keys(t, c, rec, r->keys, r->n, r->segs ? r->segs : &r->first,
+                               r->segs ? r->n_seg : 1, r->lay);
 }
 
 /* t's rows [from, n) were just appended: where the unit of row from - 1
@@ -369,6 +378,24 @@ gs_status gs_tally_add_runs(gs_tally *t, gs_hit_runs *rs, uint32_t n_pat, int th
     if (st != GS_OK)
         return gs_fail(err, GS_ESYS, "out of memory (tally of %zu hits)", rs->n_hits);
     gs_tally_normalize(t);
+    return GS_OK;
+}
+
+gs_status gs_tally_move(gs_tally *dst, gs_tally *src, gs_error *err)
+{
+    if (dst->n == 0) { /* its array taken as it is */
+        gs_tally_free(dst);
+        *dst = *src;
+        memset(src, 0, sizeof *src);
+        return GS_OK;
+    }
+    if (src->n > 0) {
+        if (gs_grow(&dst->v, &dst->cap, dst->n + src->n - 1, sizeof *dst->v, 1024) != GS_OK)
+            return gs_fail(err, GS_ESYS, "out of memory (tally of %zu rows)", dst->n + src->n);
+        memcpy(dst->v + dst->n, src->v, src->n * sizeof *src->v);
+        dst->n += src->n;
+    }
+    gs_tally_free(src);
     return GS_OK;
 }
 

@@ -95,15 +95,30 @@ gs_status gs_tally_add_stream(gs_tally *t, gs_hit_source src, uint32_t n_pat, gs
  * a sort of the whole. */
 gs_status gs_tally_add_runs(gs_tally *t, gs_hit_runs *rs, uint32_t n_pat, int threads,
                             gs_error *err);
+/* Keys as a GPU batch or a run holds them (gs_hitsort.h): keys[0..n)
+ * ascending, each counted into c under the record field of the segment of
+ * segs[0..n_seg) it lies in (a segment's keys are contiguous: keys ascend
+ * in position and segments in their off); the rows of the unit c holds
+ * (*unit, when it holds any) flushed to t where that field changes, and
+ * left in c at the end, so that batches counted one after the other under
+ * one unit (a file's, gs_run_owner) make one set of rows. GS_ESYS when out
+ * of memory (no message). */
+gs_status gs_tally_count_keys(gs_tally *t, gs_tally_counter *c, uint32_t *unit,
+                             const uint64_t *keys, size_t n, const gs_run_seg *segs, size_t n_seg,
+                             gs_key_layout lay);
+/* Append src's rows to dst (its array taken where dst has none); src is
+ * left empty. GS_ESYS when out of memory (src unchanged). */
+gs_status gs_tally_move(gs_tally *dst, gs_tally *src, gs_error *err);
 /* Sort rows by (unit, pattern, strand: forward first) and combine rows of
  * one key: counts add, the smallest best is kept. */
 void gs_tally_normalize(gs_tally *t);
-/* Every row's unit becomes map[unit], then the rows are put in order and
- * combined: a stable counting sort by unit, then each unit's rows through a
- * counter, so no comparison sort of the rows (a record tally is as large as
- * the hits when most records hold a pattern once); rows already in unit
- * order that map keeps in order (records to their files) skip the sort.
- * GS_ESYS when out of memory (t unchanged). */
+/* Every row's unit becomes map[unit] (map NULL: it stays), then the rows
+ * are put in order and combined: a stable counting sort by unit, then each
+ * unit's rows through a counter, so no comparison sort of the rows (a
+ * record tally is as large as the hits when most records hold a pattern
+ * once; a tally by file from many batches repeats each file's rows); rows
+ * already in unit order that map keeps in order (records to their files)
+ * skip the sort. GS_ESYS when out of memory (t unchanged). */
 gs_status gs_tally_remap(gs_tally *t, const uint32_t *map, gs_error *err);
 /* The same where each unit is a range of consecutive records (files):
  * unit u holds records first[u] .. first[u + 1] - 1 (n_units + 1 entries,

@@ -70,6 +70,7 @@ typedef struct gs_segment {
                           * end into its start (text[turn - base] is residue 0
                           * again), else 0: hits start before turn and span at
                           * most turn residues */
+    uint32_t file;       /* the record's file: index into the layout's files */
 } gs_segment;
 
 /* A segment's text as its FASTA file holds it, line ends included, for a

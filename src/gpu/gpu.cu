@@ -172,6 +172,8 @@ void gs_gpu_close(gs_gpu *g)
     cudaFreeHost(g->h_sorted);
     cudaFree(g->d_temp);
     gs_hit_runs_free(&g->runs);
+    gs_tally_free(&g->tally);
+    gs_tally_counter_free(&g->counter);
     delete g;
 }
 
@@ -262,6 +264,9 @@ gs_status gs_gpu_open(const gs_gpu_args *a, const gs_keyset *ks, gs_gpu **out, g
     GS_CUDA_CHECK(cudaMemset(g->d_counts, 0, std::max<size_t>(g->n_keys, 1) * 8));
     GS_CUDA_CHECK(cudaMalloc((void **)&g->d_work, GS_GPU_WORK_COUNTERS * sizeof *g->d_work));
     if (want_hits && !g->approx && gpu_upload_outkeys(g, ks, err) != GS_OK)
+        goto fail;
+    g->by_file = want_hits && !g->approx && a->tally_files;
+    if (g->by_file && gs_tally_counter_init(&g->counter, ks->n_patterns, err) != GS_OK)
         goto fail;
     GS_CUDA_CHECK(cudaEventCreate(&g->scan_done));
     GS_CUDA_CHECK(cudaEventCreate(&g->h0));
@@ -502,7 +507,7 @@ gs_status gs_gpu_slot_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size
             s->seg_cap = cap;
         }
         s->segs[s->n_seg] =
-            gs_run_seg{seg->base, (uint32_t)s->len, seg->record, (uint32_t)seg->own,
+            gs_run_seg{seg->base, (uint32_t)s->len, gs_run_owner(seg, g->by_file), (uint32_t)seg->own,
                        seg->turn ? (uint32_t)(seg->turn - seg->base) : 0u};
     }
     s->n_seg++;
@@ -662,6 +667,14 @@ gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err)
 {
     std::lock_guard<std::mutex> hold(g->runs_lock);
     return g->runs.n ? gs_hit_runs_move(runs, &g->runs, err) : GS_OK;
+}
+
+gs_status gs_gpu_take_tally(gs_gpu *g, gs_tally *t, gs_error *err)
+{
+    std::lock_guard<std::mutex> hold(g->runs_lock);
+    if (g->counter.n_touched && gs_tally_counter_flush(&g->counter, &g->tally, g->unit) != GS_OK)
+        return gs_fail(err, GS_ESYS, "out of memory (tally of the GPU's hits)");
+    return gs_tally_move(t, &g->tally, err);
 }
 
 gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_gpu_times *t,

@@ -23,6 +23,7 @@
 #include "core/gs_error.h"
 #include "core/gs_hitsort.h"
 #include "core/gs_seqcap.h"
+#include "core/gs_tally.h"
 #include "core/gs_tune.h"
 #include "core/gs_types.h"
 #include "match/keyset.h"
@@ -75,6 +76,11 @@ typedef struct gs_gpu_args {
      * counts of approximate modes come from the hits) */
     const char *engine;
     int want_hits;
+    /* with want_hits, exact keys: the hits are wanted only for a tally by
+     * file, whose units the runs' tables hold (gs_run_owner): each batch's
+     * keys are counted as they land (gs_tally_count_keys) and no runs are
+     * kept; gs_gpu_take_tally hands the rows over */
+    int tally_files;
     /* the largest seg->own that will be submitted (text is at most
      * block + ks->max_len - 1, below 2^32) */
     size_t block;
@@ -189,6 +195,10 @@ gs_status gs_gpu_finish(gs_gpu *g, uint64_t *key_counts, gs_hit_runs *runs, gs_g
  * with gs_gpu_finish), so that a caller bounding its memory can spill them
  * as they come (src/scan). */
 gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err);
+/* With tally_files, after gs_gpu_finish: the rows of the hits found since
+ * the last take, by file, appended to *t (a file's rows repeat where its
+ * batches came between other files': gs_tally_remap combines them). */
+gs_status gs_gpu_take_tally(gs_gpu *g, gs_tally *t, gs_error *err);
 void gs_gpu_close(gs_gpu *g);
 
 #endif

@@ -103,16 +103,24 @@ static gs_status gpu_capture(gs_gpu *g, const gs_gpu_slot *s, const uint64_t *ke
     return gs_fail(err, GS_ESYS, "out of memory (matched residues of %zu hits, gpu)", n);
 }
 
-/* An exact batch's n sorted keys (on the host) kept as its runs. */
+/* An exact batch's n sorted keys (on the host) kept as its runs, or with
+ * by_file counted by file: a file's hits were 32 bytes of fresh memory
+ * each as runs (0.76 s of page clearing for 26 M hits of reads, H200
+ * host), and the tally from them 0.4 s after the scan. */
 static gs_status gpu_keep(gs_gpu *g, const gs_gpu_slot *s, const uint64_t *keys, uint32_t n,
                           gs_error *err)
 {
     std::lock_guard<std::mutex> hold(g->runs_lock);
     const double t0 = gs_now();
-    if (gs_hit_runs_add_batch(&g->runs, keys, n, s->segs, s->n_seg, g->lay, 0, g->copy_threads,
-                              err) != GS_OK ||
-        gpu_capture(g, s, keys, n, s->n_seg, err) != GS_OK)
+    if (g->by_file) {
+        if (gs_tally_count_keys(&g->tally, &g->counter, &g->unit, keys, n, s->segs, s->n_seg,
+                                g->lay) != GS_OK)
+            return gs_fail(err, GS_ESYS, "out of memory (tally of the GPU's hits)");
+    } else if (gs_hit_runs_add_batch(&g->runs, keys, n, s->segs, s->n_seg, g->lay, 0,
+                                     g->copy_threads, err) != GS_OK ||
+               gpu_capture(g, s, keys, n, s->n_seg, err) != GS_OK) {
         return err->code;
+    }
     g->times.keep += gs_now() - t0;
     return GS_OK;
 }

@@ -69,6 +69,12 @@ gs_status gs_gpu_take_runs(gs_gpu *g, gs_hit_runs *runs, gs_error *err)
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
+gs_status gs_gpu_take_tally(gs_gpu *g, gs_tally *t, gs_error *err)
+{
+    (void)g; (void)t;
+    return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
+}
+
 void gs_gpu_set_copy_threads(gs_gpu *g, int threads) { (void)g; (void)threads; }
 
 void gs_gpu_set_seqcap(gs_gpu *g, gs_seqcap *cap) { (void)g; (void)cap; }

@@ -12,6 +12,7 @@
 
 extern "C" {
 #include "core/gs_hitkey.h"
+#include "core/gs_tally.h"
 }
 
 /* One segment of a raw batch as the parse kernels read it (raw.cu): its
@@ -134,7 +135,14 @@ struct gs_gpu {
     void *d_temp;
     size_t temp_cap;
     gs_hit_runs runs;   /* added to on CUDA's host thread too: under runs_lock */
-    std::mutex runs_lock; /* runs, seqcap and times.keep */
+    /* args.tally_files: the batches' keys counted as they land, instead of
+     * runs (under runs_lock too): rows of finished units, the counter of
+     * the unit counted last */
+    int by_file;
+    gs_tally tally;
+    gs_tally_counter counter;
+    uint32_t unit;
+    std::mutex runs_lock; /* runs, the tally, seqcap and times.keep */
     gs_gpu_times times;
     cudaStream_t copy_st; /* copies from the caller's buffers; made at the first */
     cudaEvent_t fence[FENCES];

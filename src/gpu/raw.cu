@@ -314,7 +314,8 @@ static size_t loose_run(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, const 
                                    (uint32_t)x->len, (uint32_t)raw[j].span, 0u, 0u, RAW_LOOSE};
         s->where[i] = gs_raw_where{NULL, raw[j].path, x->record};
         if (g->want_hits)
-            s->segs[i] = gs_run_seg{x->base, (uint32_t)at, x->record, (uint32_t)x->own, 0u};
+            s->segs[i] = gs_run_seg{x->base, (uint32_t)at, gs_run_owner(x, g->by_file),
+                                    (uint32_t)x->own, 0u};
         s->n_seg++;
         s->len = at + x->len;
     }

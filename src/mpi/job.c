@@ -193,6 +193,7 @@ gs_status gs_job_scan_pass(gs_job *j, const gs_engine *engine, int use_gpu, int 
                        .want_hits = j->o->report_hits || j->o->match != GS_MATCH_EXACT ||
                                     m->needs_hits || j->o->tally,
                        .tally_runs = gs_job_tally_from_runs(j),
+                       .tally_files = gs_job_tally_files(j),
                        .want_seq = main && j->o->with_seq,
                        .block = j->block, .overlap = j->overlap, .tune = &j->o->tune,
                        .spill = main ? j->spill : j->ref_spill,

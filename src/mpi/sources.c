@@ -55,7 +55,7 @@ static void ranges_took(gs_range_src *s, uint8_t *buf, uint64_t own, uint64_t st
     const uint64_t length = s->layout->rec[record].length;
     *seg = (gs_segment){.record = record, .base = s->cur, .text = buf,
                         .len = (size_t)(stop - s->cur), .own = (size_t)own,
-                        .turn = stop > length ? length : 0};
+                        .turn = stop > length ? length : 0, .file = file};
     s->cur += own;
     *more = 1;
     if (s->cur < s->piece.end)
@@ -107,7 +107,7 @@ gs_source gs_source_ranges(gs_range_src *s)
 /* Streamed segments travel as a header of five uint64 (record, base, len, own,
  * turn) then the residues (gs_mpi_send_bytes). A header with len == END ends
  * the stream; own then says whether rank 0 failed. */
-enum { TAG_HDR = 71, TAG_DATA = 72, HDR = 5 };
+enum { TAG_HDR = 71, TAG_DATA = 72, HDR = 6 };
 #define END UINT64_MAX
 
 void gs_stream_src_init(gs_stream_src *s, MPI_Comm comm, gs_source inner)
@@ -119,14 +119,14 @@ void gs_stream_src_init(gs_stream_src *s, MPI_Comm comm, gs_source inner)
 
 static void send_segment(gs_stream_src *s, int to, const gs_segment *seg)
 {
-    uint64_t hdr[HDR] = {seg->record, seg->base, seg->len, seg->own, seg->turn};
+    uint64_t hdr[HDR] = {seg->record, seg->base, seg->len, seg->own, seg->turn, seg->file};
     GS_MPI_CHECK(MPI_Send(hdr, HDR, MPI_UINT64_T, to, TAG_HDR, s->comm));
     gs_mpi_send_bytes(seg->text, seg->len, to, TAG_DATA, s->comm);
 }
 
 static void send_end(gs_stream_src *s, int failed)
 {
-    uint64_t hdr[HDR] = {0, 0, END, (uint64_t)failed, 0};
+    uint64_t hdr[HDR] = {0, 0, END, (uint64_t)failed, 0, 0};
     for (int to = 1; to < s->size; to++)
         GS_MPI_CHECK(MPI_Send(hdr, HDR, MPI_UINT64_T, to, TAG_HDR, s->comm));
 }
@@ -164,7 +164,8 @@ static gs_status streamed_next(void *ctx, uint8_t *buf, gs_segment *seg, int *mo
     }
     gs_mpi_recv_bytes(buf, hdr[2], 0, TAG_DATA, s->comm);
     *seg = (gs_segment){.record = (uint32_t)hdr[0], .base = hdr[1], .text = buf,
-                        .len = (size_t)hdr[2], .own = (size_t)hdr[3], .turn = hdr[4]};
+                        .len = (size_t)hdr[2], .own = (size_t)hdr[3], .turn = hdr[4],
+                        .file = (uint32_t)hdr[5]};
     *more = 1;
     return GS_OK;
 }

@@ -260,6 +260,11 @@ int gs_job_tally_from_runs(const gs_job *j)
            !j->mode->needs_hits;
 }
 
+int gs_job_tally_files(const gs_job *j)
+{
+    return gs_job_tally_from_runs(j) && j->o->tally == GS_TALLY_FILE;
+}
+
 gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_error *err)
 {
     gs_tally_state *tl = j->tally;
@@ -281,11 +286,15 @@ gs_status gs_job_tally(gs_job *j, const gs_hits *hits, gs_tally *scanned, gs_err
     const double t1 = gs_now();
     const size_t rows = tl->t.n;
     if (j->rank == 0 && make_units(j, err) == GS_OK) {
-        gs_tally_normalize(&tl->t);
-        if (j->o->tally == GS_TALLY_FILE)
-            gs_tally_remap_ranges(&tl->t, tl->first, (uint32_t)tl->n_units, err);
-        else if (j->o->tally == GS_TALLY_SAMPLE)
-            gs_tally_remap(&tl->t, tl->map, err);
+        if (gs_job_tally_files(j)) { /* the ranks' rows are by file already */
+            gs_tally_remap(&tl->t, NULL, err);
+        } else {
+            gs_tally_normalize(&tl->t);
+            if (j->o->tally == GS_TALLY_FILE)
+                gs_tally_remap_ranges(&tl->t, tl->first, (uint32_t)tl->n_units, err);
+            else if (j->o->tally == GS_TALLY_SAMPLE)
+                gs_tally_remap(&tl->t, tl->map, err);
+        }
     }
     if (j->rank == 0 && (j->o->tune.debug & GS_DEBUG_TIME)) /* docs/performance.md */
         fprintf(stderr, "gscan: tally: %zu rows gathered in %.3f s, %zu rows of %zu units "

@@ -14,6 +14,9 @@ gs_status gs_job_tally_setup(gs_job *j, gs_error *err);
  * (gs_scan_cfg.tally_runs): --tally without hits to report, to count
  * from or to pair (gscan pcr). */
 int gs_job_tally_from_runs(const gs_job *j);
+/* 1 when it does so by file (--tally file): the scan's rows are then by
+ * file (gs_scan_cfg.tally_files), no record rows are made. */
+int gs_job_tally_files(const gs_job *j);
 /* Collective, after the reduce phase: this rank's hits (as reported) are
  * tallied, or its scan's rows taken (moved out of *scanned) when the scan
  * made them, and the tallies summed on rank 0, by unit; a record that no

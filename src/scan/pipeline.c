@@ -96,9 +96,12 @@ static inline int kept(const gs_keyset *ks, const gs_segment *seg, const gs_keyh
  * workers at once, in cache-sized pieces); a segment whose fields do not
  * fit 64 bits keeps its hits as records, sorted the slow way. GS_ESYS when
  * out of memory (the worker reports it once it is joined). */
-static gs_status emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_keyhits *kh,
-                           worker *w, int want_seq)
+static gs_status emit_hits(const gs_scan_cfg *cfg, const gs_segment *seg, const gs_keyhits *kh,
+                           worker *w)
 {
+    const gs_keyset *ks = cfg->ks;
+    const int want_seq = cfg->want_seq;
+    const uint32_t owner = gs_run_owner(seg, cfg->tally_files);
     gs_error unused = {0};
     size_t n = 0;
     uint64_t max_pos = 0, max_len = 0, max_dist = 0;
@@ -114,7 +117,7 @@ static gs_status emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_
     }
     if (n == 0)
         return GS_OK;
-    gs_hit_run r = {.n = n, .first = {.base = seg->base, .record = seg->record}};
+    gs_hit_run r = {.n = n, .first = {.base = seg->base, .record = owner}};
     r.lay.b_dist = (uint8_t)bits_of(max_dist);
     r.lay.b_len = (uint8_t)bits_of(max_len);
     r.lay.b_pat = (uint8_t)bits_of(ks->n_patterns ? ks->n_patterns - 1 : 0);
@@ -144,7 +147,7 @@ static gs_status emit_hits(const gs_keyset *ks, const gs_segment *seg, const gs_
             uint32_t out = ks->outputs[j]; /* pattern * 2 + strand */
             if (r.hits)
                 r.hits[o++] = (gs_hit){.start = seg->base + x->pos, .end = seg->base + x->pos + len,
-                                       .record = seg->record, .pattern = out >> 1,
+                                       .record = owner, .pattern = out >> 1,
                                        .strand = (out & 1) ? -1 : 1, .distance = x->dist};
             else
                 r.keys[o++] = gs_hitkey_pack(r.lay, x->pos, out, len, x->dist);
@@ -171,19 +174,24 @@ int gs_pipe_debug_time(const gs_scan_cfg *cfg)
  * own disjoint ranges of starts, so ordered by segment the runs are the
  * sorted whole (but for the few rows approximate neighbours share), and
  * each run is expanded straight into its place. With tally_runs, the runs'
- * per-record tally instead. */
-gs_status gs_pipe_collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int threads,
-                              gs_scan_res *res, gs_error *err)
+ * per-record tally instead (per file with tally_files, where a GPU's rows
+ * come by file in any order: they are put in order by a counting sort). */
+gs_status gs_pipe_collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, gs_tally *landed,
+                               int threads, gs_scan_res *res, gs_error *err)
 {
     double t0 = gs_now();
-    size_t n_runs = runs->n, n_hits = runs->n_hits;
+    size_t n_runs = runs->n, n_hits = runs->n_hits, n_landed = landed ? landed->n : 0;
     gs_status st = cfg->tally_runs
                        ? gs_tally_add_runs(&res->tally, runs, cfg->ks->n_patterns, threads, err)
                        : gs_hit_runs_expand(runs, threads, &res->hits, err);
+    if (st == GS_OK && landed && landed->n > 0 &&
+        (st = gs_tally_move(&res->tally, landed, err)) == GS_OK)
+        st = gs_tally_remap(&res->tally, NULL, err);
     res->t_hits = gs_now() - t0;
     if (gs_pipe_debug_time(cfg)) /* the part of the scan phase the records take */
-        fprintf(stderr, "gscan: hits: %zu from %zu runs %s in %.3f s on up to %d threads\n",
-                n_hits, n_runs, cfg->tally_runs ? "tallied" : "expanded", res->t_hits, threads);
+        fprintf(stderr, "gscan: hits: %zu from %zu runs %s, %zu rows tallied as they landed "
+                "combined, in %.3f s on up to %d threads\n", n_hits, n_runs,
+                cfg->tally_runs ? "tallied" : "expanded", n_landed, res->t_hits, threads);
     return st;
 }
 
@@ -220,7 +228,7 @@ gs_status gs_pipe_scan_segment(const gs_scan_cfg *cfg, const void *compiled, con
     for (size_t i = 0; uncount && i < w->kh.n; i++)
         if (gs_key_len(ks, w->kh.v[i].key) > seg->turn)
             w->key_counts[w->kh.v[i].key]--;
-    if (!cfg->want_hits || emit_hits(ks, seg, &w->kh, w, cfg->want_seq) != GS_OK)
+    if (!cfg->want_hits || emit_hits(cfg, seg, &w->kh, w) != GS_OK)
         return cfg->want_hits ? GS_ESYS : GS_OK;
     return spill_if_full(cfg, w);
 }
@@ -305,8 +313,10 @@ typedef struct reader {
  * whole segment whose text is residues, or a loose text, and with hits
  * whose hits it holds. 0 when it is neither: that segment and the batch's
  * later ones go to the submits that take a segment at a time. */
-static int lay(slot *sl, size_t n, const gs_segment *x, const gs_raw_text *t, int hits)
+static int lay(const gs_scan_cfg *cfg, slot *sl, size_t n, const gs_segment *x,
+               const gs_raw_text *t)
 {
+    const int hits = cfg->want_hits;
     const size_t span = t->span ? t->span : x->len;
     sl->laid_ok = sl->laid_ok && x->own == x->len && x->turn == 0 && (t->span || t->lb == 0) &&
                   sl->laid_out + x->len < UINT32_MAX &&
@@ -317,8 +327,8 @@ static int lay(slot *sl, size_t n, const gs_segment *x, const gs_raw_text *t, in
         sl->laid[n] = (gs_gpu_laid){(uint32_t)(x->text - sl->buf), (uint32_t)sl->laid_out,
                                     (uint32_t)x->len, (uint32_t)span};
         if (hits)
-            sl->laid_hit[n] = (gs_run_seg){x->base, (uint32_t)sl->laid_out, x->record,
-                                           (uint32_t)x->own, 0};
+            sl->laid_hit[n] = (gs_run_seg){x->base, (uint32_t)sl->laid_out,
+                                           gs_run_owner(x, cfg->tally_files), (uint32_t)x->own, 0};
     }
     sl->laid_out += x->len + 1;
     return sl->laid_ok;
@@ -375,7 +385,7 @@ static void *reader_main(void *arg)
                 more = 0;
                 break;
             }
-            if (laid && !lay(sl, sl->n, x, t, cfg->want_hits)) {
+            if (laid && !lay(cfg, sl, sl->n, x, t)) {
                 if (seg_room(p, sl, sl->n, r) != GS_OK)
                     break;
                 sl->seg[sl->n] = one;
@@ -544,7 +554,7 @@ fail_workers:
         for (int i = 0; i < nt && st == GS_OK; i++)
             st = gs_seqcap_move(&res->seq, &w[i].seq, err);
         if (st == GS_OK)
-            st = gs_pipe_collect_hits(cfg, &all, nt, res, err);
+            st = gs_pipe_collect_hits(cfg, &all, NULL, nt, res, err);
         gs_hit_runs_free(&all);
     }
     for (int i = 0; i < nt; i++) {

@@ -46,6 +46,9 @@ typedef struct gs_scan_cfg {
     int tally_runs;          /* with want_hits: the hits are wanted only for a
                               * per-record tally of exact hits, so res->tally
                               * is made from the runs and res->hits stays empty */
+    int tally_files;         /* with tally_runs: by file, not record (res->tally's
+                              * units are files); a GPU counts each batch's keys
+                              * as they land and keeps no runs */
     int want_seq;            /* with want_hits: each hit's residues into res->seq
                               * (core/gs_seqcap.h; text rows with --seq) */
     size_t block, overlap;   /* buffer capacity is block + overlap */
@@ -70,7 +73,8 @@ typedef struct gs_scan_res {
     uint64_t *key_counts; /* [n_keys] */
     uint64_t *counts;     /* NULL, or [patterns x strands] already folded (index scans) */
     gs_hits hits;         /* sorted in contract §3 order */
-    gs_tally tally;       /* with cfg->tally_runs: rows by record, normalized */
+    gs_tally tally;       /* with cfg->tally_runs: rows by record (by file with
+                           * cfg->tally_files), normalized */
     gs_seqcap seq;        /* want_seq: the hits' residues, finished (any order of hits
                            * finds its text by its coordinates) */
     uint64_t residues;    /* owned residues scanned */

@@ -24,6 +24,7 @@ typedef struct feeder {
     pool *p;
     gs_scan_res *res;
     gs_hit_runs runs; /* each batch's sorted keys, 8 bytes a hit */
+    gs_tally landed;  /* cfg->tally_files: the rows the GPU counted as keys landed */
     int copy_threads; /* the threads the readers leave, at most COPY_THREADS */
     gs_status st;
     gs_error err;
@@ -185,7 +186,8 @@ static void *feeder_main(void *arg)
     const gs_scan_cfg *cfg = p->cfg;
     gs_gpu *g = NULL;
     gs_gpu_args args = {.device = cfg->gpu_device, .engine = cfg->engine->name,
-                        .want_hits = cfg->want_hits, .block = cfg->block, .tune = cfg->tune};
+                        .want_hits = cfg->want_hits, .tally_files = cfg->tally_files,
+                        .block = cfg->block, .tune = cfg->tune};
     double t0 = gs_now();
     f->st = gs_gpu_open(&args, cfg->ks, &g, &f->err);
     f->t_open = gs_now() - t0;
@@ -212,6 +214,8 @@ static void *feeder_main(void *arg)
     feed_release(f, g, &held, &held_ticket, -1, -1);
     if (f->st == GS_OK)
         f->st = gs_gpu_finish(g, f->res->key_counts, &f->runs, &f->t, &f->err);
+    if (f->st == GS_OK && cfg->tally_files)
+        f->st = gs_gpu_take_tally(g, &f->landed, &f->err);
     feed_cpu_end(f);
     gs_gpu_close(g); /* every copy done: the buffers may be unpinned */
     feeder_unpin(f);
@@ -250,7 +254,7 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     res->t_transfer += f.t.transfer;
     if (gs_pipe_debug_time(cfg))
         fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
-                "(runs made %.3f s, most as each batch's keys land; %lu batches with hits, "
+                "(runs made or tallied %.3f s, most as each batch's keys land; %lu batches with hits, "
                 "%lu made again after their scan; readers' tables copied %.3f s) "
                 "(on the feeding thread: open %.3f s, pinning the pool %.3f s, waiting for "
                 "batches %.3f s, submitting them %.3f s, waiting for their copies to land "
@@ -260,9 +264,11 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     /* the feeder only kept each batch's keys: the records are made here, on
      * all threads, once the GPU is done */
     if (st == GS_OK && cfg->want_hits)
-        st = gs_pipe_collect_hits(cfg, &f.runs, cfg->threads > 0 ? cfg->threads : 1, res, err);
+        st = gs_pipe_collect_hits(cfg, &f.runs, &f.landed, cfg->threads > 0 ? cfg->threads : 1,
+                                  res, err);
 fail:
     gs_hit_runs_free(&f.runs);
+    gs_tally_free(&f.landed);
     gs_pipe_pool_free(&p);
     return st;
 }

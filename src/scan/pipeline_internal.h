@@ -93,9 +93,11 @@ gs_status gs_pipe_read_all(pool *p, gs_source *src, int n_src, gs_scan_res *res,
 /* Scan one segment on the CPU into w (pipeline.c). */
 gs_status gs_pipe_scan_segment(const gs_scan_cfg *cfg, const void *compiled, const gs_segment *seg,
                                worker *w);
-/* The rank's hits (or with tally_runs their tally) from its runs. */
-gs_status gs_pipe_collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, int threads,
-                               gs_scan_res *res, gs_error *err);
+/* The rank's hits (or with tally_runs their tally) from its runs; with
+ * landed (or NULL), the rows a GPU tallied as its batches landed
+ * (tally_files) combined with them (landed is left empty). */
+gs_status gs_pipe_collect_hits(const gs_scan_cfg *cfg, gs_hit_runs *runs, gs_tally *landed,
+                               int threads, gs_scan_res *res, gs_error *err);
 int gs_pipe_debug_time(const gs_scan_cfg *cfg);
 /* The GPU path: one feeding thread beside the readers (pipeline_gpu.c). */
 gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_scan_res *res,

@@ -161,6 +161,9 @@ units file; reference 0
 tallied file "exact counts" 0 1 -e wm "${files[@]}"
 tallied file "exact hits" 0 1 --report hits -e rk "${files[@]}"
 tallied file "exact gzip counts" 0 2 -t 1 "${zfiles[@]}"
+# counts: each batch's keys counted by file as they come (a GPU's), a file's
+# rows from several ranks and segments combined
+tallied file "exact counts blocks" 0 $three -t 2 --block-size 1K "${files[@]}"
 units sample; reference 0
 tallied sample "exact counts" 0 1 "${files[@]}"
 tallied sample "exact hits" 0 1 --report hits -e ${engines##* } "${files[@]}"

@@ -8,7 +8,8 @@
 # a '>' inside a sequence line; FASTQ with '@' and '+' opening qualities,
 # blank lines between records, empty reads, CRLF and no final line end;
 # FASTA and FASTQ files in one corpus, a gzip file among them (which makes
-# the whole corpus one stream), --circular, --tally record and file, --seq,
+# the whole corpus one stream), --circular, --tally record and file (from
+# hits, and counted as the scan goes), --seq,
 # and faults in the middle of a file (a short quality, a NUL in a header).
 # GS_PARTS_DEVICE=gpu scans the parts on the GPU (gpu_parts); exits 77 there
 # where no GPU is visible.
@@ -77,6 +78,7 @@ check "FASTQ hits" --report hits -- q.fq
 check "FASTQ counts" -- q.fq
 check "FASTQ CRLF, tally record" --report hits --tally record -- crlf.fq
 check "three files, tally file" --report hits --tally file -- est.fa odd.fa q.fq
+check "three files, counts, tally file" --tally file -- est.fa odd.fa q.fq
 check "with a gzip file" --report hits -- est.fa odd.fa.gz q.fq
 # --seq: the matched text, from the scan's own copy of each part
 "$GSCAN" scan -q -d cpu --readers 1 --report hits --seq -O tsv -p p.txt -o ref.tsv est.fa odd.fa q.fq 2>/dev/null

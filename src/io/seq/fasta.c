@@ -592,7 +592,8 @@ gs_status gs_reader_next(gs_reader *r, uint8_t *buf, gs_segment *seg, int *more,
         }
         /* Not done means buf is full, so the overlap past own is complete. */
         size_t own = n < r->o.block ? n : r->o.block;
-        *seg = (gs_segment){(uint32_t)(r->rec_id0 + r->rec), r->rec_pos, buf, n, own, 0};
+        *seg = (gs_segment){(uint32_t)(r->rec_id0 + r->rec), r->rec_pos, buf, n, own, 0,
+                            (uint32_t)r->fi};
         if (r->o.circular)
             wrap(r, buf, seg);
         r->n_carry = n - own;

@@ -69,6 +69,7 @@ gs_status gs_files_next(void *ctx, uint8_t *buf, gs_segment *seg, int *more, gs_
         if (ln->r) {
             if (gs_reader_next(ln->r, buf, seg, more, err) != GS_OK)
                 return lane_failed(ln, err);
+            seg->file = (uint32_t)ln->cur; /* its reader's layout holds that file alone */
             if (*more)
                 return GS_OK;
             if (lane_close(ln, err) != GS_OK)

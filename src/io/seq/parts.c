@@ -194,7 +194,7 @@ static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text
     }
     const uint8_t *text = ln->lz_at + (x->seq - ln->lz_off);
     *seg = (gs_segment){(uint32_t)(pt->rec_id0 + ln->lz_next), 0, text, (size_t)x->residues,
-                        (size_t)x->residues, 0};
+                        (size_t)x->residues, 0, pt->file};
     *raw = (gs_raw_text){.bytes = (size_t)(text + x->span - buf), .span = (size_t)x->span,
                          .path = ln->range.path};
     ln->lz_end = text + x->span;
