@@ -35,6 +35,9 @@ static const knob knobs[] = {
      "bytes a part of the in-memory .fai build (0: one part a thread)"},
     {"io.part", KNOB_SIZE, offsetof(gs_tune, io_part), 0, SIZE_MAX_KNOB,
      "bytes a part of a FASTA/FASTQ file read in parts (0: 8M; GPU: block/2 at most)"},
+    {"io.fastq.map", KNOB_INT, offsetof(gs_tune, io_fastq_map), -1, 1,
+     "FASTQ parts to a GPU: 0 (default) mapped, only sequences copied; 1 the same, "
+     "pages faulted as read; -1 read whole"},
     {"io.fai.dense", KNOB_INT, offsetof(gs_tune, io_fai_dense), -1, 0,
      "one rank reads files of short records in parts, not by .fai: -1 never, 0 (default)"},
     {"io.bgzf.inflate", KNOB_INT, offsetof(gs_tune, io_bgzf_inflate), 0, 1,

@@ -26,6 +26,10 @@ typedef struct gs_tune {
                                * (0: one part a thread) */
     uint64_t io_part;         /* io.part: bytes a part of a plain FASTA or FASTQ file read
                                * on several threads (0: 8 MiB) */
+    int io_fastq_map;         /* io.fastq.map: a FASTQ part given to a GPU as loose texts
+                               * 0: mapped, page tables made at once (the default);
+                               * 1: mapped, pages faulted as read; -1: read with pread()
+                               * whole, qualities included */
     int io_fai_dense;         /* io.fai.dense: -1 a .fai is always used; 0 one process reads
                                * a file whose .fai is dense in parts instead (the default;
                                * gs_policy_index_dense) */

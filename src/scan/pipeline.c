@@ -399,6 +399,12 @@ static void *reader_main(void *arg)
             sl->n++;
             if (cap - used < cfg->block + cfg->overlap + (p->sep != 0))
                 break;
+            /* a laid table stops where the next text, as long as this one,
+             * would not fit the device's batch after the others: one batch
+             * takes the table as it is (packed reads are about a residue a
+             * byte, and a few read past the batch made a second, tiny one) */
+            if (sl->laid_ok && sl->laid_out + x->len > cfg->block + cfg->overlap)
+                break;
         }
         r->residues += got;
         atomic_fetch_add(&p->residues, got);

@@ -146,19 +146,28 @@ static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *
         return st;
     const int fastq = ps->files[pt->file].fastq;
     if (ln->lz_part != k) { /* another lane counted it */
-        gs_loose_begin(&ln->lz, fastq, ps->o.block);
+        int mapped = 0;
         if (gs_parts_lane_file(ln, pt->file, err) != GS_OK ||
-            gs_parts_read_at(ln, buf, (size_t)bytes, pt->begin, err) != GS_OK ||
-            gs_parts_feed(ln, buf, (size_t)bytes, (size_t)bytes, err) != GS_OK)
+            (fastq && gs_parts_walk_mapped(ln, pt->begin, (size_t)bytes, buf, &mapped, err) !=
+                          GS_OK))
             return err->code;
+        if (!mapped) {
+            gs_parts_unmap(ln); /* the last part's, where it is still held */
+            gs_loose_begin(&ln->lz, fastq, ps->o.block);
+            if (gs_parts_read_at(ln, buf, (size_t)bytes, pt->begin, err) != GS_OK ||
+                gs_parts_feed(ln, buf, (size_t)bytes, (size_t)bytes, err) != GS_OK)
+                return err->code;
+        }
         ln->held_part = ln->lz_part = k;
         ln->held_at = buf;
     }
-    if (ln->lz.state != GS_LOOSE_DONE || ln->lz.n != pt->recs)
+    if (ln->lz.state != GS_LOOSE_DONE || ln->lz.n != pt->recs) {
+        gs_parts_unmap(ln);
         return GS_OK;
+    }
     part *w = &ps->parts[k];
     const double t0 = gs_now();
-    if (gs_loose_layout(buf, &ln->lz, pt->file, fastq && ps->o.drop_read_names, &w->lay, err) !=
+    if (gs_parts_loose_layout(ln, buf, pt->file, fastq && ps->o.drop_read_names, &w->lay, err) !=
         GS_OK)
         return err->code;
     ln->t[GS_PT_TABLES] += gs_now() - t0;
@@ -181,18 +190,21 @@ static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text
     *more = ln->lz_next < lz->n;
     if (!*more) {
         ln->lz_on = 0;
+        gs_parts_unmap(ln);
         return GS_OK;
     }
     const gs_loose_rec *x = &lz->v[ln->lz_next];
+    const uint64_t pos = ln->lz_packed ? x->out : x->seq; /* of its text, from lz_at */
     if (buf != ln->lz_end) { /* a fresh batch: the rest of the part read into it */
         const gs_loose_rec *last = &lz->v[lz->n - 1];
-        if (gs_parts_read_at(ln, buf, (size_t)(last->seq + last->span - x->seq), pt->begin + x->seq, err) !=
-            GS_OK)
+        if (ln->lz_packed ? gs_parts_pack_from(ln, ln->lz_next, buf, err) != GS_OK
+                          : gs_parts_read_at(ln, buf, (size_t)(last->seq + last->span - x->seq),
+                                             pt->begin + x->seq, err) != GS_OK)
             return err->code;
         ln->lz_at = buf;
-        ln->lz_off = x->seq;
+        ln->lz_off = pos;
     }
-    const uint8_t *text = ln->lz_at + (x->seq - ln->lz_off);
+    const uint8_t *text = ln->lz_at + (pos - ln->lz_off);
     *seg = (gs_segment){(uint32_t)(pt->rec_id0 + ln->lz_next), 0, text, (size_t)x->residues,
                         (size_t)x->residues, 0, pt->file};
     *raw = (gs_raw_text){.bytes = (size_t)(text + x->span - buf), .span = (size_t)x->span,
@@ -415,6 +427,7 @@ void gs_parts_close(gs_parts *ps)
         return;
     for (int i = 0; ps->lanes && i < ps->n_lanes; i++) {
         gs_reader_close(ps->lanes[i].r);
+        gs_parts_unmap(&ps->lanes[i]);
         if (ps->lanes[i].range.fd >= 0)
             close(ps->lanes[i].range.fd);
         free(ps->lanes[i].range.buf);

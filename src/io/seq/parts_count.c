@@ -275,8 +275,19 @@ gs_status gs_parts_count_part(lane *ln, size_t k, int hold, gs_error *err)
          * where it lies (its streaming reader reads it again) */
         const size_t n = (size_t)(end - begin);
         size_t o = 0;
-        gs_loose_begin(&ln->lz, f->fastq, ps->o.block);
+        int mapped = 0;
         ln->lz_part = k;
+        if (f->fastq && gs_parts_walk_mapped(ln, begin, n, ln->hold, &mapped, err) != GS_OK)
+            return err->code;
+        if (mapped) {
+            ln->held_part = k;
+            ln->held_at = ln->hold;
+            pt->recs = ln->lz.n;
+            pt->lines = ln->lz.lines;
+            return GS_OK;
+        }
+        gs_parts_unmap(ln); /* the last part's, where it is still held */
+        gs_loose_begin(&ln->lz, f->fastq, ps->o.block);
         for (; o < n && ln->lz.state != GS_LOOSE_GAVE_UP; o += COUNT) {
             const size_t m = n - o < COUNT ? n - o : COUNT;
             if (gs_parts_read_at(ln, ln->hold + o, m, begin + o, err) != GS_OK ||

@@ -57,6 +57,14 @@ typedef struct lane {
     const uint8_t *lz_at; /* where part byte lz_off lies */
     uint64_t lz_off;
     const uint8_t *lz_end; /* where the last loose text given ends */
+    /* a FASTQ part given loose from its file's pages (parts_map.c): the
+     * map, the part's bytes in it (lz_src), and whether its records' texts
+     * were packed (lz_packed: at gs_loose_rec.out, else at .seq of the
+     * part's bytes as read) */
+    void *map;
+    size_t map_len;
+    const uint8_t *lz_src;
+    int lz_packed;
     double t[GS_PARTS_TIMES]; /* seconds (gs_parts_times) */
     uint32_t fd_file;  /* range.fd is open on this file (-1 fd: none) */
     uint8_t *pk;       /* a window on the file: pk[0, pk_n) are bytes pk_at on */
@@ -88,6 +96,24 @@ gs_status gs_parts_read_at(lane *ln, uint8_t *out, size_t n, uint64_t at, gs_err
 gs_status gs_parts_lane_file(lane *ln, uint32_t f, gs_error *err);
 /* gs_loose_feed on the lane's walk, timed. */
 gs_status gs_parts_feed(lane *ln, const uint8_t *b, size_t have, size_t n, gs_error *err);
+/* The loose road from the file's pages (parts_map.c), for FASTQ: bytes
+ * [at, at + n) of the lane's file mapped, their records found by the walk
+ * (ln->lz, begun here) and their sequence lines packed into out, one after
+ * another (gs_loose_rec.out): *done 1, lz_packed set and the map kept
+ * until gs_parts_unmap. *done 0 where the system would not map them or the
+ * walk gave up (unmapped: the caller reads them the usual way). GS_EINPUT
+ * where the file is shorter than when it was opened. */
+gs_status gs_parts_walk_mapped(lane *ln, uint64_t at, size_t n, uint8_t *out, int *done,
+                               gs_error *err);
+/* Records [from, lz.n) of the packed part again into out (a fresh batch),
+ * record from's text at out[0]. */
+gs_status gs_parts_pack_from(lane *ln, size_t from, uint8_t *out, gs_error *err);
+/* gs_loose_layout of the lane's loose part: names from the map where it is
+ * packed, else from buf (the part's bytes as read). */
+gs_status gs_parts_loose_layout(lane *ln, const uint8_t *buf, uint32_t file, int drop_names,
+                                gs_layout *lay, gs_error *err);
+/* Let the lane's map go (none: nothing). */
+void gs_parts_unmap(lane *ln);
 /* Find part k's bytes and count them (its records and line ends); with
  * hold (the lane's own part) its bytes stay in ln->hold when they fit, and
  * where ln->hold is a caller's batch the lane's walk finds its records as

@@ -30,6 +30,8 @@ typedef struct gs_loose_rec {
     uint64_t residues;
     uint64_t name;       /* its name: bytes [name, name + name_len) */
     uint32_t name_len;
+    uint64_t out;        /* packed (parts_map.c): where its span's bytes lie among
+                          * the part's spans laid one after another */
 } gs_loose_rec;
 
 typedef enum { GS_LOOSE_WALKING, GS_LOOSE_DONE, GS_LOOSE_GAVE_UP } gs_loose_state;

@@ -1,0 +1,141 @@
+/* parts_map.c - a FASTQ part given loose from its file's pages (parts.c,
+ * parts_internal.h).
+ *
+ * A read's sequence is about 40% of its record's bytes: the header, the
+ * '+' line and the quality are the rest. Read with pread(), every byte is
+ * copied from the page cache into the batch and every byte goes to the
+ * device, so a FASTQ residue cost the host 2.4 bytes of copy and the bus
+ * 2.4 bytes, where an EST's cost 1.2. Here the part's pages are mapped
+ * instead, the walk (parts_loose.h) finds its records where they lie, and
+ * only their sequence lines are copied, one after another, into the batch
+ * while the walk's piece is in the core's cache: the quality never leaves
+ * the page cache. A file cut short under the map faults into an error
+ * naming it (gs_mapguard.h), as a short pread() does.
+ */
+#define _DEFAULT_SOURCE
+#include "parts_internal.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/gs_clock.h"
+#include "core/gs_mapguard.h"
+
+void gs_parts_unmap(lane *ln)
+{
+    if (ln->map)
+        munmap(ln->map, ln->map_len);
+    ln->map = NULL;
+    ln->map_len = 0;
+    ln->lz_src = NULL;
+    ln->lz_packed = 0;
+}
+
+/* Bytes [at, at + n) of the lane's file mapped (the last map let go), at
+ * ln->lz_src; 0 where the system would not map them. */
+static int map_bytes(lane *ln, uint64_t at, size_t n)
+{
+    gs_parts_unmap(ln);
+    const int how = ln->ps->o.tune ? ln->ps->o.tune->io_fastq_map : 0;
+    if (how < 0)
+        return 0;
+    const double t0 = gs_now();
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = at / page * page;
+    int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+    if (how == 0)
+        flags |= MAP_POPULATE; /* the page tables made at once, not a fault a page */
+#endif
+    void *m = mmap(NULL, (size_t)(at + n - lo), PROT_READ, flags, ln->range.fd, (off_t)lo);
+    ln->t[GS_PT_READ] += gs_now() - t0;
+    if (m == MAP_FAILED)
+        return 0;
+    ln->map = m;
+    ln->map_len = (size_t)(at + n - lo);
+    ln->lz_src = (const uint8_t *)m + (at - lo);
+    ln->bytes += n;
+    return 1;
+}
+
+/* Records [from, to) of the walk laid out: each one's out after the one
+ * before it, its sequence bytes copied to out[its out]. */
+static void pack(lane *ln, uint8_t *out, size_t from, size_t to)
+{
+    gs_loose_rec *v = ln->lz.v;
+    for (size_t i = from; i < to; i++) {
+        v[i].out = i ? v[i - 1].out + v[i - 1].span : 0;
+        memcpy(out + v[i].out, ln->lz_src + v[i].seq, (size_t)v[i].span);
+    }
+}
+
+gs_status gs_parts_walk_mapped(lane *ln, uint64_t at, size_t n, uint8_t *out, int *done,
+                               gs_error *err)
+{
+    *done = 0;
+    if (n == 0 || !map_bytes(ln, at, n))
+        return GS_OK;
+    gs_loose *lz = &ln->lz;
+    gs_loose_begin(lz, 1, ln->ps->o.block);
+    gs_mapguard g;
+    gs_mapguard_arm(&g, ln->lz_src, n);
+    if (sigsetjmp(g.env, 0)) {
+        gs_mapguard_disarm(&g);
+        gs_parts_unmap(ln);
+        return gs_mapguard_fail(err, ln->range.path);
+    }
+    gs_status st = GS_OK;
+    size_t packed = 0;
+    for (size_t o = 0; st == GS_OK && lz->state == GS_LOOSE_WALKING; o += COUNT) {
+        const size_t have = n - o < COUNT ? n : o + COUNT;
+        if ((st = gs_parts_feed(ln, ln->lz_src, have, n, err)) == GS_OK) {
+            const double t0 = gs_now();
+            pack(ln, out, packed, lz->n);
+            packed = lz->n;
+            ln->t[GS_PT_READ] += gs_now() - t0;
+        }
+        if (have == n)
+            break;
+    }
+    gs_mapguard_disarm(&g);
+    if (st == GS_OK && lz->state == GS_LOOSE_DONE) {
+        ln->lz_packed = *done = 1;
+        return GS_OK;
+    }
+    gs_parts_unmap(ln); /* read the usual way: its walk gave up */
+    return st;
+}
+
+gs_status gs_parts_pack_from(lane *ln, size_t from, uint8_t *out, gs_error *err)
+{
+    gs_mapguard g;
+    gs_mapguard_arm(&g, ln->map, ln->map_len);
+    if (sigsetjmp(g.env, 0)) {
+        gs_mapguard_disarm(&g);
+        return gs_mapguard_fail(err, ln->range.path);
+    }
+    const double t0 = gs_now();
+    const gs_loose_rec *v = ln->lz.v;
+    for (size_t i = from; i < ln->lz.n; i++)
+        memcpy(out + (v[i].out - v[from].out), ln->lz_src + v[i].seq, (size_t)v[i].span);
+    ln->t[GS_PT_READ] += gs_now() - t0;
+    gs_mapguard_disarm(&g);
+    return GS_OK;
+}
+
+gs_status gs_parts_loose_layout(lane *ln, const uint8_t *buf, uint32_t file, int drop_names,
+                                gs_layout *lay, gs_error *err)
+{
+    if (!ln->lz_packed || drop_names)
+        return gs_loose_layout(ln->lz_packed ? ln->lz_src : buf, &ln->lz, file, drop_names, lay,
+                               err);
+    gs_mapguard g; /* the names are read from the map */
+    gs_mapguard_arm(&g, ln->map, ln->map_len);
+    if (sigsetjmp(g.env, 0)) {
+        gs_mapguard_disarm(&g);
+        return gs_mapguard_fail(err, ln->range.path);
+    }
+    gs_status st = gs_loose_layout(ln->lz_src, &ln->lz, file, drop_names, lay, err);
+    gs_mapguard_disarm(&g);
+    return st;
+}
