@@ -506,9 +506,9 @@ gs_status gs_gpu_slot_add(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, size
             s->segs = v;
             s->seg_cap = cap;
         }
-        s->segs[s->n_seg] =
-            gs_run_seg{seg->base, (uint32_t)s->len, gs_run_owner(seg, g->by_file), (uint32_t)seg->own,
-                       seg->turn ? (uint32_t)(seg->turn - seg->base) : 0u};
+        s->segs[s->n_seg] = gs_run_seg{seg->base, (uint32_t)s->len, gs_run_owner(seg, g->by_file),
+                                       (uint32_t)seg->own,
+                                       seg->turn ? (uint32_t)(seg->turn - seg->base) : 0u};
     }
     s->n_seg++;
     *at = s->len;

@@ -254,7 +254,8 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
     res->t_transfer += f.t.transfer;
     if (gs_pipe_debug_time(cfg))
         fprintf(stderr, "gscan: gpu: kernels %.3f s, copies %.3f s, hits back %.3f s "
-                "(runs made or tallied %.3f s, most as each batch's keys land; %lu batches with hits, "
+                "(runs made or tallied %.3f s, most as each batch's keys land; "
+                "%lu batches with hits, "
                 "%lu made again after their scan; readers' tables copied %.3f s) "
                 "(on the feeding thread: open %.3f s, pinning the pool %.3f s, waiting for "
                 "batches %.3f s, submitting them %.3f s, waiting for their copies to land "

@@ -48,9 +48,11 @@ gs_status gs_parts_next(void *lane, uint8_t *buf, gs_segment *seg, int *more, gs
 
 /* The same segments for a device that drops line ends itself (gs_source's
  * next_raw): a part whose records the lane can find in its bytes is read
- * into buf as it lies in its file and given a record at a time as loose
- * texts (gs_raw_text.span: the host copies no residue); any other part,
- * and every part of --circular, through its streaming reader, as residues. */
+ * into buf as it lies in its file (a FASTQ part: only its sequence lines,
+ * one after another, from the file's mapped pages) and given a record at a
+ * time as loose texts (gs_raw_text.span: the host parses no residue); any
+ * other part, and every part of --circular, through its streaming reader,
+ * as residues. */
 gs_status gs_parts_next_raw(void *lane, uint8_t *buf, size_t room, gs_segment *seg,
                             gs_raw_text *raw, int *more, gs_error *err);
 

@@ -270,9 +270,10 @@ gs_status gs_parts_count_part(lane *ln, size_t k, int hold, gs_error *err)
     uint8_t last_byte = '\n';
     if (hold && ln->hold != ln->range.buf && end - begin <= cap) {
         /* the loose road (open_loose): the part counted by finding its
-         * records, each piece as it is read, and the records kept; where
-         * the walk gives up, the rest is read too and the whole counted
-         * where it lies (its streaming reader reads it again) */
+         * records, each piece as it is read (FASTQ: from its mapped pages,
+         * its sequences packed into hold, parts_map.c), and the records
+         * kept; where the walk gives up, the rest is read too and the whole
+         * counted where it lies (its streaming reader reads it again) */
         const size_t n = (size_t)(end - begin);
         size_t o = 0;
         int mapped = 0;

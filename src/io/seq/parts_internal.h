@@ -54,7 +54,8 @@ typedef struct lane {
                         * from lz_next on */
     size_t lz_part, lz_next;
     int lz_on;
-    const uint8_t *lz_at; /* where part byte lz_off lies */
+    const uint8_t *lz_at; /* where part byte lz_off lies (packed: byte lz_off of
+                           * the part's sequences laid one after another) */
     uint64_t lz_off;
     const uint8_t *lz_end; /* where the last loose text given ends */
     /* a FASTQ part given loose from its file's pages (parts_map.c): the
