@@ -14,7 +14,9 @@
 # scripts/device.sh, genome_seq). A corpus is made on the machine only when a
 # row asks for it (ROWS, a bash regex over the row names), and removed after
 # its rows (KEEP=1 keeps it), so the rows fit a 64 GiB disk one encoding at a
-# time. Every row's /counts must equal the first row's.
+# time (with KEEP=1 the plain, EST-like and FASTQ corpora at 16 GiB are ~68
+# GB together: keep only what the next run reads). Every row's /counts must
+# equal those of the first row on the same text.
 #
 # Environment: GIB (16), FILES (16), RUNS (3), SLOW_RUNS (RUNS: runs of the
 # CPU and Hyperscan rows, minutes each at 64 GiB), T (16), ROWS (.), ARGS (more
