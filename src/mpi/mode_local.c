@@ -62,8 +62,9 @@ gs_status gs_reader_state_close(gs_job *j, gs_pass *p, gs_status st, gs_error *e
             gs_parts_times(s->parts, t);
             fprintf(stderr, "gscan: parts: %.3f s in pread, %.3f s finding records of the parts "
                     "given loose, %.3f s waiting for earlier parts' counts, %.3f s making their "
-                    "record tables (summed over readers)\n", t[GS_PT_READ], t[GS_PT_WALK],
-                    t[GS_PT_WAIT], t[GS_PT_TABLES]);
+                    "record tables, %.3f s counting %.0f parts other readers took (summed over "
+                    "readers)\n", t[GS_PT_READ], t[GS_PT_WALK], t[GS_PT_WAIT], t[GS_PT_TABLES],
+                    t[GS_PT_OTHERS], t[GS_PT_OTHER_PARTS]);
         }
         double t0 = gs_now();
         if (st == GS_OK)

@@ -71,7 +71,12 @@ static gs_status count_through(lane *ln, size_t k, gs_error *err)
         ps->parts[j].state = P_COUNTING;
         pthread_mutex_unlock(&ps->mu);
         gs_error e = {0};
+        const double t0 = gs_now();
         gs_status cs = gs_parts_count_part(ln, j, j == k, &e);
+        if (j != k) {
+            ln->t[GS_PT_OTHERS] += gs_now() - t0;
+            ln->t[GS_PT_OTHER_PARTS]++;
+        }
         pthread_mutex_lock(&ps->mu);
         ps->parts[j].state = cs == GS_OK ? P_COUNTED : P_FAILED;
         if (cs != GS_OK) {

@@ -35,11 +35,14 @@ size_t gs_parts_count(const gs_parts *ps);
 /* Lane i's iterator: its ctx for gs_parts_next. */
 void *gs_parts_lane(gs_parts *ps, int i);
 
-/* Seconds the lanes spent, summed (--debug time): reading (pread),
- * finding the records of the parts given loose, waiting for the parts
- * before their own to be counted (a part's record ids), making the record
- * tables of the parts given loose. */
-enum { GS_PT_READ, GS_PT_WALK, GS_PT_WAIT, GS_PT_TABLES, GS_PARTS_TIMES };
+/* Seconds the lanes spent, summed (--debug time): reading (pread; a
+ * FASTQ part's map and sequence copies), finding the records of the parts
+ * given loose, waiting for the parts before their own to be counted (a
+ * part's record ids), making the record tables of the parts given loose,
+ * counting parts other lanes took (their reads included), and (not
+ * seconds) how many such parts. */
+enum { GS_PT_READ, GS_PT_WALK, GS_PT_WAIT, GS_PT_TABLES, GS_PT_OTHERS, GS_PT_OTHER_PARTS,
+       GS_PARTS_TIMES };
 void gs_parts_times(const gs_parts *ps, double t[GS_PARTS_TIMES]);
 
 /* gs_reader_next for one lane (ctx: gs_parts_lane's): its parts' segments
