@@ -197,7 +197,7 @@ static gs_status make_units(gs_job *j, gs_error *err)
     tl->n_units = n_names;
     for (size_t i = 0; i < n_names; i++)
         tl->names[i] = j->o->tally == GS_TALLY_FILE ? l->files[i] : l->rec[i].name;
-    if (j->o->tally != GS_TALLY_FILE)
+    if (j->o->tally != GS_TALLY_FILE || gs_job_tally_files(j)) /* rows by file already */
         return GS_OK;
     if ((tl->first = gs_malloc((l->n_files + 1) * sizeof *tl->first, err, "tally units")) == NULL)
         return GS_ESYS;

@@ -199,12 +199,13 @@ static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text
         return GS_OK;
     }
     const gs_loose_rec *x = &lz->v[ln->lz_next];
-    const uint64_t pos = ln->lz_packed ? x->out : x->seq; /* of its text, from lz_at */
+    const int packed = ln->map != NULL;
+    const uint64_t pos = packed ? x->out : x->seq; /* of its text, from lz_at */
     if (buf != ln->lz_end) { /* a fresh batch: the rest of the part read into it */
         const gs_loose_rec *last = &lz->v[lz->n - 1];
-        if (ln->lz_packed ? gs_parts_pack_from(ln, ln->lz_next, buf, err) != GS_OK
-                          : gs_parts_read_at(ln, buf, (size_t)(last->seq + last->span - x->seq),
-                                             pt->begin + x->seq, err) != GS_OK)
+        if (packed ? gs_parts_pack_from(ln, ln->lz_next, buf, err) != GS_OK
+                   : gs_parts_read_at(ln, buf, (size_t)(last->seq + last->span - x->seq),
+                                      pt->begin + x->seq, err) != GS_OK)
             return err->code;
         ln->lz_at = buf;
         ln->lz_off = pos;

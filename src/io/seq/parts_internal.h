@@ -59,13 +59,12 @@ typedef struct lane {
     uint64_t lz_off;
     const uint8_t *lz_end; /* where the last loose text given ends */
     /* a FASTQ part given loose from its file's pages (parts_map.c): the
-     * map, the part's bytes in it (lz_src), and whether its records' texts
-     * were packed (lz_packed: at gs_loose_rec.out, else at .seq of the
-     * part's bytes as read) */
+     * map, the part's bytes in it (lz_src). A map is held only while its
+     * part's texts are packed (at gs_loose_rec.out; without one, at .seq
+     * of the part's bytes as read) */
     void *map;
     size_t map_len;
     const uint8_t *lz_src;
-    int lz_packed;
     double t[GS_PARTS_TIMES]; /* seconds (gs_parts_times) */
     uint32_t fd_file;  /* range.fd is open on this file (-1 fd: none) */
     uint8_t *pk;       /* a window on the file: pk[0, pk_n) are bytes pk_at on */
@@ -100,8 +99,8 @@ gs_status gs_parts_feed(lane *ln, const uint8_t *b, size_t have, size_t n, gs_er
 /* The loose road from the file's pages (parts_map.c), for FASTQ: bytes
  * [at, at + n) of the lane's file mapped, their records found by the walk
  * (ln->lz, begun here) and their sequence lines packed into out, one after
- * another (gs_loose_rec.out): *done 1, lz_packed set and the map kept
- * until gs_parts_unmap. *done 0 where the system would not map them or the
+ * another (gs_loose_rec.out): *done 1 and the map kept until
+ * gs_parts_unmap. *done 0 where the system would not map them or the
  * walk gave up (unmapped: the caller reads them the usual way). GS_EINPUT
  * where the file is shorter than when it was opened. */
 gs_status gs_parts_walk_mapped(lane *ln, uint64_t at, size_t n, uint8_t *out, int *done,

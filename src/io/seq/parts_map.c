@@ -29,7 +29,6 @@ void gs_parts_unmap(lane *ln)
     ln->map = NULL;
     ln->map_len = 0;
     ln->lz_src = NULL;
-    ln->lz_packed = 0;
 }
 
 /* Bytes [at, at + n) of the lane's file mapped (the last map let go), at
@@ -58,15 +57,24 @@ static int map_bytes(lane *ln, uint64_t at, size_t n)
     return 1;
 }
 
-/* Records [from, to) of the walk laid out: each one's out after the one
- * before it, its sequence bytes copied to out[its out]. */
+/* The sequence bytes of records [from, to), laid out already (their out
+ * set), copied to out, record from's at out[0]. */
+static void copy_texts(const lane *ln, uint8_t *out, size_t from, size_t to)
+{
+    const gs_loose_rec *v = ln->lz.v;
+    for (size_t i = from; i < to; i++)
+        memcpy(out + (v[i].out - v[from].out), ln->lz_src + v[i].seq, (size_t)v[i].span);
+}
+
+/* Records [from, to) of the walk laid out, each one's out after the one
+ * before it, and their sequence bytes copied to out[their out]. */
 static void pack(lane *ln, uint8_t *out, size_t from, size_t to)
 {
     gs_loose_rec *v = ln->lz.v;
-    for (size_t i = from; i < to; i++) {
+    for (size_t i = from; i < to; i++)
         v[i].out = i ? v[i - 1].out + v[i - 1].span : 0;
-        memcpy(out + v[i].out, ln->lz_src + v[i].seq, (size_t)v[i].span);
-    }
+    if (from < to)
+        copy_texts(ln, out + v[from].out, from, to);
 }
 
 /* Bytes the walk is fed at a time, the next as many prefetched meanwhile. */
@@ -106,7 +114,7 @@ gs_status gs_parts_walk_mapped(lane *ln, uint64_t at, size_t n, uint8_t *out, in
     }
     gs_mapguard_disarm(&g);
     if (st == GS_OK && lz->state == GS_LOOSE_DONE) {
-        ln->lz_packed = *done = 1;
+        *done = 1;
         return GS_OK;
     }
     gs_parts_unmap(ln); /* read the usual way: its walk gave up */
@@ -122,9 +130,7 @@ gs_status gs_parts_pack_from(lane *ln, size_t from, uint8_t *out, gs_error *err)
         return gs_mapguard_fail(err, ln->range.path);
     }
     const double t0 = gs_now();
-    const gs_loose_rec *v = ln->lz.v;
-    for (size_t i = from; i < ln->lz.n; i++)
-        memcpy(out + (v[i].out - v[from].out), ln->lz_src + v[i].seq, (size_t)v[i].span);
+    copy_texts(ln, out, from, ln->lz.n);
     ln->t[GS_PT_READ] += gs_now() - t0;
     gs_mapguard_disarm(&g);
     return GS_OK;
@@ -133,9 +139,8 @@ gs_status gs_parts_pack_from(lane *ln, size_t from, uint8_t *out, gs_error *err)
 gs_status gs_parts_loose_layout(lane *ln, const uint8_t *buf, uint32_t file, int drop_names,
                                 gs_layout *lay, gs_error *err)
 {
-    if (!ln->lz_packed || drop_names)
-        return gs_loose_layout(ln->lz_packed ? ln->lz_src : buf, &ln->lz, file, drop_names, lay,
-                               err);
+    if (ln->map == NULL || drop_names) /* no name read from the map */
+        return gs_loose_layout(ln->map ? ln->lz_src : buf, &ln->lz, file, drop_names, lay, err);
     gs_mapguard g; /* the names are read from the map */
     gs_mapguard_arm(&g, ln->map, ln->map_len);
     if (sigsetjmp(g.env, 0)) {
