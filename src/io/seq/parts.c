@@ -157,7 +157,7 @@ static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *
                           GS_OK))
             return err->code;
         if (!mapped) {
-            gs_parts_unmap(ln); /* the last part's, where it is still held */
+            gs_parts_unpack(ln); /* the last part's, where it is still packed */
             gs_loose_begin(&ln->lz, fastq, ps->o.block);
             if (gs_parts_read_at(ln, buf, (size_t)bytes, pt->begin, err) != GS_OK ||
                 gs_parts_feed(ln, buf, (size_t)bytes, (size_t)bytes, err) != GS_OK)
@@ -167,7 +167,7 @@ static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *
         ln->held_at = buf;
     }
     if (ln->lz.state != GS_LOOSE_DONE || ln->lz.n != pt->recs) {
-        gs_parts_unmap(ln);
+        gs_parts_unpack(ln);
         return GS_OK;
     }
     part *w = &ps->parts[k];
@@ -195,11 +195,11 @@ static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text
     *more = ln->lz_next < lz->n;
     if (!*more) {
         ln->lz_on = 0;
-        gs_parts_unmap(ln);
+        gs_parts_unpack(ln);
         return GS_OK;
     }
     const gs_loose_rec *x = &lz->v[ln->lz_next];
-    const int packed = ln->map != NULL;
+    const int packed = ln->lz_src != NULL;
     const uint64_t pos = packed ? x->out : x->seq; /* of its text, from lz_at */
     if (buf != ln->lz_end) { /* a fresh batch: the rest of the part read into it */
         const gs_loose_rec *last = &lz->v[lz->n - 1];

@@ -287,7 +287,7 @@ gs_status gs_parts_count_part(lane *ln, size_t k, int hold, gs_error *err)
             pt->lines = ln->lz.lines;
             return GS_OK;
         }
-        gs_parts_unmap(ln); /* the last part's, where it is still held */
+        gs_parts_unpack(ln); /* the last part's, where it is still packed */
         gs_loose_begin(&ln->lz, f->fastq, ps->o.block);
         for (; o < n && ln->lz.state != GS_LOOSE_GAVE_UP; o += COUNT) {
             const size_t m = n - o < COUNT ? n - o : COUNT;

@@ -59,11 +59,13 @@ typedef struct lane {
     uint64_t lz_off;
     const uint8_t *lz_end; /* where the last loose text given ends */
     /* a FASTQ part given loose from its file's pages (parts_map.c): the
-     * map, the part's bytes in it (lz_src). A map is held only while its
-     * part's texts are packed (at gs_loose_rec.out; without one, at .seq
-     * of the part's bytes as read) */
+     * lane's map of file map_file, whole, and the part's bytes in it
+     * (lz_src), set only while the part's texts are packed (at
+     * gs_loose_rec.out; where it is NULL, at .seq of the part's bytes as
+     * read) */
     void *map;
     size_t map_len;
+    uint32_t map_file;
     const uint8_t *lz_src;
     double t[GS_PARTS_TIMES]; /* seconds (gs_parts_times) */
     uint32_t fd_file;  /* range.fd is open on this file (-1 fd: none) */
@@ -99,9 +101,9 @@ gs_status gs_parts_feed(lane *ln, const uint8_t *b, size_t have, size_t n, gs_er
 /* The loose road from the file's pages (parts_map.c), for FASTQ: bytes
  * [at, at + n) of the lane's file mapped, their records found by the walk
  * (ln->lz, begun here) and their sequence lines packed into out, one after
- * another (gs_loose_rec.out): *done 1 and the map kept until
- * gs_parts_unmap. *done 0 where the system would not map them or the
- * walk gave up (unmapped: the caller reads them the usual way). GS_EINPUT
+ * another (gs_loose_rec.out): *done 1, the part packed until
+ * gs_parts_unpack. *done 0 where the system would not map them or the
+ * walk gave up (not packed: the caller reads them the usual way). GS_EINPUT
  * where the file is shorter than when it was opened. */
 gs_status gs_parts_walk_mapped(lane *ln, uint64_t at, size_t n, uint8_t *out, int *done,
                                gs_error *err);
@@ -112,6 +114,8 @@ gs_status gs_parts_pack_from(lane *ln, size_t from, uint8_t *out, gs_error *err)
  * packed, else from buf (the part's bytes as read). */
 gs_status gs_parts_loose_layout(lane *ln, const uint8_t *buf, uint32_t file, int drop_names,
                                 gs_layout *lay, gs_error *err);
+/* The lane's part no longer packed (its map of the file is kept). */
+void gs_parts_unpack(lane *ln);
 /* Let the lane's map go (none: nothing). */
 void gs_parts_unmap(lane *ln);
 /* Find part k's bytes and count them (its records and line ends); with

@@ -5,8 +5,9 @@
  * '+' line and the quality are the rest. Read with pread(), every byte is
  * copied from the page cache into the batch and every byte goes to the
  * device, so a FASTQ residue cost the host 2.4 bytes of copy and the bus
- * 2.4 bytes, where an EST's cost 1.2. Here the part's pages are mapped
- * instead, the walk (parts_loose.h) finds its records where they lie, and
+ * 2.4 bytes, where an EST's cost 1.2. Here the file is mapped instead
+ * (once a lane), the walk (parts_loose.h) finds a part's records where
+ * they lie in its pages, and
  * only their sequence lines are copied, one after another, into the batch
  * while the walk's piece is in the core's cache: the quality never leaves
  * the page cache. A file cut short under the map faults into an error
@@ -22,6 +23,11 @@
 #include "core/gs_clock.h"
 #include "core/gs_mapguard.h"
 
+void gs_parts_unpack(lane *ln)
+{
+    ln->lz_src = NULL;
+}
+
 void gs_parts_unmap(lane *ln)
 {
     if (ln->map)
@@ -31,28 +37,42 @@ void gs_parts_unmap(lane *ln)
     ln->lz_src = NULL;
 }
 
-/* Bytes [at, at + n) of the lane's file mapped (the last map let go), at
- * ln->lz_src; 0 where the system would not map them. */
+/* Bytes [at, at + n) of the lane's file at ln->lz_src, in the lane's map
+ * of the whole file (made at its first part, kept for the next: a map and
+ * an unmap a part stalled every reading thread, as each takes the
+ * process's map lock and an unmap makes every core drop the part's pages
+ * from its TLB); 0 where the system would not map it. Their page tables
+ * made at once (MADV_POPULATE_READ, not a fault a page) unless the tuning
+ * says not to; a kernel without it faults them in as they are read. */
 static int map_bytes(lane *ln, uint64_t at, size_t n)
 {
-    gs_parts_unmap(ln);
+    ln->lz_src = NULL;
     const int how = ln->ps->o.tune ? ln->ps->o.tune->io_fastq_map : 0;
     if (how < 0)
         return 0;
     const double t0 = gs_now();
-    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = at / page * page;
-    int flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-    if (how == 0)
-        flags |= MAP_POPULATE; /* the page tables made at once, not a fault a page */
-#endif
-    void *m = mmap(NULL, (size_t)(at + n - lo), PROT_READ, flags, ln->range.fd, (off_t)lo);
-    ln->t[GS_PT_READ] += gs_now() - t0;
-    if (m == MAP_FAILED)
+    if (ln->map == NULL || ln->map_file != ln->fd_file) {
+        gs_parts_unmap(ln);
+        const uint64_t size = ln->ps->files[ln->fd_file].size;
+        void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, ln->range.fd, 0);
+        if (m == MAP_FAILED) {
+            ln->t[GS_PT_READ] += gs_now() - t0;
+            return 0;
+        }
+        ln->map = m;
+        ln->map_len = (size_t)size;
+        ln->map_file = ln->fd_file;
+    }
+    if (at + n > ln->map_len) /* not past the size the file was opened with */
         return 0;
-    ln->map = m;
-    ln->map_len = (size_t)(at + n - lo);
-    ln->lz_src = (const uint8_t *)m + (at - lo);
+    ln->lz_src = (const uint8_t *)ln->map + at;
+#ifdef MADV_POPULATE_READ
+    if (how == 0) {
+        const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = at / page * page;
+        (void)madvise((uint8_t *)ln->map + lo, (size_t)(at + n - lo), MADV_POPULATE_READ);
+    }
+#endif
+    ln->t[GS_PT_READ] += gs_now() - t0;
     ln->bytes += n;
     return 1;
 }
@@ -92,7 +112,7 @@ gs_status gs_parts_walk_mapped(lane *ln, uint64_t at, size_t n, uint8_t *out, in
     gs_mapguard_arm(&g, ln->lz_src, n);
     if (sigsetjmp(g.env, 0)) {
         gs_mapguard_disarm(&g);
-        gs_parts_unmap(ln);
+        gs_parts_unpack(ln);
         return gs_mapguard_fail(err, ln->range.path);
     }
     gs_status st = GS_OK;
@@ -117,7 +137,7 @@ gs_status gs_parts_walk_mapped(lane *ln, uint64_t at, size_t n, uint8_t *out, in
         *done = 1;
         return GS_OK;
     }
-    gs_parts_unmap(ln); /* read the usual way: its walk gave up */
+    gs_parts_unpack(ln); /* read the usual way: its walk gave up */
     return st;
 }
 
@@ -139,8 +159,8 @@ gs_status gs_parts_pack_from(lane *ln, size_t from, uint8_t *out, gs_error *err)
 gs_status gs_parts_loose_layout(lane *ln, const uint8_t *buf, uint32_t file, int drop_names,
                                 gs_layout *lay, gs_error *err)
 {
-    if (ln->map == NULL || drop_names) /* no name read from the map */
-        return gs_loose_layout(ln->map ? ln->lz_src : buf, &ln->lz, file, drop_names, lay, err);
+    if (ln->lz_src == NULL || drop_names) /* no name read from the map */
+        return gs_loose_layout(ln->lz_src ? ln->lz_src : buf, &ln->lz, file, drop_names, lay, err);
     gs_mapguard g; /* the names are read from the map */
     gs_mapguard_arm(&g, ln->map, ln->map_len);
     if (sigsetjmp(g.env, 0)) {
