@@ -14,7 +14,9 @@
  * 37 bytes to 4 KiB on two and three lanes, taken in turn and on threads of
  * their own, and batches that end inside a part (the rest of the part is
  * read again into the next; FASTQ parts mapped, with and without their
- * page tables made at once, and read whole). The test also
+ * page tables made at once, and read whole), given a segment at a time and
+ * in runs laid as a batch's table (gs_parts_next_run, with random limits on
+ * a run's entries and fresh batches between runs). The test also
  * checks that the clean corpora took the loose road, and that the walk over
  * a part's records finds the same fed a few bytes at a time as the reader
  * feeds it while reading.
@@ -33,7 +35,7 @@
 enum { BLOCK = 5000, OVERLAP = 7, MAX_SEGS = 200000 };
 
 typedef struct seg_out {
-    uint32_t record;
+    uint32_t record, file;
     uint64_t base;
     size_t own;
     char *res;
@@ -61,7 +63,7 @@ static void keep(run *R, const gs_segment *s, const uint8_t *res, size_t len)
     if (R->n == MAX_SEGS)
         exit(3);
     seg_out *o = &R->v[R->n++];
-    *o = (seg_out){s->record, s->base, s->own, malloc(len + 1), len};
+    *o = (seg_out){s->record, s->file, s->base, s->own, malloc(len + 1), len};
     memcpy(o->res, res, len);
 }
 
@@ -76,23 +78,76 @@ static size_t drop(const uint8_t *t, size_t span, uint8_t *out)
 }
 
 /* One lane as the pipeline's reader uses it: its batch buffer, what it
- * gave. */
+ * gave. raw 2: loose texts a run at a time where the lane gives them so
+ * (gs_parts_next_run), laid as a batch's table. */
 typedef struct lane_run {
     gs_parts *ps;
     int i, raw;
     uint8_t *buf, *scratch;
     size_t used;
+    uint64_t laid_out; /* raw 2: the batch's packed text so far */
     unsigned batches;
+    uint64_t rs;
     run R;
     gs_status st;
     gs_error err;
 } lane_run;
+
+/* A fresh batch: nothing of the last may be read. */
+static void fresh(lane_run *L)
+{
+    memset(L->buf, '#', 2 * (BLOCK + OVERLAP));
+    L->used = 0;
+    L->laid_out = 0;
+}
+
+/* A run of loose texts from lane L into its batch (raw 2), kept as the
+ * segments they stand for: 0 where the lane gives none (next_raw then). */
+static int step_run(lane_run *L)
+{
+    const size_t cap = 2 * (BLOCK + OVERLAP);
+    gs_laid v[64];
+    const size_t at0 = L->used + 3; /* the buffer's offset in a batch's, as it may be */
+    gs_laid_run r = {.v = v, .max = 1 + gs_test_below(&L->rs, 64), .at0 = (uint32_t)at0,
+                     .out0 = (uint32_t)L->laid_out, .bytes_below = BLOCK - L->used,
+                     .out_cap = BLOCK + OVERLAP};
+    L->st = gs_parts_next_run(gs_parts_lane(L->ps, L->i), L->buf + L->used, &r, &L->err);
+    if (L->st != GS_OK)
+        return 0;
+    CHECK(r.n <= r.max);
+    uint64_t residues = 0, out = L->laid_out;
+    for (size_t k = 0; k < r.n; k++) {
+        CHECK_EQ_U64(v[k].out, out);
+        CHECK(v[k].at >= at0 && v[k].at - at0 + v[k].span <= r.bytes);
+        CHECK(out + v[k].len <= r.out_cap);
+        CHECK(k == 0 || v[k].at >= v[k - 1].at + v[k - 1].span);
+        CHECK(k == 0 || v[k - 1].at - at0 + v[k - 1].span < r.bytes_below);
+        const uint8_t *text = L->buf + (v[k].at - at0 + L->used);
+        CHECK(v[k].len > 0 && drop(text, v[k].span, L->scratch) == v[k].len);
+        gs_segment s = {.record = r.record + (uint32_t)k, .len = v[k].len, .own = v[k].len,
+                        .file = r.file};
+        keep(&L->R, &s, L->scratch, v[k].len);
+        L->R.loose++;
+        residues += v[k].len;
+        out += v[k].len + 1;
+    }
+    CHECK_EQ_U64(r.residues, residues);
+    CHECK(r.n == 0 || r.bytes == v[r.n - 1].at - at0 + v[r.n - 1].span);
+    L->used += r.bytes;
+    L->laid_out = out;
+    if (r.full || cap - L->used < BLOCK + OVERLAP || L->used >= BLOCK ||
+        gs_test_below(&L->rs, 7) == 0)
+        fresh(L);
+    return r.n > 0 || r.full;
+}
 
 /* One segment from lane L, by the loose road (raw) or the streaming one:
  * 0 at the lane's end or on an error. */
 static int step(lane_run *L)
 {
     const size_t cap = 2 * (BLOCK + OVERLAP);
+    if (L->raw == 2 && (step_run(L) || L->st != GS_OK))
+        return L->st == GS_OK;
     gs_segment s;
     gs_raw_text t = {0};
     int more;
@@ -112,10 +167,9 @@ static int step(lane_run *L)
     }
     if (L->raw) { /* as the pipeline's reader fills a batch */
         L->used += t.bytes;
-        if (cap - L->used < BLOCK + OVERLAP || ++L->batches % 5 == 0) {
-            memset(L->buf, '#', cap); /* a fresh batch: nothing of the last may be read */
-            L->used = 0;
-        }
+        L->laid_out += s.len + 1;
+        if (cap - L->used < BLOCK + OVERLAP || ++L->batches % 5 == 0)
+            fresh(L);
     }
     return 1;
 }
@@ -152,7 +206,7 @@ static gs_status read_parts(const char *const *files, size_t nf, uint64_t part, 
     pthread_t th[3];
     for (int i = 0; i < lanes; i++) {
         L[i] = (lane_run){.ps = ps, .i = i, .raw = raw, .buf = malloc(2 * (BLOCK + OVERLAP)),
-                          .scratch = malloc(BLOCK + OVERLAP), .st = GS_OK};
+                          .scratch = malloc(BLOCK + OVERLAP), .st = GS_OK, .rs = 7 + (uint64_t)i};
         L[i].R.v = calloc(MAX_SEGS, sizeof(seg_out));
         if (threads && pthread_create(&th[i], NULL, lane_thread, &L[i]) != 0)
             exit(3);
@@ -204,7 +258,8 @@ static void compare(const char *label, uint64_t part, int lanes, const run *A, c
     CHECK_EQ_U64(B->n, A->n);
     for (size_t i = 0; i < A->n && i < B->n; i++) {
         const seg_out *x = &A->v[i], *y = &B->v[i];
-        int eq = x->record == y->record && x->base == y->base && x->own == y->own &&
+        int eq = x->record == y->record && x->file == y->file && x->base == y->base &&
+                 x->own == y->own &&
                  x->len == y->len && memcmp(x->res, y->res, x->len) == 0;
         if (!eq)
             fprintf(stderr, "%s, parts of %llu, %d lanes: segment %zu differs\n", label,
@@ -236,13 +291,15 @@ static void same(const char *label, const char *const *files, size_t nf, int wan
     static const uint64_t parts[] = {37, 200, 1000, 4096};
     for (size_t p = 0; p < sizeof parts / sizeof *parts; p++)
         for (int lanes = 2; lanes <= 3; lanes++) {
-            run A, B, C;
-            gs_error ea = {0}, eb = {0}, ec = {0};
+            run A, B, C, D;
+            gs_error ea = {0}, eb = {0}, ec = {0}, ed = {0};
             gs_status sa = read_parts(files, nf, parts[p], lanes, 0, 0, &A, &ea);
             gs_status sb = read_parts(files, nf, parts[p], lanes, 1, 0, &B, &eb);
             gs_status sc = read_parts(files, nf, parts[p], lanes, 1, 1, &C, &ec);
+            gs_status sd = read_parts(files, nf, parts[p], lanes, 2, (int)(p % 2), &D, &ed);
             CHECK_EQ_U64(sb, sa);
             CHECK_EQ_U64(sc, sa);
+            CHECK_EQ_U64(sd, sa);
             if (sa != GS_OK && sa == sb && strcmp(ea.msg, eb.msg) != 0)
                 fprintf(stderr, "%s: %s | %s\n", label, ea.msg, eb.msg);
             CHECK(sa == GS_OK || strcmp(ea.msg, eb.msg) == 0);
@@ -251,9 +308,12 @@ static void same(const char *label, const char *const *files, size_t nf, int wan
                 compare(label, parts[p], lanes, &A, &B, want_loose);
             if (sa == GS_OK && sc == GS_OK)
                 compare(label, parts[p], lanes, &A, &C, want_loose);
+            if (sa == GS_OK && sd == GS_OK)
+                compare(label, parts[p], lanes, &A, &D, want_loose);
             run_free(&A);
             run_free(&B);
             run_free(&C);
+            run_free(&D);
         }
 }
 

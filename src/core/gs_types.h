@@ -94,6 +94,39 @@ typedef struct gs_raw_text {
                          * which the device drops; lb, lw, col, tail unused */
 } gs_raw_text;
 
+/* A whole segment of a batch as its reader laid it (gs_gpu_submit_laid):
+ * its len residues lie among bytes [at, at + span) of the batch's buffer
+ * with line ends and blanks ('\n', '\r', ' ', '\t'), which the device
+ * drops (a loose text, gs_raw_text.span; span == len: residues as read),
+ * for text[out, out + len) of the batch's packed text, each followed by a
+ * separator (out: the lengths of those before, plus one each). */
+typedef struct gs_laid {
+    uint32_t at, out, len, span;
+} gs_laid;
+
+/* A run of whole segments a source lays at once (gs_source.next_run): the
+ * loose texts of consecutive records of one file, one after another in the
+ * buffer it is given. */
+typedef struct gs_laid_run {
+    /* asked: room for max entries at v; the buffer's offset in the batch's
+     * (at0) and the next entry's out (out0); texts are laid while the
+     * bytes before the next one are fewer than bytes_below and it ends
+     * (out + len) within out_cap */
+    gs_laid *v;
+    size_t max;
+    uint32_t at0, out0;
+    size_t bytes_below;
+    uint64_t out_cap;
+    /* given: v[0, n), the first of record `record` (the others the records
+     * after it) in file `file`; the buffer's bytes to the last text's end;
+     * their residues; full: the next text does not end within out_cap */
+    size_t n;
+    uint32_t record, file;
+    size_t bytes;
+    uint64_t residues;
+    int full;
+} gs_laid_run;
+
 /* The message of a FASTA index that no longer fits its file at residue
  * (record position) of record: a byte that is no residue where one should
  * be, or (line_end) no line end after it. GS_EINPUT. */

@@ -150,16 +150,6 @@ void gs_gpu_unpin(void *p);
  * gs_gpu_packs and no --seq capture is set. */
 gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text *raw, size_t n,
                             unsigned *ticket, gs_error *err);
-/* A whole segment of a batch as its reader laid it (gs_gpu_submit_laid):
- * its len residues lie among bytes [at, at + span) of the caller's buffer
- * with line ends and blanks ('\n', '\r', ' ', '\t'), which the device
- * drops (a loose text, gs_raw_text.span; span == len: residues as read),
- * for text[out, out + len) of the batch's packed text, each followed by a
- * separator (out: the lengths of those before, plus one each). */
-typedef struct gs_gpu_laid {
-    uint32_t at, out, len, span;
-} gs_gpu_laid;
-
 /* Submit the n segments of v[] (in the order of out) from buf: the table
  * goes to the device as it is and one kernel packs the texts, a batch for
  * as many as fit, so the feeding thread does nothing per segment (107 M
@@ -171,7 +161,7 @@ typedef struct gs_gpu_laid {
  * 1.3 s for 5 * 10^7 reads), and one of the gpu's given back in its place
  * (*hit and its gs_grow capacity *hit_cap; NULL and 0 at first). A ticket
  * as gs_gpu_submit_raw; only where gs_gpu_takes_laid. */
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
                              gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
                              gs_error *err);
 /* Wait until the buffer of the submit that gave ticket (gs_gpu_submit_raw,

@@ -42,7 +42,7 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
                              gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
                              gs_error *err)
 {

@@ -73,7 +73,7 @@ typedef struct gs_gpu_slot {
     /* a batch of a reader's table (gs_gpu_submit_laid): the entries, whose
      * at and out count from laid_at0 and laid_out0 */
     int laid;
-    gs_gpu_laid *h_laid, *d_laid;
+    gs_laid *h_laid, *d_laid;
     size_t h_laid_cap, d_laid_cap;
     uint32_t laid_at0, laid_out0;
     gs_raw_desc *h_desc, *d_desc;

@@ -133,14 +133,14 @@ __global__ void gs_raw_loose(const uint8_t *__restrict__ raw, const gs_raw_desc 
 }
 
 /* A batch of a reader's table (gs_gpu_submit_laid), a warp an entry. */
-__global__ void gs_raw_laid(const uint8_t *__restrict__ raw, const gs_gpu_laid *__restrict__ v,
+__global__ void gs_raw_laid(const uint8_t *__restrict__ raw, const gs_laid *__restrict__ v,
                             uint32_t n, uint32_t at0, uint32_t out0, uint32_t total,
                             uint8_t *__restrict__ text, unsigned long long *bad)
 {
     const uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
     if (w >= n)
         return;
-    const gs_gpu_laid e = v[w];
+    const gs_laid e = v[w];
     const uint32_t out = e.out - out0;
     const uint32_t k = loose_text(raw + (e.at - at0), e.span, e.len, text + out,
                                   out + e.len < total);
@@ -362,7 +362,7 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     return gs_gpu_fence(g, ticket, err);
 }
 
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_gpu_laid *v,
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
                              gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
                              gs_error *err)
 {

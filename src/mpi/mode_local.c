@@ -127,6 +127,7 @@ static gs_status local_open(gs_job *j, gs_pass *p, gs_error *err)
                     gs_parts_count(s->parts), j->readers);
         for (p->n_src = 0; p->n_src < j->readers; p->n_src++)
             p->src[p->n_src] = (gs_source){.next = gs_parts_next, .next_raw = gs_parts_next_raw,
+                                           .next_run = gs_parts_next_run,
                                            .ctx = gs_parts_lane(s->parts, p->n_src)};
         return GS_OK;
     }

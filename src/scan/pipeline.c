@@ -324,7 +324,7 @@ static int lay(const gs_scan_cfg *cfg, slot *sl, size_t n, const gs_segment *x,
                   (!hits || gs_grow(&sl->laid_hit, &sl->hit_cap, n, sizeof *sl->laid_hit,
                                     1024) == GS_OK);
     if (sl->laid_ok) {
-        sl->laid[n] = (gs_gpu_laid){(uint32_t)(x->text - sl->buf), (uint32_t)sl->laid_out,
+        sl->laid[n] = (gs_laid){(uint32_t)(x->text - sl->buf), (uint32_t)sl->laid_out,
                                     (uint32_t)x->len, (uint32_t)span};
         if (hits)
             sl->laid_hit[n] = (gs_run_seg){x->base, (uint32_t)sl->laid_out,
@@ -332,6 +332,39 @@ static int lay(const gs_scan_cfg *cfg, slot *sl, size_t n, const gs_segment *x,
     }
     sl->laid_out += x->len + 1;
     return sl->laid_ok;
+}
+
+/* Entries a table grows by at least for a run (lay_run). */
+enum { RUN = 4096 };
+
+/* The source's next segments laid a run at a time (gs_source.next_run)
+ * into sl's tables from sl->buf + used on: run->n of them, 0 where the
+ * source gives the next one itself (or the batch is full: run->full). */
+static gs_status lay_run(const pool *p, slot *sl, reader *r, size_t used, gs_laid_run *run)
+{
+    const gs_scan_cfg *cfg = p->cfg;
+    const size_t n = sl->n, fit = cfg->block + cfg->overlap;
+    if (gs_grow(&sl->laid, &sl->laid_cap, n + RUN, sizeof *sl->laid, 1024) != GS_OK ||
+        (cfg->want_hits &&
+         gs_grow(&sl->laid_hit, &sl->hit_cap, n + RUN, sizeof *sl->laid_hit, 1024) != GS_OK))
+        return r->st = gs_fail(&r->err, GS_ESYS, "out of memory (segment table)");
+    const size_t cap = cfg->want_hits && sl->hit_cap < sl->laid_cap ? sl->hit_cap : sl->laid_cap;
+    *run = (gs_laid_run){.v = sl->laid + n, .max = cap - n, .at0 = (uint32_t)used,
+                         .out0 = (uint32_t)sl->laid_out, .bytes_below = cfg->block - used,
+                         .out_cap = fit < UINT32_MAX ? fit : UINT32_MAX - 1};
+    if ((r->st = r->src->next_run(r->src->ctx, sl->buf + used, run, &r->err)) != GS_OK ||
+        run->n == 0)
+        return r->st;
+    if (cfg->want_hits)
+        for (size_t k = 0; k < run->n; k++)
+            sl->laid_hit[n + k] = (gs_run_seg){
+                0, run->v[k].out, cfg->tally_files ? run->file : run->record + (uint32_t)k,
+                run->v[k].len, 0};
+    const gs_laid *last = &run->v[run->n - 1];
+    sl->laid_out = (uint64_t)last->out + last->len + 1;
+    sl->n += run->n;
+    sl->n_laid = sl->n;
+    return GS_OK;
 }
 
 /* Room for segment n in sl's tables of segments. */
@@ -368,6 +401,19 @@ static void *reader_main(void *arg)
         uint64_t got = 0; /* owned residues of the batch: one atomic add a batch, not a
                            * segment (12 readers of 150 bp reads contend for it) */
         while (used < cfg->block) {
+            if (sl->laid_ok && r->src->next_run) { /* a run of loose texts */
+                gs_laid_run run;
+                if (lay_run(p, sl, r, used, &run) != GS_OK) {
+                    more = 0;
+                    break;
+                }
+                used += run.bytes;
+                got += run.residues;
+                if (run.full || cap - used < cfg->block + cfg->overlap)
+                    break;
+                if (run.n)
+                    continue;
+            }
             /* while the batch is laid, a segment is read into one and
              * laid; the first that is not goes into the tables with the
              * batch's later ones */

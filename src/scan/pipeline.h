@@ -33,6 +33,12 @@ typedef struct gs_source {
      * they cannot be given so; for a GPU that parses them (gs_gpu_submit_raw). */
     gs_status (*next_raw)(void *ctx, uint8_t *buf, size_t room, gs_segment *seg, gs_raw_text *raw,
                           int *more, gs_error *err);
+    /* Optional, with next_raw: the next segments at once where they are
+     * whole loose texts of consecutive records lying one after another
+     * from buf on, laid into *run as its limits allow (gs_laid_run), the
+     * device's table of a batch filled without a call a read; run->n 0
+     * where next_raw must give the next one. */
+    gs_status (*next_run)(void *ctx, uint8_t *buf, gs_laid_run *run, gs_error *err);
     void *ctx;
 } gs_source;
 

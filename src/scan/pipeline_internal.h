@@ -24,7 +24,7 @@ typedef struct slot {
     size_t n, cap;
     gs_raw_text *raw; /* pool->raw: how each segment's text lies in buf */
     size_t raw_cap;
-    gs_gpu_laid *laid; /* pool->raw: the device's table of segments [0, n_laid),
+    gs_laid *laid; /* pool->raw: the device's table of segments [0, n_laid),
                         * each of which fits one; those are in no other table
                         * (at 10^8 reads the seg and raw rows were 12 GB of
                         * writes the device never read) */

@@ -220,6 +220,51 @@ static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text
     return GS_OK;
 }
 
+gs_status gs_parts_next_run(void *ctx, uint8_t *buf, gs_laid_run *run, gs_error *err)
+{
+    (void)err;
+    lane *ln = ctx;
+    run->n = run->bytes = 0;
+    run->residues = 0;
+    run->full = 0;
+    if (!ln->lz_on || buf != ln->lz_end) /* the streaming road, or a fresh batch */
+        return GS_OK;
+    const part *pt = &ln->ps->parts[ln->cur];
+    const gs_loose_rec *v = ln->lz.v;
+    const size_t end = ln->lz.n, max = run->max;
+    const int packed = ln->lz_src != NULL;
+    size_t i = ln->lz_next, n = 0;
+    while (i < end && v[i].residues == 0)
+        i++; /* empty records: in the layout, no segment */
+    const size_t first = i;
+    const uint8_t *last = buf;  /* where the last text laid ends */
+    uint64_t out = run->out0, residues = 0;
+    /* records one after another: an empty one ends the run (ids consecutive) */
+    for (; i < end && n < max && v[i].residues > 0; i++, n++) {
+        const gs_loose_rec *x = &v[i];
+        if ((size_t)(last - buf) >= run->bytes_below)
+            break;
+        if (out + x->residues > run->out_cap) {
+            run->full = 1;
+            break;
+        }
+        const uint8_t *text = ln->lz_at + ((packed ? x->out : x->seq) - ln->lz_off);
+        run->v[n] = (gs_laid){run->at0 + (uint32_t)(text - buf), (uint32_t)out,
+                              (uint32_t)x->residues, (uint32_t)x->span};
+        out += x->residues + 1;
+        residues += x->residues;
+        last = text + x->span;
+    }
+    ln->lz_next = first + n;
+    ln->lz_end = last;
+    run->n = n;
+    run->record = (uint32_t)(pt->rec_id0 + first);
+    run->file = pt->file;
+    run->bytes = (size_t)(last - buf);
+    run->residues = residues;
+    return GS_OK;
+}
+
 /* A lane's next segment: the streaming road (raw NULL), or the loose road
  * where a part can take it (raw: how the segment's text lies). */
 static gs_status lane_next(lane *ln, uint8_t *buf, size_t room, gs_segment *seg,

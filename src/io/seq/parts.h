@@ -59,6 +59,13 @@ gs_status gs_parts_next(void *lane, uint8_t *buf, gs_segment *seg, int *more, gs
 gs_status gs_parts_next_raw(void *lane, uint8_t *buf, size_t room, gs_segment *seg,
                             gs_raw_text *raw, int *more, gs_error *err);
 
+/* The next of those loose texts, as many at a time as run's limits allow
+ * (gs_source's next_run: the records of the part being given, from where
+ * the last text ended, buf, on), laid as a device takes them; run->n 0
+ * where gs_parts_next_raw must give the next segment (the part's first,
+ * the first of a fresh batch, a part read the streaming way, the end). */
+gs_status gs_parts_next_run(void *lane, uint8_t *buf, gs_laid_run *run, gs_error *err);
+
 /* Once every lane has ended: the layout's records in corpus order, named
  * as gs_reader_next leaves them. */
 gs_status gs_parts_finish(gs_parts *ps, gs_error *err);
