@@ -14,8 +14,9 @@
  * 37 bytes to 4 KiB on two and three lanes, taken in turn and on threads of
  * their own, and batches that end inside a part (the rest of the part is
  * read again into the next; FASTQ parts mapped, with and without their
- * page tables made at once, and read whole), given a segment at a time and
- * in runs laid as a batch's table (gs_parts_next_run, with random limits on
+ * page tables made at once, and read whole; reads named and unnamed, whose
+ * loose parts keep only their lengths), given a segment at a time and in
+ * runs laid as a batch's table (gs_parts_next_run, with random limits on
  * a run's entries and fresh batches between runs). The test also
  * checks that the clean corpora took the loose road, and that the walk over
  * a part's records finds the same fed a few bytes at a time as the reader
@@ -183,6 +184,9 @@ static void *lane_thread(void *arg)
 
 /* io.fastq.map of the runs (parts_map.c: mapped, or read whole). */
 static gs_tune tune;
+/* Reads unnamed (gs_reader_opts.drop_read_names: a loose part keeps only
+ * its reads' lengths, and the join lays their rows). */
+static int drop_names;
 /* A file cut to cut_to bytes once the parts are open (cut_path NULL: none). */
 static const char *cut_path;
 static off_t cut_to;
@@ -193,7 +197,8 @@ static off_t cut_to;
 static gs_status read_parts(const char *const *files, size_t nf, uint64_t part, int lanes, int raw,
                             int threads, run *R, gs_error *err)
 {
-    gs_reader_opts o = {.format = GS_INPUT_AUTO, .block = BLOCK, .overlap = OVERLAP, .tune = &tune};
+    gs_reader_opts o = {.format = GS_INPUT_AUTO, .block = BLOCK, .overlap = OVERLAP, .tune = &tune,
+                        .drop_read_names = drop_names};
     gs_parts *ps = NULL;
     *R = (run){.v = calloc(MAX_SEGS, sizeof(seg_out))};
     if (gs_parts_open(files, nf, &o, part, lanes, &R->lay, &ps, err) != GS_OK || ps == NULL) {
@@ -460,6 +465,10 @@ int main(void)
             same(crlf ? "FASTQ, CRLF" : "FASTQ", two + 1, 1, 1);
         tune.io_fastq_map = 0;
         same("FASTA and FASTQ", two, 2, 1);
+        drop_names = 1;
+        same(crlf ? "FASTQ unnamed, CRLF" : "FASTQ unnamed", two + 1, 1, 1);
+        same("FASTA and FASTQ unnamed", two, 2, 1);
+        drop_names = 0;
     }
     static const char *traps[] = {"", "long record / short quality", "joined '>' / blank line",
                                   "no final line end"};
@@ -475,6 +484,9 @@ int main(void)
         fprintf(stderr, "trap: %s\n", traps[trap]);
         same("FASTA trap", two, 1, 0);
         same("FASTQ trap", two + 1, 1, 0);
+        drop_names = 1;
+        same("FASTQ trap, unnamed", two + 1, 1, 0);
+        drop_names = 0;
     }
     /* a FASTQ file (one part, given loose) cut short at its first page's
      * end once its parts are open: the part is mapped (parts_map.c) at the

@@ -105,9 +105,13 @@ gs_status gs_layout_dup_names(const gs_layout *l, int threads, size_t *n, size_t
 /* The records of layouts piece[0, n) one after another into l (its files
  * set already), names in one block; piece k's records from file file[k]
  * where file is non-NULL (a piece read from one file on its own), and each
- * piece freed. On up to `threads` threads (layout_join.c). */
+ * piece freed. Where lens and lens[k] are non-NULL, piece k has no table
+ * (only its n_rec and names_len == n_rec set): its records are unnamed
+ * ("") and of lens[k][i] residues, from file[k] (lens[k] freed and set
+ * NULL). On up to `threads` threads
+ * (layout_join.c). */
 gs_status gs_layout_join(gs_layout *l, gs_layout *piece, size_t n, const uint32_t *file,
-                         int threads, gs_error *err);
+                         uint32_t **lens, int threads, gs_error *err);
 
 /* Base name of a path, for raw records ("dir/x.bin.gz" -> "x.bin.gz"). */
 const char *gs_path_base(const char *path);

@@ -137,7 +137,7 @@ gs_status gs_files_finish(gs_files *fs, gs_error *err)
     if (n >= UINT32_MAX)
         return gs_fail(err, GS_EINPUT, "more than %u records (%s)", UINT32_MAX,
                        fs->layout->files[fs->n_files - 1]);
-    return gs_layout_join(fs->layout, fs->lay, fs->n_files, fs->file_of, fs->n_lanes, err);
+    return gs_layout_join(fs->layout, fs->lay, fs->n_files, fs->file_of, NULL, fs->n_lanes, err);
 }
 
 void gs_files_first_error(const gs_files *fs, gs_error *err)

@@ -14,6 +14,7 @@
 typedef struct joiner {
     gs_layout *l, *piece;
     const uint32_t *file;
+    uint32_t **lens;
     size_t n_pieces;
     size_t *rec_at, *name_at; /* [n_pieces] */
     int t, n;
@@ -26,6 +27,15 @@ static void *join_pieces(void *arg)
         gs_layout *p = &jn->piece[k];
         gs_record *to = jn->l->rec + jn->rec_at[k];
         char *names = jn->l->names + jn->name_at[k];
+        if (jn->lens && jn->lens[k]) { /* unnamed records of these lengths */
+            memset(names, 0, p->n_rec);
+            for (size_t i = 0; i < p->n_rec; i++)
+                to[i] = (gs_record){names + i, jn->lens[k][i], jn->file[k]};
+            free(jn->lens[k]);
+            jn->lens[k] = NULL;
+            *p = (gs_layout){0}; /* it holds nothing */
+            continue;
+        }
         if (p->names_len)
             memcpy(names, p->names, p->names_len);
         for (size_t i = 0; i < p->n_rec; i++) {
@@ -40,7 +50,7 @@ static void *join_pieces(void *arg)
 }
 
 gs_status gs_layout_join(gs_layout *l, gs_layout *piece, size_t n, const uint32_t *file,
-                         int threads, gs_error *err)
+                         uint32_t **lens, int threads, gs_error *err)
 {
     size_t recs = 0, names = 0;
     size_t *at = gs_malloc(2 * (n ? n : 1) * sizeof *at, err, "the record table");
@@ -62,7 +72,7 @@ gs_status gs_layout_join(gs_layout *l, gs_layout *piece, size_t n, const uint32_
     joiner jn[GS_PARALLEL_MAX];
     int nt = gs_parallel_threads(threads, n);
     for (int t = 0; t < nt; t++)
-        jn[t] = (joiner){l, piece, file, n, at, at + n, t, nt};
+        jn[t] = (joiner){l, piece, file, lens, n, at, at + n, t, nt};
     gs_run_parallel(join_pieces, jn, sizeof *jn, nt);
     free(at);
     return GS_OK;

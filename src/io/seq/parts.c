@@ -130,6 +130,21 @@ static gs_status close_part(lane *ln, gs_error *err)
     return GS_OK;
 }
 
+/* A loose part's reads kept as their lengths alone where their names are
+ * dropped: 4 bytes a read, where a table's row and name are 25 bytes, most
+ * of the time making it the first touch of fresh pages (the join lays the
+ * rows, gs_layout_join). */
+static gs_status keep_lengths(const lane *ln, part *w, gs_error *err)
+{
+    const gs_loose *lz = &ln->lz;
+    if ((w->lens = gs_malloc((lz->n ? lz->n : 1) * sizeof *w->lens, err, "the record table")) ==
+        NULL)
+        return GS_ESYS;
+    for (size_t i = 0; i < lz->n; i++)
+        w->lens[i] = (uint32_t)lz->v[i].residues;
+    return GS_OK;
+}
+
 /* Part k given loose (parts_loose.h) where it can be: its bytes read into
  * buf (counted there when the lane counts them) and its records found in
  * them; *loose 0 where the streaming reader must read it. room: what every
@@ -172,8 +187,10 @@ static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *
     }
     part *w = &ps->parts[k];
     const double t0 = gs_now();
-    if (gs_parts_loose_layout(ln, buf, pt->file, fastq && ps->o.drop_read_names, &w->lay, err) !=
-        GS_OK)
+    const int unnamed = fastq && ps->o.drop_read_names;
+    if ((unnamed && ps->o.block < UINT32_MAX
+             ? keep_lengths(ln, w, err)
+             : gs_parts_loose_layout(ln, buf, pt->file, unnamed, &w->lay, err)) != GS_OK)
         return err->code;
     ln->t[GS_PT_TABLES] += gs_now() - t0;
     ln->cur = k;
@@ -435,15 +452,29 @@ void *gs_parts_lane(gs_parts *ps, int i)
 
 gs_status gs_parts_finish(gs_parts *ps, gs_error *err)
 {
-    gs_layout *lay = gs_malloc((ps->n_parts ? ps->n_parts : 1) * sizeof *lay, err, "part layouts");
-    if (lay == NULL)
+    const size_t n = ps->n_parts ? ps->n_parts : 1;
+    gs_layout *lay = gs_malloc(n * sizeof *lay, err, "part layouts");
+    uint32_t **lens = lay ? gs_malloc(n * sizeof *lens, err, "part layouts") : NULL;
+    uint32_t *file = lens ? gs_malloc(n * sizeof *file, err, "part layouts") : NULL;
+    if (file == NULL) {
+        free(lay);
+        free(lens);
         return GS_ESYS;
-    for (size_t k = 0; k < ps->n_parts; k++) { /* moved: the join frees them */
-        lay[k] = ps->parts[k].lay;
-        ps->parts[k].lay = (gs_layout){0};
     }
-    gs_status st = gs_layout_join(ps->layout, lay, ps->n_parts, NULL, ps->n_lanes, err);
+    for (size_t k = 0; k < ps->n_parts; k++) { /* moved: the join frees them */
+        part *pt = &ps->parts[k];
+        lay[k] = pt->lens ? (gs_layout){.n_rec = pt->recs, .names_len = pt->recs} : pt->lay;
+        lens[k] = pt->lens;
+        file[k] = pt->file;
+        pt->lay = (gs_layout){0};
+        pt->lens = NULL;
+    }
+    gs_status st = gs_layout_join(ps->layout, lay, ps->n_parts, file, lens, ps->n_lanes, err);
+    for (size_t k = 0; k < ps->n_parts; k++)
+        free(lens[k]); /* where the join failed before it */
     free(lay);
+    free(lens);
+    free(file);
     return st;
 }
 
@@ -488,6 +519,7 @@ void gs_parts_close(gs_parts *ps)
     }
     for (size_t k = 0; k < ps->n_parts; k++) {
         gs_layout_free(&ps->parts[k].lay);
+        free(ps->parts[k].lens);
         free(ps->parts[k].warning);
     }
     pthread_mutex_destroy(&ps->mu);

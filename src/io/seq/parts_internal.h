@@ -36,6 +36,8 @@ typedef struct part {
     uint64_t recs, lines;  /* counted: its records and line ends */
     uint64_t rec_id0, rec_in_file, line0; /* set once the parts before it are counted */
     gs_layout lay;         /* its records, once parsed */
+    uint32_t *lens;        /* or, given loose with their names dropped, only their
+                            * residues (recs of them): the join lays their rows */
     char *warning;
     gs_error err;          /* P_FAILED */
 } part;
