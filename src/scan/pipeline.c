@@ -355,11 +355,11 @@ static gs_status lay_run(const pool *p, slot *sl, reader *r, size_t used, gs_lai
     if ((r->st = r->src->next_run(r->src->ctx, sl->buf + used, run, &r->err)) != GS_OK ||
         run->n == 0)
         return r->st;
-    if (cfg->want_hits)
-        for (size_t k = 0; k < run->n; k++)
-            sl->laid_hit[n + k] = (gs_run_seg){
-                0, run->v[k].out, cfg->tally_files ? run->file : run->record + (uint32_t)k,
-                run->v[k].len, 0};
+    for (size_t k = 0; cfg->want_hits && k < run->n; k++) { /* whole segments, as lay() */
+        const gs_segment x = {.record = run->record + (uint32_t)k, .file = run->file};
+        sl->laid_hit[n + k] = (gs_run_seg){0, run->v[k].out, gs_run_owner(&x, cfg->tally_files),
+                                           run->v[k].len, 0};
+    }
     const gs_laid *last = &run->v[run->n - 1];
     sl->laid_out = (uint64_t)last->out + last->len + 1;
     sl->n += run->n;
