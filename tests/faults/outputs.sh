@@ -23,6 +23,20 @@ expect() { # name, want_rc, out, command... (want_rc 0: the output must exist)
   shift 3
   runs=$((runs + 1))
   log=$(timeout 120 "$@" 2>&1); rc=$?
+  # MPICH 4.0's Hydra now and then reports one rank that left with a status
+  # before MPI_Finalize as hung up (its banner, exit 1; strace shows the
+  # rank's exit_group with the status): its clean-up starts when the rank's
+  # PMI socket closes and races the rank's reaping. The run is checked and
+  # run once more; a second loss in a row fails.
+  if [ "$want_rc" != 0 ] && [ "$rc" = 1 ] && grep -q "EXIT STRING: Hangup (signal 1)" <<<"$log"; then
+    left=$(leftovers "$out")
+    if [ -n "$left" ] || ! grep -q "gscan: error:.*$(basename "$out")" <<<"$log"; then
+      fail "$name: the run Hydra lost left $left, or no message naming $out"
+    fi
+    rm -f $left
+    echo "$name: Hydra reported the rank hung up (exit 1): once more"
+    log=$(timeout 120 "$@" 2>&1); rc=$?
+  fi
   n_msgs=$(grep -c "gscan: error:" <<<"$log")
   if [ "$want_rc" = 0 ]; then
     left=$(find . -name '*.tmp.*')
