@@ -200,42 +200,48 @@ static inline uint32_t packed_find(const group *gr, uint64_t v)
     }
 }
 
-static void scan_dna_exact(const group *gr, const uint8_t *t, size_t end, gs_match_out *out)
+/* One group's DNA scan, its table's kind a constant where it is inlined:
+ * each kind gets a loop of its own, with no test of the kind a residue. A
+ * run of bases shorter than L since the last non-base starts no hit. */
+static inline __attribute__((always_inline)) void
+scan_dna_kind(const group *gr, const uint8_t *t, size_t end, gs_match_out *out, const int direct)
 {
-    const uint32_t L = gr->L;
+    const uint32_t L = gr->L, shift = gr->fshift;
     const uint64_t mask = L == 32 ? ~0ULL : ((1ULL << (2 * L)) - 1);
+    const uint64_t *bits = gr->present; /* held here: an emit's store may alias gr */
+    const uint32_t *tab = gr->direct;
     uint64_t w = 0;
     size_t run = 0;
-    if (gr->kind == K_DIRECT) {
-        const uint32_t *tab = gr->direct;
-        const uint64_t *bits = gr->present;
-        for (size_t e = 0; e < end; e++) {
-            uint32_t c = gs_dna_code[t[e]];
-            if (__builtin_expect(c == GS_NONBASE, 0)) {
-                run = 0;
-                continue;
-            }
-            w = w << 2 | c;
-            uint64_t x = w & mask;
-            if (++run >= L && __builtin_expect(bits[x >> 6] >> (x & 63) & 1, 0))
-                emit(out, tab[x], e + 1 - L);
+    for (size_t e = 0; e < end; e++) {
+        uint32_t c = gs_dna_code[t[e]];
+        if (__builtin_expect(c == GS_NONBASE, 0)) {
+            run = 0;
+            continue;
         }
-    } else {
-        for (size_t e = 0; e < end; e++) {
-            uint32_t c = gs_dna_code[t[e]];
-            if (__builtin_expect(c == GS_NONBASE, 0)) {
-                run = 0;
-                continue;
-            }
-            w = w << 2 | c;
-            uint64_t x = w & mask, f = mix(x) >> gr->fshift;
-            if (++run >= L && (gr->present[f >> 6] >> (f & 63) & 1)) {
-                uint32_t k = packed_find(gr, x);
+        w = w << 2 | c;
+        const uint64_t x = w & mask;
+        if (++run < L)
+            continue;
+        if (direct) { /* its bit is a hit, rare */
+            if (__builtin_expect(bits[x >> 6] >> (x & 63) & 1, 0))
+                emit(out, tab[x], e + 1 - L);
+        } else { /* its bit is a candidate */
+            const uint64_t f = mix(x) >> shift;
+            if (bits[f >> 6] >> (f & 63) & 1) {
+                const uint32_t k = packed_find(gr, x);
                 if (k != NONE)
                     emit(out, k, e + 1 - L);
             }
         }
     }
+}
+
+static void scan_dna_exact(const group *gr, const uint8_t *t, size_t end, gs_match_out *out)
+{
+    if (gr->kind == K_DIRECT)
+        scan_dna_kind(gr, t, end, out, 1);
+    else
+        scan_dna_kind(gr, t, end, out, 0);
 }
 
 static void scan_bytes_exact(const group *gr, const uint8_t *t, size_t end, gs_match_out *out)
