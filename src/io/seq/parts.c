@@ -201,14 +201,28 @@ static gs_status open_loose(lane *ln, size_t k, uint8_t *buf, size_t room, int *
     return GS_OK;
 }
 
+/* The loose part's next record past empty ones (in the layout, no segment). */
+static void skip_empty(lane *ln)
+{
+    while (ln->lz_next < ln->lz.n && ln->lz.v[ln->lz_next].residues == 0)
+        ln->lz_next++;
+}
+
+/* Where record x's text lies from lz_at (less lz_off): among the part's
+ * sequences packed one after another while the part is packed, else among
+ * its bytes as read. */
+static uint64_t text_pos(const lane *ln, const gs_loose_rec *x)
+{
+    return ln->lz_src ? x->out : x->seq;
+}
+
 /* The next record of the loose part as a loose text, or *more 0 at its end. */
 static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text *raw, int *more,
                             gs_error *err)
 {
     const part *pt = &ln->ps->parts[ln->cur];
     const gs_loose *lz = &ln->lz;
-    while (ln->lz_next < lz->n && lz->v[ln->lz_next].residues == 0)
-        ln->lz_next++; /* empty records: in the layout, no segment */
+    skip_empty(ln);
     *more = ln->lz_next < lz->n;
     if (!*more) {
         ln->lz_on = 0;
@@ -216,11 +230,10 @@ static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text
         return GS_OK;
     }
     const gs_loose_rec *x = &lz->v[ln->lz_next];
-    const int packed = ln->lz_src != NULL;
-    const uint64_t pos = packed ? x->out : x->seq; /* of its text, from lz_at */
+    const uint64_t pos = text_pos(ln, x);
     if (buf != ln->lz_end) { /* a fresh batch: the rest of the part read into it */
         const gs_loose_rec *last = &lz->v[lz->n - 1];
-        if (packed ? gs_parts_pack_from(ln, ln->lz_next, buf, err) != GS_OK
+        if (ln->lz_src ? gs_parts_pack_from(ln, ln->lz_next, buf, err) != GS_OK
                    : gs_parts_read_at(ln, buf, (size_t)(last->seq + last->span - x->seq),
                                       pt->begin + x->seq, err) != GS_OK)
             return err->code;
@@ -249,11 +262,9 @@ gs_status gs_parts_next_run(void *ctx, uint8_t *buf, gs_laid_run *run, gs_error 
     const part *pt = &ln->ps->parts[ln->cur];
     const gs_loose_rec *v = ln->lz.v;
     const size_t end = ln->lz.n, max = run->max;
-    const int packed = ln->lz_src != NULL;
-    size_t i = ln->lz_next, n = 0;
-    while (i < end && v[i].residues == 0)
-        i++; /* empty records: in the layout, no segment */
-    const size_t first = i;
+    skip_empty(ln);
+    const size_t first = ln->lz_next;
+    size_t i = first, n = 0;
     const uint8_t *last = buf;  /* where the last text laid ends */
     uint64_t out = run->out0, residues = 0;
     /* records one after another: an empty one ends the run (ids consecutive) */
@@ -265,7 +276,7 @@ gs_status gs_parts_next_run(void *ctx, uint8_t *buf, gs_laid_run *run, gs_error 
             run->full = 1;
             break;
         }
-        const uint8_t *text = ln->lz_at + ((packed ? x->out : x->seq) - ln->lz_off);
+        const uint8_t *text = ln->lz_at + (text_pos(ln, x) - ln->lz_off);
         run->v[n] = (gs_laid){run->at0 + (uint32_t)(text - buf), (uint32_t)out,
                               (uint32_t)x->residues, (uint32_t)x->span};
         out += x->residues + 1;
