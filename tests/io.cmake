@@ -8,6 +8,7 @@ gs_unit_test(test_fasta LIBS gs_seq)
 gs_unit_test(test_fastq LIBS gs_seq)
 # the parts reader's loose road (texts as they lie, for the device to drop
 # line ends) against its streaming road
+gs_unit_test(test_dna2 LIBS gs_core)
 gs_unit_test(test_parts_raw LIBS gs_seq)
 gs_unit_test(test_fai LIBS gs_seq)
 gs_unit_test(test_bgzf LIBS gs_stream)

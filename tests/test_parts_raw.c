@@ -24,6 +24,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io/seq/parts.h"
+#include "core/gs_dna2.h"
 #include "io/seq/parts_loose.h"
 #include "testlib.h"
 
@@ -47,6 +48,7 @@ typedef struct run {
     seg_out *v;
     size_t n;
     size_t loose; /* segments given as loose texts */
+    size_t coded; /* of them, as 2-bit codes */
     gs_layout lay;
     char *warning;
 } run;
@@ -76,6 +78,15 @@ static size_t drop(const uint8_t *t, size_t span, uint8_t *out)
         if (!(t[i] == '\n' || t[i] == '\r' || t[i] == ' ' || t[i] == '\t'))
             out[k++] = t[i];
     return k;
+}
+
+/* The device's rule for a text of 2-bit codes: len residues, four a byte
+ * from the low bits, A C T G for 0 1 2 3; the last byte's unused bits 0. */
+static void uncode(const uint8_t *t, size_t len, uint8_t *out)
+{
+    for (size_t i = 0; i < len; i++)
+        out[i] = "ACTG"[t[i / 4] >> 2 * (i % 4) & 3];
+    CHECK(len % 4 == 0 || t[len / 4] >> 2 * (len % 4) == 0);
 }
 
 /* One lane as the pipeline's reader uses it: its batch buffer, what it
@@ -119,12 +130,16 @@ static int step_run(lane_run *L)
     uint64_t residues = 0, out = L->laid_out;
     for (size_t k = 0; k < r.n; k++) {
         CHECK_EQ_U64(v[k].out, out);
-        CHECK(v[k].at >= at0 && v[k].at - at0 + v[k].span <= r.bytes);
+        CHECK(v[k].at >= at0 && v[k].at - at0 + gs_laid_bytes(&v[k]) <= r.bytes);
         CHECK(out + v[k].len <= r.out_cap);
-        CHECK(k == 0 || v[k].at >= v[k - 1].at + v[k - 1].span);
-        CHECK(k == 0 || v[k - 1].at - at0 + v[k - 1].span < r.bytes_below);
+        CHECK(k == 0 || v[k].at >= v[k - 1].at + gs_laid_bytes(&v[k - 1]));
+        CHECK(k == 0 || v[k - 1].at - at0 + gs_laid_bytes(&v[k - 1]) < r.bytes_below);
         const uint8_t *text = L->buf + (v[k].at - at0 + L->used);
-        CHECK(v[k].len > 0 && drop(text, v[k].span, L->scratch) == v[k].len);
+        if (v[k].span == 0) {
+            uncode(text, v[k].len, L->scratch);
+            L->R.coded++;
+        }
+        CHECK(v[k].len > 0 && (v[k].span == 0 || drop(text, v[k].span, L->scratch) == v[k].len));
         gs_segment s = {.record = r.record + (uint32_t)k, .len = v[k].len, .own = v[k].len,
                         .file = r.file};
         keep(&L->R, &s, L->scratch, v[k].len);
@@ -133,7 +148,7 @@ static int step_run(lane_run *L)
         out += v[k].len + 1;
     }
     CHECK_EQ_U64(r.residues, residues);
-    CHECK(r.n == 0 || r.bytes == v[r.n - 1].at - at0 + v[r.n - 1].span);
+    CHECK(r.n == 0 || r.bytes == v[r.n - 1].at - at0 + gs_laid_bytes(&v[r.n - 1]));
     L->used += r.bytes;
     L->laid_out = out;
     if (r.full || cap - L->used < BLOCK + OVERLAP || L->used >= BLOCK ||
@@ -159,7 +174,14 @@ static int step(lane_run *L)
         return 0;
     if (t.span) {
         CHECK(s.text + t.span == L->buf + L->used + t.bytes);
-        size_t k = drop(s.text, t.span, L->scratch);
+        size_t k = s.len;
+        if (t.codes) {
+            CHECK_EQ_U64(t.span, (s.len + 3) / 4);
+            uncode(s.text, s.len, L->scratch);
+            L->R.coded++;
+        } else {
+            k = drop(s.text, t.span, L->scratch);
+        }
         CHECK_EQ_U64(k, s.len);
         keep(&L->R, &s, L->scratch, k);
         L->R.loose++;
@@ -234,6 +256,7 @@ static gs_status read_parts(const char *const *files, size_t nf, uint64_t part, 
         memcpy(R->v + R->n, L[i].R.v, L[i].R.n * sizeof *R->v);
         R->n += L[i].R.n;
         R->loose += L[i].R.loose;
+        R->coded += L[i].R.coded;
         free(L[i].R.v);
         free(L[i].buf);
         free(L[i].scratch);
@@ -257,6 +280,9 @@ static void run_free(run *R)
 }
 
 /* B against A (the streaming road): the same segments, records, warning. */
+/* Whether the loose roads give texts as 2-bit codes: -1 either, 0 none, 1 some. */
+static int expect_codes = -1;
+
 static void compare(const char *label, uint64_t part, int lanes, const run *A, const run *B,
                     int want_loose)
 {
@@ -286,6 +312,10 @@ static void compare(const char *label, uint64_t part, int lanes, const run *A, c
                 (unsigned long long)part, lanes, B->loose, B->n);
     if (want_loose)
         CHECK(B->loose > B->n / 2);
+    if (expect_codes >= 0 && (B->coded > 0) != expect_codes)
+        fprintf(stderr, "%s, parts of %llu, %d lanes: %zu texts as codes\n", label,
+                (unsigned long long)part, lanes, B->coded);
+    CHECK(expect_codes < 0 || (B->coded > 0) == expect_codes);
 }
 
 /* Both roads over files, the loose one with its lanes taken in turn and
@@ -420,10 +450,10 @@ static void fastq(uint64_t *rs, int recs, int crlf, int trap)
         char h[64];
         snprintf(h, sizeof h, "@q%d%s%s", r, r % 3 ? " x" : "", nl);
         add(h);
-        size_t n = r % 11 == 5 ? 0 : r % 4 ? 60 : 1 + gs_test_below(rs, 200);
+        size_t n = r % 11 == 5 ? 0 : r % 4 ? 60 : 1 + gs_test_below(rs, 300);
         char *s = malloc(n + 1), *q = malloc(n + 1);
-        for (size_t i = 0; i < n; i++) {
-            s[i] = "ACGTN"[gs_test_below(rs, 5)];
+        for (size_t i = 0; i < n; i++) { /* most reads bases only, a fifth not */
+            s[i] = r % 5 ? "ACGT"[gs_test_below(rs, 4)] : "ACGTNa"[gs_test_below(rs, 6)];
             q[i] = "@+IG#"[gs_test_below(rs, 5)];
         }
         s[n] = q[n] = 0;
@@ -460,10 +490,16 @@ int main(void)
         fastq(&rs, 400, crlf, 0);
         put(p1, T, Tn);
         walk_in_pieces("FASTQ", T, Tn, 1, &rs);
+        expect_codes = 0;
         same(crlf ? "FASTA, CRLF" : "FASTA", two, 1, 1);
+        /* mapped or read whole, reads as codes by either coder or as bytes */
         for (tune.io_fastq_map = -1; tune.io_fastq_map <= 1; tune.io_fastq_map++)
-            same(crlf ? "FASTQ, CRLF" : "FASTQ", two + 1, 1, 1);
-        tune.io_fastq_map = 0;
+            for (tune.io_fastq_codes = -1; tune.io_fastq_codes <= 1; tune.io_fastq_codes++) {
+                expect_codes = tune.io_fastq_map >= 0 && gs_dna2_on(tune.io_fastq_codes);
+                same(crlf ? "FASTQ, CRLF" : "FASTQ", two + 1, 1, 1);
+            }
+        tune.io_fastq_map = tune.io_fastq_codes = 0;
+        expect_codes = -1;
         same("FASTA and FASTQ", two, 2, 1);
         drop_names = 1;
         same(crlf ? "FASTQ unnamed, CRLF" : "FASTQ unnamed", two + 1, 1, 1);

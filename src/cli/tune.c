@@ -38,6 +38,9 @@ static const knob knobs[] = {
     {"io.fastq.map", KNOB_INT, offsetof(gs_tune, io_fastq_map), -1, 1,
      "FASTQ parts to a GPU: 0 (default) mapped, only sequences copied; 1 the same, "
      "pages faulted as read; -1 read whole"},
+    {"io.fastq.codes", KNOB_INT, offsetof(gs_tune, io_fastq_codes), -1, 1,
+     "mapped FASTQ reads of A/C/G/T copied to a GPU as 2-bit codes: 0 (default) by the "
+     "vector coder where the processor has one; 1 the portable coder; -1 as bytes"},
     {"io.fai.dense", KNOB_INT, offsetof(gs_tune, io_fai_dense), -1, 0,
      "one rank reads files of short records in parts, not by .fai: -1 never, 0 (default)"},
     {"io.bgzf.inflate", KNOB_INT, offsetof(gs_tune, io_bgzf_inflate), 0, 1,

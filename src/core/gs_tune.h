@@ -30,6 +30,10 @@ typedef struct gs_tune {
                                * 0: mapped, page tables made at once (the default);
                                * 1: mapped, pages faulted as read; -1: read with pread()
                                * whole, qualities included */
+    int io_fastq_codes;       /* io.fastq.codes: a mapped FASTQ part's reads of A, C, G and T
+                               * only copied as 2-bit codes (core/gs_dna2.h): 0 by the vector
+                               * coder where the processor has one (the default), 1 by the
+                               * portable one, -1 never (their bytes) */
     int io_fai_dense;         /* io.fai.dense: -1 a .fai is always used; 0 one process reads
                                * a file whose .fai is dense in parts instead (the default;
                                * gs_policy_index_dense) */

@@ -92,17 +92,26 @@ typedef struct gs_raw_text {
                          * io/seq/parts.h): its span bytes hold the residues among
                          * line ends and blanks ('\n', '\r', ' ', '\t') anywhere,
                          * which the device drops; lb, lw, col, tail unused */
+    int codes;          /* a loose text of 2-bit codes (core/gs_dna2.h): its span bytes
+                         * hold its residues four a byte */
 } gs_raw_text;
 
 /* A whole segment of a batch as its reader laid it (gs_gpu_submit_laid):
  * its len residues lie among bytes [at, at + span) of the batch's buffer
  * with line ends and blanks ('\n', '\r', ' ', '\t'), which the device
  * drops (a loose text, gs_raw_text.span; span == len: residues as read),
+ * or, span 0, as 2-bit codes in gs_laid_bytes of them (core/gs_dna2.h),
  * for text[out, out + len) of the batch's packed text, each followed by a
  * separator (out: the lengths of those before, plus one each). */
 typedef struct gs_laid {
     uint32_t at, out, len, span;
 } gs_laid;
+
+/* The bytes of the buffer e's text takes. */
+static inline uint64_t gs_laid_bytes(const gs_laid *e)
+{
+    return e->span ? e->span : ((uint64_t)e->len + 3) / 4;
+}
 
 /* A run of whole segments a source lays at once (gs_source.next_run): the
  * loose texts of consecutive records of one file, one after another in the

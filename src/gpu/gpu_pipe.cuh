@@ -11,6 +11,7 @@
 #include "gpu_cuda.h"
 
 extern "C" {
+#include "core/gs_dna2.h"
 #include "core/gs_hitkey.h"
 #include "core/gs_tally.h"
 }
@@ -20,12 +21,13 @@ extern "C" {
  * len), lines of lb residues every lw bytes from column col (lb == lw ==
  * len for text already parsed), flags RAW_CHECK and RAW_TAIL; with
  * RAW_LOOSE the residues of the lb bytes at `at` but their line ends and
- * blanks (a loose text, gs_raw_text.span). */
+ * blanks (a loose text, gs_raw_text.span), with RAW_CODES too its residues
+ * as 2-bit codes in those bytes (gs_raw_text.codes). */
 typedef struct gs_raw_desc {
     unsigned long long at;
     uint32_t out, len, lb, lw, col, flags;
 } gs_raw_desc;
-enum { RAW_CHECK = 1, RAW_TAIL = 2, RAW_LOOSE = 4 };
+enum { RAW_CHECK = 1, RAW_TAIL = 2, RAW_LOOSE = 4, RAW_CODES = 8 };
 
 /* A raw segment's record name, file and first position, for the message of
  * a fault found once the caller's descriptions are gone. */

@@ -117,6 +117,22 @@ __device__ static inline uint32_t loose_text(const uint8_t *__restrict__ src, ui
     return k;
 }
 
+/* One text of 2-bit codes (core/gs_dna2.h) on one warp: its len residues
+ * from src's (len + 3) / 4 bytes, four a lane at a time, written to out;
+ * then the separator (where the batch goes on). */
+__device__ static inline void code_text(const uint8_t *__restrict__ src, uint32_t len,
+                                        uint8_t *__restrict__ out, int sep)
+{
+    const uint32_t lane = threadIdx.x % 32;
+    for (uint32_t j = lane; j < (len + 3) / 4; j += 32) {
+        const uint32_t b = src[j];
+        for (uint32_t k = 0, r = 4 * j; k < 4 && r < len; k++, r++)
+            out[r] = (uint8_t)(GS_DNA2_BASES >> 8 * (b >> 2 * k & 3));
+    }
+    if (lane == 0 && sep)
+        out[len] = SEPARATOR;
+}
+
 /* The loose texts of a batch of descriptors (RAW_LOOSE), a warp each; a
  * count that is not the host's (parts_loose.c) goes to *bad as a fault. */
 __global__ void gs_raw_loose(const uint8_t *__restrict__ raw, const gs_raw_desc *__restrict__ d,
@@ -127,7 +143,12 @@ __global__ void gs_raw_loose(const uint8_t *__restrict__ raw, const gs_raw_desc 
     if (w >= n || !(d[w].flags & RAW_LOOSE))
         return;
     const gs_raw_desc e = d[w];
-    const uint32_t k = loose_text(raw + e.at, e.lb, e.len, text + e.out, e.out + e.len < total);
+    const int sep = e.out + e.len < total;
+    if (e.flags & RAW_CODES) {
+        code_text(raw + e.at, e.len, text + e.out, sep);
+        return;
+    }
+    const uint32_t k = loose_text(raw + e.at, e.lb, e.len, text + e.out, sep);
     if (threadIdx.x % 32 == 0 && k != e.len)
         raw_fault(bad, w, 0, 0);
 }
@@ -142,6 +163,10 @@ __global__ void gs_raw_laid(const uint8_t *__restrict__ raw, const gs_laid *__re
         return;
     const gs_laid e = v[w];
     const uint32_t out = e.out - out0;
+    if (e.span == 0) {
+        code_text(raw + (e.at - at0), e.len, text + out, out + e.len < total);
+        return;
+    }
     const uint32_t k = loose_text(raw + (e.at - at0), e.span, e.len, text + out,
                                   out + e.len < total);
     if (threadIdx.x % 32 == 0 && k != e.len)
@@ -311,7 +336,8 @@ static size_t loose_run(gs_gpu *g, gs_gpu_slot *s, const gs_segment *seg, const 
         const gs_segment *x = &seg[j];
         const size_t at = s->len + (s->n_seg > 0), i = s->n_seg;
         s->h_desc[i] = gs_raw_desc{(unsigned long long)(x->text - s->raw), (uint32_t)at,
-                                   (uint32_t)x->len, (uint32_t)raw[j].span, 0u, 0u, RAW_LOOSE};
+                                   (uint32_t)x->len, (uint32_t)raw[j].span, 0u, 0u,
+                                   RAW_LOOSE | (raw[j].codes ? RAW_CODES : 0u)};
         s->where[i] = gs_raw_where{NULL, raw[j].path, x->record};
         if (g->want_hits)
             s->segs[i] = gs_run_seg{x->base, (uint32_t)at, gs_run_owner(x, g->by_file),
@@ -410,7 +436,7 @@ gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
         s->laid_out0 = v[i].out;
         s->n_seg = s->n_loose = j - i;
         s->len = s->own = (size_t)(v[j - 1].out + (uint64_t)v[j - 1].len - out0);
-        s->raw_bytes = (size_t)(v[j - 1].at + (uint64_t)v[j - 1].span - v[i].at);
+        s->raw_bytes = (size_t)(v[j - 1].at + gs_laid_bytes(&v[j - 1]) - v[i].at);
         if (gs_gpu_launch_open(g, err) != GS_OK)
             return err->code;
     }

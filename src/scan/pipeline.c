@@ -317,7 +317,7 @@ static int lay(const gs_scan_cfg *cfg, slot *sl, size_t n, const gs_segment *x,
                const gs_raw_text *t)
 {
     const int hits = cfg->want_hits;
-    const size_t span = t->span ? t->span : x->len;
+    const size_t span = t->codes ? 0 : t->span ? t->span : x->len;
     sl->laid_ok = sl->laid_ok && x->own == x->len && x->turn == 0 && (t->span || t->lb == 0) &&
                   sl->laid_out + x->len < UINT32_MAX &&
                   gs_grow(&sl->laid, &sl->laid_cap, n, sizeof *sl->laid, 1024) == GS_OK &&

@@ -11,7 +11,8 @@
 # the whole corpus one stream), --circular, --tally record and file (from
 # hits, and counted as the scan goes), --seq,
 # and faults in the middle of a file (a short quality, a NUL in a header).
-# GS_PARTS_DEVICE=gpu scans the parts on the GPU (gpu_parts); exits 77 there
+# GS_PARTS_DEVICE=gpu scans the parts on the GPU (gpu_parts), FASTQ reads also
+# coded by the portable coder and sent as bytes; exits 77 there
 # where no GPU is visible.
 # shellcheck source=../lib/suite.sh
 source "$(dirname "$0")/../lib/suite.sh" "$1"
@@ -77,6 +78,10 @@ check "odd FASTA circular" --report hits --circular -- odd.fa
 check "FASTQ hits" --report hits -- q.fq
 check "FASTQ counts" -- q.fq
 check "FASTQ CRLF, tally record" --report hits --tally record -- crlf.fq
+if [ "$D" = gpu ]; then # reads sent as 2-bit codes by the portable coder, and as bytes
+  check "FASTQ hits, portable coder" --report hits --tune io.fastq.codes=1 -- q.fq
+  check "FASTQ CRLF, reads as bytes" --report hits --tune io.fastq.codes=-1 -- crlf.fq
+fi
 check "three files, tally file" --report hits --tally file -- est.fa odd.fa q.fq
 check "three files, counts, tally file" --tally file -- est.fa odd.fa q.fq
 check "with a gzip file" --report hits -- est.fa odd.fa.gz q.fq

@@ -69,6 +69,8 @@ typedef struct lane {
     size_t map_len;
     uint32_t map_file;
     const uint8_t *lz_src;
+    size_t lz_src_n;   /* the part's bytes at lz_src */
+    int codes;         /* how its reads are coded (gs_dna2_how; GS_DNA2_OFF: as bytes) */
     double t[GS_PARTS_TIMES]; /* seconds (gs_parts_times) */
     uint32_t fd_file;  /* range.fd is open on this file (-1 fd: none) */
     uint8_t *pk;       /* a window on the file: pk[0, pk_n) are bytes pk_at on */

@@ -30,9 +30,17 @@ typedef struct gs_loose_rec {
     uint64_t residues;
     uint64_t name;       /* its name: bytes [name, name + name_len) */
     uint32_t name_len;
-    uint64_t out;        /* packed (parts_map.c): where its span's bytes lie among
-                          * the part's spans laid one after another */
+    uint32_t codes;      /* packed: its residues laid as 2-bit codes (core/gs_dna2.h),
+                          * not as its span's bytes */
+    uint64_t out;        /* packed (parts_map.c): where its text lies among the
+                          * part's texts laid one after another */
 } gs_loose_rec;
+
+/* The bytes record x's text takes where its part is packed. */
+static inline uint64_t gs_loose_packed(const gs_loose_rec *x)
+{
+    return x->codes ? (x->residues + 3) / 4 : x->span;
+}
 
 typedef enum { GS_LOOSE_WALKING, GS_LOOSE_DONE, GS_LOOSE_GAVE_UP } gs_loose_state;
 

@@ -10,8 +10,11 @@
  * they lie in its pages, and
  * only their sequence lines are copied, one after another, into the batch
  * while the walk's piece is in the core's cache: the quality never leaves
- * the page cache. A file cut short under the map faults into an error
- * naming it (gs_mapguard.h), as a short pread() does.
+ * the page cache. A read of A, C, G and T only is copied as its 2-bit codes
+ * (core/gs_dna2.h), a quarter of the bytes to write and to send, and the
+ * device lays out its residues; any other read as its bytes. A file cut
+ * short under the map faults into an error naming it (gs_mapguard.h), as a
+ * short pread() does.
  */
 #define _DEFAULT_SOURCE
 #include "parts_internal.h"
@@ -21,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/gs_clock.h"
+#include "core/gs_dna2.h"
 #include "core/gs_mapguard.h"
 
 void gs_parts_unpack(lane *ln)
@@ -47,9 +51,12 @@ void gs_parts_unmap(lane *ln)
 static int map_bytes(lane *ln, uint64_t at, size_t n)
 {
     ln->lz_src = NULL;
-    const int how = ln->ps->o.tune ? ln->ps->o.tune->io_fastq_map : 0;
+    const gs_tune *tune = ln->ps->o.tune;
+    const int how = tune ? tune->io_fastq_map : 0;
     if (how < 0)
         return 0;
+    const int codes = tune ? tune->io_fastq_codes : GS_DNA2_AUTO;
+    ln->codes = gs_dna2_on(codes) ? codes : GS_DNA2_OFF;
     const double t0 = gs_now();
     if (ln->map == NULL || ln->map_file != ln->fd_file) {
         gs_parts_unmap(ln);
@@ -66,6 +73,7 @@ static int map_bytes(lane *ln, uint64_t at, size_t n)
     if (at + n > ln->map_len) /* not past the size the file was opened with */
         return 0;
     ln->lz_src = (const uint8_t *)ln->map + at;
+    ln->lz_src_n = n;
 #ifdef MADV_POPULATE_READ
     if (how == 0) {
         const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = at / page * page;
@@ -77,24 +85,41 @@ static int map_bytes(lane *ln, uint64_t at, size_t n)
     return 1;
 }
 
-/* The sequence bytes of records [from, to), laid out already (their out
- * set), copied to out, record from's at out[0]. */
-static void copy_texts(const lane *ln, uint8_t *out, size_t from, size_t to)
+/* Record x's text at dst: its codes where it has them (x->codes; where the
+ * coder finds a byte that is no base, not), else its sequence's bytes. */
+static void put_text(const lane *ln, uint8_t *dst, gs_loose_rec *x)
 {
-    const gs_loose_rec *v = ln->lz.v;
-    for (size_t i = from; i < to; i++)
-        memcpy(out + (v[i].out - v[from].out), ln->lz_src + v[i].seq, (size_t)v[i].span);
+    const uint8_t *src = ln->lz_src + x->seq;
+    if (x->codes && gs_dna2_code(src, (size_t)x->residues, (size_t)(ln->lz_src_n - x->seq), dst,
+                                 ln->codes))
+        return;
+    x->codes = 0;
+    memcpy(dst, src, (size_t)x->span);
 }
 
-/* Records [from, to) of the walk laid out, each one's out after the one
- * before it, and their sequence bytes copied to out[their out]. */
-static void pack(lane *ln, uint8_t *out, size_t from, size_t to)
+/* The texts of records [from, to), laid out already (their out set),
+ * copied to out, record from's at out[0]. */
+static void copy_texts(const lane *ln, uint8_t *out, size_t from, size_t to)
 {
     gs_loose_rec *v = ln->lz.v;
     for (size_t i = from; i < to; i++)
-        v[i].out = i ? v[i - 1].out + v[i - 1].span : 0;
-    if (from < to)
-        copy_texts(ln, out + v[from].out, from, to);
+        put_text(ln, out + (v[i].out - v[from].out), &v[i]);
+}
+
+/* Records [from, to) of the walk laid out, each one's out after the one
+ * before it, their texts copied to out[their out]: as codes where the lane
+ * codes reads and the read is one line of bases (a CRLF's '\r' after it). */
+static void pack(lane *ln, uint8_t *out, size_t from, size_t to)
+{
+    gs_loose_rec *v = ln->lz.v;
+    for (size_t i = from; i < to; i++) {
+        gs_loose_rec *x = &v[i];
+        x->out = i ? v[i - 1].out + gs_loose_packed(&v[i - 1]) : 0;
+        x->codes = ln->codes != GS_DNA2_OFF &&
+                   (x->span == x->residues ||
+                    (x->span == x->residues + 1 && ln->lz_src[x->seq + x->residues] == '\r'));
+        put_text(ln, out + x->out, x);
+    }
 }
 
 /* Bytes the walk is fed at a time, their sequences packed while the piece
