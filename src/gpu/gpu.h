@@ -159,9 +159,12 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
  * whole table is one batch, the array itself is taken, not copied (with
  * the entries' own copy, 40 bytes a read: 0.5 s of the feeding thread's
  * 1.3 s for 5 * 10^7 reads), and one of the gpu's given back in its place
- * (*hit and its gs_grow capacity *hit_cap; NULL and 0 at first). A ticket
- * as gs_gpu_submit_raw; only where gs_gpu_takes_laid. */
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
+ * (*hit and its gs_grow capacity *hit_cap; NULL and 0 at first). v_pinned:
+ * v lies in pinned memory that stays until the ticket's fence (the batch's
+ * own buffer), and goes to the device from there, not through a copy of the
+ * feeding thread's. A ticket as gs_gpu_submit_raw; only where
+ * gs_gpu_takes_laid. */
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v, int v_pinned,
                              gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
                              gs_error *err);
 /* Wait until the buffer of the submit that gave ticket (gs_gpu_submit_raw,

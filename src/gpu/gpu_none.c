@@ -42,11 +42,11 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v, int v_pinned,
                              gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
                              gs_error *err)
 {
-    (void)g; (void)buf; (void)v; (void)hit; (void)hit_cap; (void)n; (void)ticket;
+    (void)g; (void)buf; (void)v; (void)v_pinned; (void)hit; (void)hit_cap; (void)n; (void)ticket;
     return gs_fail(err, GS_ESYS, "no GPU available (this gscan was built without CUDA)");
 }
 

@@ -73,9 +73,11 @@ typedef struct gs_gpu_slot {
     int raw_batch; /* the batch in flight was parsed from raw bytes */
     size_t n_loose; /* of its segments, loose texts */
     /* a batch of a reader's table (gs_gpu_submit_laid): the entries, whose
-     * at and out count from laid_at0 and laid_out0 */
+     * at and out count from laid_at0 and laid_out0, copied from laid_src
+     * (h_laid, or where the caller's pinned table lies) */
     int laid;
     gs_laid *h_laid, *d_laid;
+    const gs_laid *laid_src;
     size_t h_laid_cap, d_laid_cap;
     uint32_t laid_at0, laid_out0;
     gs_raw_desc *h_desc, *d_desc;

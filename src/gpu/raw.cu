@@ -217,7 +217,7 @@ gs_status gs_gpu_raw_copy(gs_gpu *g, gs_gpu_slot *s, gs_error *err)
     GS_CUDA_CHECK(cudaMemcpyAsync(s->d_raw, s->raw, s->raw_bytes, cudaMemcpyHostToDevice,
                                   g->copy_st));
     if (s->laid)
-        GS_CUDA_CHECK(cudaMemcpyAsync(s->d_laid, s->h_laid, s->n_seg * sizeof *s->d_laid,
+        GS_CUDA_CHECK(cudaMemcpyAsync(s->d_laid, s->laid_src, s->n_seg * sizeof *s->d_laid,
                                       cudaMemcpyHostToDevice, g->copy_st));
     else
         GS_CUDA_CHECK(cudaMemcpyAsync(s->d_desc, s->h_desc, s->n_seg * sizeof *s->d_desc,
@@ -388,7 +388,7 @@ gs_status gs_gpu_submit_raw(gs_gpu *g, const gs_segment *seg, const gs_raw_text 
     return gs_gpu_fence(g, ticket, err);
 }
 
-gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
+gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v, int v_pinned,
                              gs_run_seg **hit, size_t *hit_cap, size_t n, unsigned *ticket,
                              gs_error *err)
 {
@@ -414,11 +414,16 @@ gs_status gs_gpu_submit_laid(gs_gpu *g, const uint8_t *buf, const gs_laid *v,
         j = lo;
         gs_gpu_slot *s;
         if (gs_gpu_slot_fresh(g, buf + v[i].at, &s, err) != GS_OK ||
-            pinned_grow((void **)&s->h_laid, &s->h_laid_cap, j - i, sizeof *s->h_laid, 0, err) !=
-                GS_OK)
+            (!v_pinned && pinned_grow((void **)&s->h_laid, &s->h_laid_cap, j - i,
+                                      sizeof *s->h_laid, 0, err) != GS_OK))
             return err->code;
         const double t0 = gs_now();
-        memcpy(s->h_laid, v + i, (j - i) * sizeof *v);
+        if (v_pinned) {
+            s->laid_src = v + i;
+        } else {
+            memcpy(s->h_laid, v + i, (j - i) * sizeof *v);
+            s->laid_src = s->h_laid;
+        }
         if (g->want_hits && i == 0 && j == n && out0 == 0) { /* the caller's, as it is */
             std::swap(s->segs, *hit);
             std::swap(s->seg_cap, *hit_cap);

@@ -108,7 +108,9 @@ static gs_status feed_slot(feeder *f, gs_gpu *g, slot *sl, long *ticket)
     *ticket = -1;
     if (sl->n_laid) { /* the readers' table as it is, then the segments it could not take */
         unsigned t;
-        if (gs_gpu_submit_laid(g, sl->buf, sl->laid, cfg->want_hits ? &sl->laid_hit : NULL,
+        const int pinned = sl->laid_buf && sl->pinned > 0;
+        if (gs_gpu_submit_laid(g, sl->buf, pinned ? sl->laid_buf : sl->laid, pinned,
+                               cfg->want_hits ? &sl->laid_hit : NULL,
                                &sl->hit_cap, sl->n_laid, &t, &f->err) != GS_OK)
             return f->err.code;
         *ticket = t;
@@ -240,6 +242,7 @@ gs_status gs_pipe_run_gpu(const gs_scan_cfg *cfg, gs_source *src, int n_src, gs_
         p.raw = p.raw && src[i].next_raw != NULL;
     p.sep = !p.raw && gs_gpu_packs(cfg->ks) ? GS_GPU_SEPARATOR : 0;
     f.in_place = gs_gpu_in_place(cfg->ks, cfg->want_seq) && !p.raw;
+    p.pin = p.raw || f.in_place;
     if (gs_task_spawn(&task, feeder_main, &f) != GS_OK) {
         st = gs_fail_spawn(err, "the GPU feeding thread", NULL);
         goto fail;

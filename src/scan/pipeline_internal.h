@@ -32,7 +32,10 @@ typedef struct slot {
     size_t laid_cap, hit_cap, n_laid;
     uint64_t laid_out;
     int laid_ok;     /* every segment so far went into laid */
+    gs_laid *laid_buf; /* where the reader copied laid[0, n_laid) into buf, past the
+                        * batch's bytes, to go to the device from there (NULL: not) */
     int pinned;      /* buf is pinned (by the GPU's feeder, pipeline_gpu.c) */
+    int touched;     /* buf's pages were made by a reader (pool->pin) */
 } slot;
 
 /* A bounded queue of slot indices guarded by one mutex. */
@@ -53,6 +56,8 @@ typedef struct pool {
                        * (gs_gpu_submit_laid) */
     int sep;          /* else, with sep a byte the readers leave it after each
                        * segment: a packing GPU's layout (gs_gpu_submit_run) */
+    int pin;          /* the buffers go to a device as they lie, pinned by its
+                       * feeder the first time each comes filled */
     queue filled, free_q;
     pthread_mutex_t mu;
     int sync;         /* mu and the conditions are initialised */
