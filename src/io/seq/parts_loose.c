@@ -162,16 +162,29 @@ static int fastq_rec(gs_loose *lz, const uint8_t *b, size_t have, size_t n, gs_l
 
 void gs_loose_begin(gs_loose *lz, int fastq, uint64_t max_residues)
 {
-    lz->n = lz->at = lz->from = lz->last = 0;
+    lz->n = lz->at = lz->from = lz->last = lz->pf = 0;
     lz->lines = 0;
     lz->fastq = fastq;
     lz->max_residues = max_residues;
     lz->state = GS_LOOSE_WALKING;
 }
 
+/* How far ahead of a record the walk asks for the part's bytes. A FASTQ
+ * part is walked from its file's pages (parts_map.c), not from a piece just
+ * read: each new page began with a wait on memory, the hardware's prefetch
+ * stopping at page ends. A cache line at a time, this far ahead (about six
+ * reads), the walk of 7 Gi residues of reads took 2.9 s summed over 15
+ * readers instead of 4.1 (H200 host; 512 and 8192 bytes did as well). */
+enum { AHEAD = 2048, LINE = 64 };
+
 gs_status gs_loose_feed(gs_loose *lz, const uint8_t *b, size_t have, size_t n, gs_error *err)
 {
     while (lz->state == GS_LOOSE_WALKING && lz->at < have) {
+        const size_t stop = lz->at + AHEAD < n ? lz->at + AHEAD : n;
+        if (lz->pf < lz->at)
+            lz->pf = lz->at;
+        for (; lz->pf < stop; lz->pf += LINE)
+            __builtin_prefetch(b + lz->pf);
         if (gs_grow(&lz->v, &lz->cap, lz->n, sizeof *lz->v, 1024) != GS_OK)
             return gs_fail(err, GS_ESYS, "out of memory (a part's records)");
         gs_loose_rec *x = &lz->v[lz->n];

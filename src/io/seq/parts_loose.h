@@ -53,6 +53,7 @@ typedef struct gs_loose {
                           * the next header goes on */
     uint64_t lines;      /* line ends of the records found */
     size_t last;         /* FASTQ: the last sequence line's bytes */
+    size_t pf;           /* bytes before it asked for (AHEAD, parts_loose.c) */
     int fastq;
     uint64_t max_residues;
     gs_loose_state state;
