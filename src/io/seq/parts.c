@@ -326,8 +326,10 @@ static gs_status lane_next(lane *ln, uint8_t *buf, size_t room, gs_segment *seg,
         /* the first part no lane has taken: the parts before it are taken,
          * each counted first by its lane, so none is read twice */
         size_t k = atomic_fetch_add(&ln->ps->next, 1);
-        if (k >= ln->ps->n_parts)
+        if (k >= ln->ps->n_parts) { /* the lane's map goes now, on its own thread */
+            gs_parts_unmap(ln);
             return GS_OK;
+        }
         /* every later call offers block + overlap bytes at least */
         const size_t least = o->block + o->overlap < room ? o->block + o->overlap : room;
         int loose = 0;
