@@ -65,6 +65,8 @@ static const knob knobs[] = {
      "least parts of the GPU's partitioned AC (0: 2)"},
     {"gpu.ac.compact", KNOB_INT, offsetof(gs_tune, gpu_ac_compact), -1, 1,
      "GPU AC compact kernel: -1 never, 0 or 1 where it fits (default)"},
+    {"gpu.laid", KNOB_INT, offsetof(gs_tune, gpu_laid), -1, 0,
+     "a reader's batch to the GPU: 0 (default) as its table; -1 a segment at a time (a check)"},
     {"host.numa", KNOB_INT, offsetof(gs_tune, host_numa), -1, 1,
      "a GPU rank's threads on its GPU's NUMA node: -1 never, 0 with 2+ GPU ranks a node, 1 always"},
     {"host.visible", KNOB_INT, offsetof(gs_tune, host_visible), -1, 0,

@@ -54,6 +54,9 @@ typedef struct gs_tune {
     int gpu_bv_direct;        /* gpu.bv.direct: -1 never, 0 where it pays, 1 wherever it fits */
     int gpu_ac_parts;         /* gpu.ac.parts: the least parts of the partitioned AC (0: 2) */
     int gpu_ac_compact;       /* gpu.ac.compact: -1 never; 0 or 1 where it fits (the default) */
+    int gpu_laid;             /* gpu.laid: -1 a reader's batch goes to the device a segment
+                               * at a time (the road its table falls back to); 0 as its
+                               * table where every segment fits one (the default) */
     int host_numa;            /* host.numa: -1 never; 0 with two or more GPU ranks on a node
                                * (the default); 1 whenever the GPU's node is known (host.h) */
     int host_visible;         /* host.visible: -1 CUDA sees every GPU the process may; 0 (the

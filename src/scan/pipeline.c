@@ -422,7 +422,7 @@ static void *reader_main(void *arg)
         size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
         sl->n = sl->n_laid = 0;
         sl->laid_out = 0;
-        sl->laid_ok = p->raw;
+        sl->laid_ok = p->raw && !(cfg->tune && cfg->tune->gpu_laid < 0);
         /* timed per batch, not per segment: a batch of 500-residue records
          * would spend a noticeable share of its time reading the clock */
         double t0 = gs_now();

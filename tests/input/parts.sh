@@ -12,7 +12,8 @@
 # hits, and counted as the scan goes), --seq,
 # and faults in the middle of a file (a short quality, a NUL in a header).
 # GS_PARTS_DEVICE=gpu scans the parts on the GPU (gpu_parts), FASTQ reads also
-# coded by the portable coder and sent as bytes; exits 77 there
+# coded by the portable coder and sent as bytes, and batches also sent a
+# segment at a time; exits 77 there
 # where no GPU is visible.
 # shellcheck source=../lib/suite.sh
 source "$(dirname "$0")/../lib/suite.sh" "$1"
@@ -78,9 +79,12 @@ check "odd FASTA circular" --report hits --circular -- odd.fa
 check "FASTQ hits" --report hits -- q.fq
 check "FASTQ counts" -- q.fq
 check "FASTQ CRLF, tally record" --report hits --tally record -- crlf.fq
-if [ "$D" = gpu ]; then # reads sent as 2-bit codes by the portable coder, and as bytes
+if [ "$D" = gpu ]; then # reads sent as 2-bit codes by the portable coder, and as bytes;
+  # a reader's batch a segment at a time rather than as its table
   check "FASTQ hits, portable coder" --report hits --tune io.fastq.codes=1 -- q.fq
   check "FASTQ CRLF, reads as bytes" --report hits --tune io.fastq.codes=-1 -- crlf.fq
+  check "FASTQ and FASTA, a segment at a time" --report hits --tally file --tune gpu.laid=-1 \
+    -- est.fa q.fq
 fi
 check "three files, tally file" --report hits --tally file -- est.fa odd.fa q.fq
 check "three files, counts, tally file" --tally file -- est.fa odd.fa q.fq
