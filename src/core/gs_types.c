@@ -90,6 +90,7 @@ void gs_layout_free(gs_layout *l)
 typedef struct layout_slice {
     const gs_record *rec;
     size_t from, to;
+    int names;
     gs_layout_stats st;
 } layout_slice;
 
@@ -97,21 +98,21 @@ static void *scan_slice(void *arg)
 {
     layout_slice *s = arg;
     for (size_t r = s->from; r < s->to; r++) {
-        const size_t n = s->rec[r].name ? strlen(s->rec[r].name) : 0;
+        const size_t n = s->names && s->rec[r].name ? strlen(s->rec[r].name) : 0;
         s->st.residues += s->rec[r].length;
         s->st.name_max = n > s->st.name_max ? n : s->st.name_max;
     }
     return NULL;
 }
 
-gs_layout_stats gs_layout_scan(const gs_layout *l, int threads)
+gs_layout_stats gs_layout_scan(const gs_layout *l, int threads, int names)
 {
     enum { RECS_A_THREAD = 1 << 20 }; /* below this a thread costs more than it saves */
     layout_slice sl[GS_PARALLEL_MAX];
     const int nt = gs_parallel_threads(threads, l->n_rec / RECS_A_THREAD + 1);
     for (int t = 0; t < nt; t++)
         sl[t] = (layout_slice){l->rec, l->n_rec * (size_t)t / (size_t)nt,
-                               l->n_rec * (size_t)(t + 1) / (size_t)nt, {0, 0}};
+                               l->n_rec * (size_t)(t + 1) / (size_t)nt, names, {0, 0}};
     gs_run_parallel(scan_slice, sl, sizeof *sl, nt);
     gs_layout_stats st = {0, 0};
     for (int t = 0; t < nt; t++) {

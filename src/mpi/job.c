@@ -263,7 +263,7 @@ static void summarize(const gs_job *j, const uint64_t *counts, gs_job_summary *s
     sum->n_ranks = j->size;
     for (size_t i = 0; i < n; i++)
         sum->total_hits += counts[i];
-    sum->residues = l ? gs_layout_scan(l, j->threads).residues : 0;
+    sum->residues = l ? gs_layout_scan(l, j->threads, 0).residues : 0;
     sum->n_records = l ? l->n_rec : 0;
 }
 

@@ -116,7 +116,7 @@ static void check_target(wctx *w, const char *tmp)
 static void widths(wmeta *m, const gs_patset *ps, const gs_layout *lay)
 {
     /* a 100 M-read FASTQ's names took half a second on one thread */
-    size_t wn = 0, ws = 0, wr = lay ? gs_layout_scan(lay, gs_h5_threads(16)).name_max : 0, wf = 0;
+    size_t wn = 0, ws = 0, wr = lay ? gs_layout_scan(lay, gs_h5_threads(16), 1).name_max : 0, wf = 0;
     for (uint64_t i = 0; i < m->n_pat; i++) {
         wn = str_width(wn, ps->v[i].name);
         ws = str_width(ws, ps->v[i].text);
