@@ -269,7 +269,7 @@ gs_status gs_pipe_pool_init(pool *p, const gs_scan_cfg *cfg, int n_slots, gs_err
     pthread_cond_init(&p->helper_done, NULL);
     p->sync = 1;
     for (int i = 0; i < n_slots; i++) {
-        if ((p->slots[i].buf = gs_malloc(2 * (cfg->block + cfg->overlap), err, "scan block")) == NULL)
+        if ((p->slots[i].buf = gs_malloc(gs_pipe_buf_bytes(cfg), err, "scan block")) == NULL)
             return GS_ESYS;
         p->free_q.v[p->free_q.n++] = i;
     }
@@ -384,7 +384,7 @@ static void touch(const pool *p, slot *sl)
 {
     if (!p->pin || sl->touched)
         return;
-    const size_t n = 2 * (p->cfg->block + p->cfg->overlap);
+    const size_t n = gs_pipe_buf_bytes(p->cfg);
     for (size_t i = 0; i < n; i += 4096)
         sl->buf[i] = 0;
     sl->touched = 1;
@@ -398,7 +398,7 @@ static void table_in_buffer(const pool *p, slot *sl, size_t used)
 {
     const size_t at = (used + 15) / 16 * 16, n = sl->n_laid * sizeof *sl->laid;
     sl->laid_buf = NULL;
-    if (!p->pin || sl->n_laid == 0 || at + n > 2 * (p->cfg->block + p->cfg->overlap))
+    if (!p->pin || sl->n_laid == 0 || at + n > gs_pipe_buf_bytes(p->cfg))
         return;
     sl->laid_buf = (gs_laid *)(sl->buf + at);
     memcpy(sl->laid_buf, sl->laid, n);
@@ -419,7 +419,7 @@ static void *reader_main(void *arg)
         int s = gs_pipe_pop(p, &p->free_q);
         r->t_free += gs_now() - t_pop;
         slot *sl = &p->slots[s];
-        size_t used = 0, cap = 2 * (cfg->block + cfg->overlap);
+        size_t used = 0, cap = gs_pipe_buf_bytes(cfg);
         sl->n = sl->n_laid = 0;
         sl->laid_out = 0;
         sl->laid_ok = p->raw && !(cfg->tune && cfg->tune->gpu_laid < 0);

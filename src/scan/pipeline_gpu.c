@@ -169,7 +169,7 @@ static void feeder_pin(feeder *f, slot *sl)
     const pool *p = f->p;
     if ((p->raw || f->in_place) && sl->pinned == 0) {
         const double t0 = gs_now();
-        sl->pinned = gs_gpu_pin(sl->buf, 2 * (p->cfg->block + p->cfg->overlap)) ? 1 : -1;
+        sl->pinned = gs_gpu_pin(sl->buf, gs_pipe_buf_bytes(p->cfg)) ? 1 : -1;
         f->t_pin += gs_now() - t0;
     }
 }

@@ -15,6 +15,13 @@
 #include "gpu/gpu.h"
 #include "pipeline.h"
 
+/* The bytes of a batch buffer: two blocks and their overlaps (a batch is
+ * filled while another whole segment fits after a block's worth). */
+static inline size_t gs_pipe_buf_bytes(const gs_scan_cfg *cfg)
+{
+    return 2 * (cfg->block + cfg->overlap);
+}
+
 /* A batch of segments in one buffer. Short records (ESTs, contigs) are
  * packed many to a batch, so a worker is woken once per block of residues,
  * not once per record. */

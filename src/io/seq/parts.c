@@ -216,12 +216,6 @@ static uint64_t text_pos(const lane *ln, const gs_loose_rec *x)
     return ln->lz_src ? x->out : x->seq;
 }
 
-/* The bytes record x's text takes there (packed: its codes, or its span). */
-static uint64_t text_bytes(const lane *ln, const gs_loose_rec *x)
-{
-    return ln->lz_src ? gs_loose_packed(x) : x->span;
-}
-
 /* The next record of the loose part as a loose text, or *more 0 at its end. */
 static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text *raw, int *more,
                             gs_error *err)
@@ -249,9 +243,9 @@ static gs_status give_loose(lane *ln, uint8_t *buf, gs_segment *seg, gs_raw_text
     const uint8_t *text = ln->lz_at + (pos - ln->lz_off);
     *seg = (gs_segment){(uint32_t)(pt->rec_id0 + ln->lz_next), 0, text, (size_t)x->residues,
                         (size_t)x->residues, 0, pt->file};
-    const size_t bytes = (size_t)text_bytes(ln, x);
+    const size_t bytes = (size_t)gs_loose_bytes(x);
     *raw = (gs_raw_text){.bytes = (size_t)(text + bytes - buf), .span = bytes,
-                         .codes = ln->lz_src && x->codes, .path = ln->range.path};
+                         .codes = (int)x->codes, .path = ln->range.path};
     ln->lz_end = text + bytes;
     ln->lz_next++;
     return GS_OK;
@@ -284,12 +278,11 @@ gs_status gs_parts_next_run(void *ctx, uint8_t *buf, gs_laid_run *run, gs_error 
             break;
         }
         const uint8_t *text = ln->lz_at + (text_pos(ln, x) - ln->lz_off);
-        const int codes = ln->lz_src && x->codes;
         run->v[n] = (gs_laid){run->at0 + (uint32_t)(text - buf), (uint32_t)out,
-                              (uint32_t)x->residues, codes ? 0 : (uint32_t)x->span};
+                              (uint32_t)x->residues, x->codes ? 0 : (uint32_t)x->span};
         out += x->residues + 1;
         residues += x->residues;
-        last = text + text_bytes(ln, x);
+        last = text + gs_loose_bytes(x);
     }
     ln->lz_next = first + n;
     ln->lz_end = last;

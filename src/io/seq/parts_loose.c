@@ -188,6 +188,7 @@ gs_status gs_loose_feed(gs_loose *lz, const uint8_t *b, size_t have, size_t n, g
         if (gs_grow(&lz->v, &lz->cap, lz->n, sizeof *lz->v, 1024) != GS_OK)
             return gs_fail(err, GS_ESYS, "out of memory (a part's records)");
         gs_loose_rec *x = &lz->v[lz->n];
+        x->codes = 0; /* a part read the usual way lays its bytes */
         const int r = lz->fastq ? fastq_rec(lz, b, have, n, x) : fasta_rec(lz, b, have, n, x);
         if (r == WAIT)
             return GS_OK;

@@ -30,14 +30,16 @@ typedef struct gs_loose_rec {
     uint64_t residues;
     uint64_t name;       /* its name: bytes [name, name + name_len) */
     uint32_t name_len;
-    uint32_t codes;      /* packed: its residues laid as 2-bit codes (core/gs_dna2.h),
-                          * not as its span's bytes */
+    uint32_t codes;      /* its residues laid as 2-bit codes (core/gs_dna2.h), not as
+                          * its span's bytes: only where its part is packed
+                          * (parts_map.c; 0 as the walk finds it) */
     uint64_t out;        /* packed (parts_map.c): where its text lies among the
                           * part's texts laid one after another */
 } gs_loose_rec;
 
-/* The bytes record x's text takes where its part is packed. */
-static inline uint64_t gs_loose_packed(const gs_loose_rec *x)
+/* The bytes record x's text takes where it is given: its codes, or its
+ * span (its bytes as read, or as its packed part copied them). */
+static inline uint64_t gs_loose_bytes(const gs_loose_rec *x)
 {
     return x->codes ? (x->residues + 3) / 4 : x->span;
 }

@@ -114,7 +114,7 @@ static void pack(lane *ln, uint8_t *out, size_t from, size_t to)
     gs_loose_rec *v = ln->lz.v;
     for (size_t i = from; i < to; i++) {
         gs_loose_rec *x = &v[i];
-        x->out = i ? v[i - 1].out + gs_loose_packed(&v[i - 1]) : 0;
+        x->out = i ? v[i - 1].out + gs_loose_bytes(&v[i - 1]) : 0;
         x->codes = ln->codes != GS_DNA2_OFF &&
                    (x->span == x->residues ||
                     (x->span == x->residues + 1 && ln->lz_src[x->seq + x->residues] == '\r'));
